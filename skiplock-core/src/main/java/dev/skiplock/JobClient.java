@@ -1,0 +1,52 @@
+package dev.skiplock;
+
+import java.sql.Connection;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Enqueue and manage jobs of one tenant. Every call is scoped to that tenant: a job of another
+ * tenant is "not found". Thread-safe.
+ */
+public interface JobClient {
+    /** The tenant every call of this client reads and writes. */
+    String tenant();
+
+    /** Enqueues one job in its own transaction; returns it, or the live job holding its unique key. */
+    Job enqueue(JobRequest request);
+
+    /**
+     * Enqueues one job inside the caller's transaction: a rollback leaves no job. The caller commits;
+     * workers of this instance pick it up at their next poll (or at once via notification).
+     */
+    Job enqueue(Connection connection, JobRequest request);
+
+    /** Enqueues up to 10,000 jobs in one statement, atomically; results are in request order. */
+    List<Job> enqueueMany(List<JobRequest> requests);
+
+    /** {@link #enqueueMany(List)} inside the caller's transaction. */
+    List<Job> enqueueMany(Connection connection, List<JobRequest> requests);
+
+    Optional<Job> get(UUID id);
+
+    /** Jobs newest first, filtered and paged by {@code query}. */
+    JobPage list(JobQuery query);
+
+    /**
+     * Cancels a job: waiting or queued jobs become {@code cancelled} at once; a running job gets
+     * {@code cancelRequested} and its worker interrupts the handler and records {@code cancelled}.
+     *
+     * @throws JobNotFoundException if there is no such job
+     * @throws JobStateException    if the job is already terminal
+     */
+    Job cancel(UUID id);
+
+    /**
+     * Queues one more attempt of a terminal job ({@code attempt} keeps counting).
+     *
+     * @throws JobNotFoundException if there is no such job
+     * @throws JobStateException    if the job is not terminal
+     */
+    Job retry(UUID id);
+}

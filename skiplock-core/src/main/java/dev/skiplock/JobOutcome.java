@@ -1,0 +1,43 @@
+package dev.skiplock;
+
+import java.time.Duration;
+
+/**
+ * What a handler decided. Throwing from a handler means "failed": it is retried per the
+ * {@link RetryPolicy} while attempts remain.
+ */
+public sealed interface JobOutcome {
+
+    /** Success; {@code result} (may be {@code null}) is stored as JSON on the job. */
+    record Complete(Object result) implements JobOutcome {
+    }
+
+    /** Run again after {@code delay} without using up an attempt ({@code maxAttempts} grows by one). */
+    record Snooze(Duration delay) implements JobOutcome {
+        public Snooze {
+            if (delay == null || delay.isNegative()) {
+                throw new IllegalArgumentException("delay: must be zero or positive");
+            }
+        }
+    }
+
+    /** Stop for good with status {@code cancelled}; {@code reason} becomes {@code lastError}. */
+    record Cancel(String reason) implements JobOutcome {
+    }
+
+    static JobOutcome complete() {
+        return new Complete(null);
+    }
+
+    static JobOutcome complete(Object result) {
+        return new Complete(result);
+    }
+
+    static JobOutcome snooze(Duration delay) {
+        return new Snooze(delay);
+    }
+
+    static JobOutcome cancel(String reason) {
+        return new Cancel(reason);
+    }
+}

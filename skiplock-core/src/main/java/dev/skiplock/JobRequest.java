@@ -1,0 +1,90 @@
+package dev.skiplock;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * What to enqueue: a kind, its arguments (any Jackson-serializable value) and per-job options.
+ * Immutable; every {@code with…} method returns a copy and validates at once, naming the field.
+ *
+ * <pre>{@code
+ * JobRequest.of("email.send", new SendEmail("a@example.com")).withQueue("mail").withPriority(5)
+ * }</pre>
+ *
+ * @param maxAttempts {@code null} takes {@link SkiplockConfig#defaultMaxAttempts()}
+ * @param runAt       {@code null} means now (database clock)
+ * @param timeout     per-attempt limit; {@code null} takes {@link SkiplockConfig#defaultTimeout()}
+ * @param uniqueKey   while a job with this key is waiting, queued or running, enqueue returns it instead
+ */
+public record JobRequest(
+        String kind,
+        Object args,
+        String queue,
+        int priority,
+        Integer maxAttempts,
+        Instant runAt,
+        Duration timeout,
+        String uniqueKey,
+        Map<String, Object> metadata) {
+
+    public static final String DEFAULT_QUEUE = "default";
+    public static final int MIN_PRIORITY = -1000;
+    public static final int MAX_PRIORITY = 1000;
+    public static final int MAX_ATTEMPTS_LIMIT = 1000;
+    public static final Duration MAX_TIMEOUT = Duration.ofDays(7);
+
+    public JobRequest {
+        Names.check("kind", kind);
+        Names.check("queue", queue);
+        if (priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
+            throw new IllegalArgumentException("priority: must be between " + MIN_PRIORITY + " and "
+                    + MAX_PRIORITY + ", got " + priority);
+        }
+        if (maxAttempts != null && (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT)) {
+            throw new IllegalArgumentException("maxAttempts: must be between 1 and " + MAX_ATTEMPTS_LIMIT
+                    + ", got " + maxAttempts);
+        }
+        if (timeout != null && (timeout.toMillis() < 1000 || timeout.compareTo(MAX_TIMEOUT) > 0)) {
+            throw new IllegalArgumentException("timeout: must be between 1 second and 7 days, got " + timeout);
+        }
+        if (uniqueKey != null) {
+            Names.check("uniqueKey", uniqueKey);
+        }
+        metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+    }
+
+    /** A job of {@code kind} with {@code args} ({@code null} is stored as an empty object) on the default queue. */
+    public static JobRequest of(String kind, Object args) {
+        return new JobRequest(kind, args, DEFAULT_QUEUE, 0, null, null, null, null, Map.of());
+    }
+
+    public JobRequest withQueue(String newQueue) {
+        return new JobRequest(kind, args, newQueue, priority, maxAttempts, runAt, timeout, uniqueKey, metadata);
+    }
+
+    /** Higher runs first; {@value #MIN_PRIORITY}..{@value #MAX_PRIORITY}, default 0. */
+    public JobRequest withPriority(int newPriority) {
+        return new JobRequest(kind, args, queue, newPriority, maxAttempts, runAt, timeout, uniqueKey, metadata);
+    }
+
+    public JobRequest withMaxAttempts(int newMaxAttempts) {
+        return new JobRequest(kind, args, queue, priority, newMaxAttempts, runAt, timeout, uniqueKey, metadata);
+    }
+
+    public JobRequest withRunAt(Instant newRunAt) {
+        return new JobRequest(kind, args, queue, priority, maxAttempts, newRunAt, timeout, uniqueKey, metadata);
+    }
+
+    public JobRequest withTimeout(Duration newTimeout) {
+        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, newTimeout, uniqueKey, metadata);
+    }
+
+    public JobRequest withUniqueKey(String newUniqueKey) {
+        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, newUniqueKey, metadata);
+    }
+
+    public JobRequest withMetadata(Map<String, Object> newMetadata) {
+        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, uniqueKey, newMetadata);
+    }
+}

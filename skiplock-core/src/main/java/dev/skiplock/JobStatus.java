@@ -1,0 +1,33 @@
+package dev.skiplock;
+
+import java.util.Locale;
+
+/**
+ * The status of a job, as stored and as shown by the API. See DESIGN §1:
+ * {@code waiting → queued → running → succeeded | failed | timed_out | cancelled};
+ * a retry moves {@code running} back to {@code queued}.
+ */
+public enum JobStatus {
+    WAITING, QUEUED, RUNNING, SUCCEEDED, FAILED, TIMED_OUT, CANCELLED;
+
+    /** The name used in the database and the API, e.g. {@code timed_out}. */
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** True for the four statuses a job never leaves without an explicit retry. */
+    public boolean isTerminal() {
+        return this == SUCCEEDED || this == FAILED || this == TIMED_OUT || this == CANCELLED;
+    }
+
+    /** Parses a wire name; unknown names are rejected naming the {@code status} field. */
+    public static JobStatus fromWireName(String name) {
+        for (JobStatus status : values()) {
+            if (status.wireName().equals(name)) {
+                return status;
+            }
+        }
+        throw new IllegalArgumentException("status: unknown status '" + name
+                + "' (expected waiting, queued, running, succeeded, failed, timed_out or cancelled)");
+    }
+}

@@ -1,0 +1,261 @@
+package dev.skiplock;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.skiplock.internal.engine.Counters;
+import dev.skiplock.internal.engine.Engine;
+import dev.skiplock.internal.engine.HandlerBinding;
+import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.internal.store.Migrator;
+import dev.skiplock.spi.Driver;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+
+/**
+ * A Skiplock instance: a job client for the {@code default} tenant (see {@link #tenant(String)} for
+ * others) and, once {@link #start() started}, a worker running the configured queues' jobs.
+ *
+ * <pre>{@code
+ * try (Skiplock skiplock = Skiplock.builder()
+ *         .url("jdbc:sqlite:./jobs.db")
+ *         .config(SkiplockConfig.builder().queue("default", 8).build())
+ *         .handler("greet", Greeting.class, ctx -> { System.out.println(ctx.args().name()); return JobOutcome.complete(); })
+ *         .build()) {
+ *     skiplock.start();
+ *     skiplock.enqueue(JobRequest.of("greet", new Greeting("Ada")));
+ * }
+ * }</pre>
+ *
+ * Thread-safe. {@link #close()} shuts down gracefully (see {@link SkiplockConfig#shutdownTimeout()}).
+ */
+public final class Skiplock implements JobClient, AutoCloseable {
+    public static final String DEFAULT_TENANT = "default";
+
+    private final SkiplockConfig config;
+    private final DataSource dataSource;
+    private final boolean ownsDataSource;
+    private final Driver driver;
+    private final JobStore store;
+    private final Counters counters = new Counters();
+    private final Engine engine;
+    private final JobClient defaultTenant;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Skiplock(Builder builder, DataSource dataSource, boolean ownsDataSource, Driver driver) {
+        this.config = builder.config;
+        this.dataSource = dataSource;
+        this.ownsDataSource = ownsDataSource;
+        this.driver = driver;
+        this.store = new JobStore(dataSource, driver);
+        this.engine = config.queues().isEmpty() ? null : new Engine(config, store, builder.handlers, counters);
+        this.defaultTenant = tenant(DEFAULT_TENANT);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Starts the workers of the configured queues (none configured: nothing to start). Idempotent. */
+    public Skiplock start() {
+        if (closed.get()) {
+            throw new IllegalStateException("this Skiplock instance is closed");
+        }
+        if (engine != null && started.compareAndSet(false, true)) {
+            engine.start();
+        }
+        return this;
+    }
+
+    /** A client scoped to {@code tenant} (a name: {@code [A-Za-z0-9_.:-]{1,128}}). */
+    public JobClient tenant(String tenant) {
+        return new TenantJobClient(tenant, store, config, engine);
+    }
+
+    public SkiplockConfig config() {
+        return config;
+    }
+
+    /** The driver in use, e.g. {@code postgres} or {@code sqlite}. */
+    public String driverName() {
+        return driver.name();
+    }
+
+    /** The data source Skiplock uses; the same one your transactional enqueues should use. */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    public SkiplockMetrics metrics() {
+        return counters.snapshot();
+    }
+
+    @Override
+    public String tenant() {
+        return defaultTenant.tenant();
+    }
+
+    @Override
+    public Job enqueue(JobRequest request) {
+        return defaultTenant.enqueue(request);
+    }
+
+    @Override
+    public Job enqueue(Connection connection, JobRequest request) {
+        return defaultTenant.enqueue(connection, request);
+    }
+
+    @Override
+    public List<Job> enqueueMany(List<JobRequest> requests) {
+        return defaultTenant.enqueueMany(requests);
+    }
+
+    @Override
+    public List<Job> enqueueMany(Connection connection, List<JobRequest> requests) {
+        return defaultTenant.enqueueMany(connection, requests);
+    }
+
+    @Override
+    public Optional<Job> get(UUID id) {
+        return defaultTenant.get(id);
+    }
+
+    @Override
+    public JobPage list(JobQuery query) {
+        return defaultTenant.list(query);
+    }
+
+    @Override
+    public Job cancel(UUID id) {
+        return defaultTenant.cancel(id);
+    }
+
+    @Override
+    public Job retry(UUID id) {
+        return defaultTenant.retry(id);
+    }
+
+    /**
+     * Stops claiming, lets running jobs finish for up to {@link SkiplockConfig#shutdownTimeout()},
+     * interrupts the rest and releases their leases, writes pending outcomes, then closes the pool
+     * if Skiplock created it. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            if (engine != null && started.get()) {
+                engine.close();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (ownsDataSource && dataSource instanceof HikariDataSource pool) {
+                pool.close();
+            }
+        }
+    }
+
+    /** Collects the data source, config and handlers; {@link #build()} validates, connects and migrates. */
+    public static final class Builder {
+        private String url;
+        private DataSource dataSource;
+        private Driver driver;
+        private SkiplockConfig config = SkiplockConfig.builder().build();
+        private final Map<String, HandlerBinding<?>> handlers = new LinkedHashMap<>();
+
+        /** A JDBC URL ({@code jdbc:postgresql:…} or {@code jdbc:sqlite:…}); Skiplock creates and owns the pool. */
+        public Builder url(String jdbcUrl) {
+            this.url = jdbcUrl;
+            return this;
+        }
+
+        /** Your data source (e.g. your application's pool); Skiplock does not close it. */
+        public Builder dataSource(DataSource value) {
+            this.dataSource = value;
+            return this;
+        }
+
+        /** Chooses the driver explicitly; by default it is found from the URL or the database product. */
+        public Builder driver(Driver value) {
+            this.driver = value;
+            return this;
+        }
+
+        public Builder config(SkiplockConfig value) {
+            this.config = value;
+            return this;
+        }
+
+        /** Runs jobs of {@code kind}, reading their args into {@code argsType}. */
+        public <A> Builder handler(String kind, Class<A> argsType, JobHandler<A> handler) {
+            return handler(kind, argsType, null, handler);
+        }
+
+        /** As {@link #handler(String, Class, JobHandler)}, with this kind's own retry policy. */
+        public <A> Builder handler(String kind, Class<A> argsType, RetryPolicy retryPolicy, JobHandler<A> handler) {
+            HandlerBinding<A> binding = new HandlerBinding<>(kind, argsType, handler, retryPolicy);
+            if (handlers.putIfAbsent(kind, binding) != null) {
+                throw new IllegalArgumentException("kind: a handler for " + kind + " is already registered");
+            }
+            return this;
+        }
+
+        public Skiplock build() {
+            if (config == null) {
+                throw new IllegalArgumentException("config: is required");
+            }
+            if ((url == null) == (dataSource == null)) {
+                throw new IllegalArgumentException("url: give exactly one of url or dataSource");
+            }
+            Driver chosen = driver != null ? driver : url != null ? driverForUrl(url) : driverForDataSource(dataSource);
+            boolean owns = dataSource == null;
+            DataSource source = owns ? chosen.createDataSource(url) : dataSource;
+            try {
+                if (config.migrate()) {
+                    new Migrator(source, chosen).migrate();
+                }
+                return new Skiplock(this, source, owns, chosen);
+            } catch (RuntimeException e) {
+                if (owns && source instanceof HikariDataSource pool) {
+                    pool.close();
+                }
+                throw e;
+            }
+        }
+
+        private static Driver driverForUrl(String jdbcUrl) {
+            for (Driver candidate : ServiceLoader.load(Driver.class)) {
+                if (candidate.acceptsUrl(jdbcUrl)) {
+                    return candidate;
+                }
+            }
+            throw new IllegalArgumentException("url: no Skiplock driver accepts '" + jdbcUrl
+                    + "' (expected jdbc:postgresql:… or jdbc:sqlite:…, with skiplock-postgres or skiplock-sqlite on the class path)");
+        }
+
+        private static Driver driverForDataSource(DataSource source) {
+            String product;
+            try (Connection connection = source.getConnection()) {
+                product = connection.getMetaData().getDatabaseProductName();
+            } catch (SQLException e) {
+                throw new SkiplockException("cannot connect to the database: " + e.getMessage(), e);
+            }
+            for (Driver candidate : ServiceLoader.load(Driver.class)) {
+                if (candidate.acceptsProduct(product)) {
+                    return candidate;
+                }
+            }
+            throw new IllegalArgumentException("dataSource: no Skiplock driver for database '" + product + "'");
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package dev.skiplock;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Long-lived settings of one {@link Skiplock} instance, validated when built.
+ *
+ * @param workerId           identity written to {@code locked_by}; default {@code host:pid:random}, unique per instance
+ * @param queues             queue name → number of jobs this instance runs at once; empty = enqueue-only client
+ * @param leaseTtl           how long a claim stays valid without a heartbeat (default 30 s)
+ * @param heartbeatInterval  how often held leases are extended (default 10 s; must be below {@code leaseTtl})
+ * @param reaperInterval     how often expired leases are cleared (default 15 s)
+ * @param pollInterval       how often an idle fetcher looks for work without a wake-up (default 1 s)
+ * @param shutdownTimeout    how long {@link Skiplock#close()} lets running jobs finish before releasing them (default 10 s)
+ * @param defaultMaxAttempts attempts of a job that does not say (default 5)
+ * @param defaultTimeout     per-attempt limit of a job that does not say; {@code null} = none (the default)
+ * @param retryPolicy        backoff between attempts (default {@link RetryPolicy#DEFAULT})
+ * @param migrate            apply schema migrations on start (default true)
+ */
+public record SkiplockConfig(
+        String workerId,
+        Map<String, Integer> queues,
+        Duration leaseTtl,
+        Duration heartbeatInterval,
+        Duration reaperInterval,
+        Duration pollInterval,
+        Duration shutdownTimeout,
+        int defaultMaxAttempts,
+        Duration defaultTimeout,
+        RetryPolicy retryPolicy,
+        boolean migrate) {
+
+    public static final int MAX_CONCURRENCY = 10_000;
+
+    public SkiplockConfig {
+        Names.check("workerId", workerId);
+        queues = Map.copyOf(queues);
+        queues.forEach((queue, concurrency) -> {
+            Names.check("queue", queue);
+            if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+                throw new IllegalArgumentException("concurrency: must be between 1 and " + MAX_CONCURRENCY
+                        + " for queue " + queue + ", got " + concurrency);
+            }
+        });
+        positive("leaseTtl", leaseTtl);
+        positive("heartbeatInterval", heartbeatInterval);
+        positive("reaperInterval", reaperInterval);
+        positive("pollInterval", pollInterval);
+        if (shutdownTimeout == null || shutdownTimeout.isNegative()) {
+            throw new IllegalArgumentException("shutdownTimeout: must be zero or positive");
+        }
+        if (heartbeatInterval.compareTo(leaseTtl) >= 0) {
+            throw new IllegalArgumentException("heartbeatInterval: must be shorter than leaseTtl ("
+                    + heartbeatInterval + " >= " + leaseTtl + ")");
+        }
+        if (defaultMaxAttempts < 1 || defaultMaxAttempts > JobRequest.MAX_ATTEMPTS_LIMIT) {
+            throw new IllegalArgumentException("defaultMaxAttempts: must be between 1 and "
+                    + JobRequest.MAX_ATTEMPTS_LIMIT + ", got " + defaultMaxAttempts);
+        }
+        if (defaultTimeout != null && defaultTimeout.toMillis() < 1000) {
+            throw new IllegalArgumentException("defaultTimeout: must be at least 1 second");
+        }
+        if (retryPolicy == null) {
+            throw new IllegalArgumentException("retryPolicy: is required");
+        }
+    }
+
+    private static void positive(String field, Duration value) {
+        if (value == null || value.isZero() || value.isNegative()) {
+            throw new IllegalArgumentException(field + ": must be positive, got " + value);
+        }
+    }
+
+    /**
+     * The bound on how long a crashed worker's job stays stuck before another worker can claim it:
+     * {@code leaseTtl + reaperInterval + pollInterval} (DESIGN §2).
+     */
+    public Duration rescueBound() {
+        return leaseTtl.plus(reaperInterval).plus(pollInterval);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Mutable builder; {@link #build()} validates everything at once. Not thread-safe. */
+    public static final class Builder {
+        private String workerId = defaultWorkerId();
+        private final Map<String, Integer> queues = new LinkedHashMap<>();
+        private Duration leaseTtl = Duration.ofSeconds(30);
+        private Duration heartbeatInterval = Duration.ofSeconds(10);
+        private Duration reaperInterval = Duration.ofSeconds(15);
+        private Duration pollInterval = Duration.ofSeconds(1);
+        private Duration shutdownTimeout = Duration.ofSeconds(10);
+        private int defaultMaxAttempts = 5;
+        private Duration defaultTimeout;
+        private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
+        private boolean migrate = true;
+
+        public Builder workerId(String value) {
+            workerId = value;
+            return this;
+        }
+
+        /** Run jobs of {@code queue}, up to {@code concurrency} at once in this instance. */
+        public Builder queue(String queue, int concurrency) {
+            queues.put(queue, concurrency);
+            return this;
+        }
+
+        public Builder leaseTtl(Duration value) {
+            leaseTtl = value;
+            return this;
+        }
+
+        public Builder heartbeatInterval(Duration value) {
+            heartbeatInterval = value;
+            return this;
+        }
+
+        public Builder reaperInterval(Duration value) {
+            reaperInterval = value;
+            return this;
+        }
+
+        public Builder pollInterval(Duration value) {
+            pollInterval = value;
+            return this;
+        }
+
+        public Builder shutdownTimeout(Duration value) {
+            shutdownTimeout = value;
+            return this;
+        }
+
+        public Builder defaultMaxAttempts(int value) {
+            defaultMaxAttempts = value;
+            return this;
+        }
+
+        public Builder defaultTimeout(Duration value) {
+            defaultTimeout = value;
+            return this;
+        }
+
+        public Builder retryPolicy(RetryPolicy value) {
+            retryPolicy = value;
+            return this;
+        }
+
+        public Builder migrate(boolean value) {
+            migrate = value;
+            return this;
+        }
+
+        public SkiplockConfig build() {
+            return new SkiplockConfig(workerId, queues, leaseTtl, heartbeatInterval, reaperInterval, pollInterval,
+                    shutdownTimeout, defaultMaxAttempts, defaultTimeout, retryPolicy, migrate);
+        }
+
+        private static String defaultWorkerId() {
+            String host;
+            try {
+                host = InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9_.-]", "_");
+            } catch (Exception e) {
+                host = "localhost";
+            }
+            String pid = ManagementFactory.getRuntimeMXBean().getPid() + "";
+            String random = UUID.randomUUID().toString().substring(0, 8);
+            String id = host + ":" + pid + ":" + random;
+            return id.length() <= 128 ? id : id.substring(id.length() - 128);
+        }
+    }
+}

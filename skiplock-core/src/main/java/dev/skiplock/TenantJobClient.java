@@ -1,0 +1,140 @@
+package dev.skiplock;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.internal.Json;
+import dev.skiplock.internal.Uuid7;
+import dev.skiplock.internal.engine.Engine;
+import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.internal.store.NewJob;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+/** {@link JobClient} for one tenant over the store; wakes this instance's fetchers after a commit. */
+final class TenantJobClient implements JobClient {
+    static final int MAX_BATCH = 10_000;
+
+    private final String tenant;
+    private final JobStore store;
+    private final SkiplockConfig config;
+    private final Engine engine;
+
+    TenantJobClient(String tenant, JobStore store, SkiplockConfig config, Engine engine) {
+        this.tenant = Names.check("tenant", tenant);
+        this.store = store;
+        this.config = config;
+        this.engine = engine;
+    }
+
+    @Override
+    public String tenant() {
+        return tenant;
+    }
+
+    @Override
+    public Job enqueue(JobRequest request) {
+        return enqueueMany(List.of(request)).getFirst();
+    }
+
+    @Override
+    public Job enqueue(Connection connection, JobRequest request) {
+        return enqueueMany(connection, List.of(request)).getFirst();
+    }
+
+    @Override
+    public List<Job> enqueueMany(List<JobRequest> requests) {
+        List<Job> jobs = store.insert(null, toNewJobs(requests));
+        wakeQueuesOf(requests);
+        return jobs;
+    }
+
+    @Override
+    public List<Job> enqueueMany(Connection connection, List<JobRequest> requests) {
+        if (connection == null) {
+            throw new IllegalArgumentException("connection: is required");
+        }
+        return store.insert(connection, toNewJobs(requests));
+    }
+
+    private List<NewJob> toNewJobs(List<JobRequest> requests) {
+        if (requests == null || requests.isEmpty()) {
+            throw new IllegalArgumentException("jobs: at least one job is required");
+        }
+        if (requests.size() > MAX_BATCH) {
+            throw new IllegalArgumentException("jobs: at most " + MAX_BATCH + " per call, got " + requests.size());
+        }
+        List<NewJob> jobs = new ArrayList<>(requests.size());
+        for (JobRequest request : requests) {
+            if (request == null) {
+                throw new IllegalArgumentException("jobs: must not contain null");
+            }
+            jobs.add(toNewJob(request));
+        }
+        return jobs;
+    }
+
+    private NewJob toNewJob(JobRequest request) {
+        JsonNode args = request.args() == null ? Json.object() : Json.MAPPER.valueToTree(request.args());
+        JsonNode metadata = Json.MAPPER.valueToTree(request.metadata());
+        int maxAttempts = request.maxAttempts() != null ? request.maxAttempts() : config.defaultMaxAttempts();
+        Integer timeoutSeconds = request.timeout() == null ? null : (int) request.timeout().toSeconds();
+        return new NewJob(Uuid7.next(), tenant, request.queue(), request.kind(), args, metadata,
+                request.priority(), maxAttempts, request.runAt(), timeoutSeconds, request.uniqueKey());
+    }
+
+    private void wakeQueuesOf(List<JobRequest> requests) {
+        if (engine == null) {
+            return;
+        }
+        Set<String> queues = new LinkedHashSet<>();
+        requests.forEach(request -> queues.add(request.queue()));
+        queues.forEach(engine::wake);
+    }
+
+    @Override
+    public Optional<Job> get(UUID id) {
+        return store.get(tenant, requireId(id));
+    }
+
+    @Override
+    public JobPage list(JobQuery query) {
+        return store.list(tenant, query == null ? JobQuery.all() : query);
+    }
+
+    @Override
+    public Job cancel(UUID id) {
+        Optional<Job> cancelled = store.cancel(tenant, requireId(id));
+        if (cancelled.isEmpty()) {
+            Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
+            throw new JobStateException("job " + id + " is already " + job.status().wireName(), job);
+        }
+        if (engine != null && cancelled.get().status() == JobStatus.RUNNING) {
+            engine.cancelLocal(id);
+        }
+        return cancelled.get();
+    }
+
+    @Override
+    public Job retry(UUID id) {
+        Optional<Job> retried = store.retry(tenant, requireId(id));
+        if (retried.isEmpty()) {
+            Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
+            throw new JobStateException("job " + id + " is " + job.status().wireName() + ", not terminal", job);
+        }
+        if (engine != null) {
+            engine.wake(retried.get().queue());
+        }
+        return retried.get();
+    }
+
+    private static UUID requireId(UUID id) {
+        if (id == null) {
+            throw new IllegalArgumentException("id: is required");
+        }
+        return id;
+    }
+}

@@ -1,0 +1,46 @@
+package dev.skiplock.internal;
+
+import java.security.SecureRandom;
+import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then randomness. Within one millisecond a 12-bit
+ * counter keeps ids from one process strictly increasing, so {@code ORDER BY id} is enqueue order.
+ */
+public final class Uuid7 {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final ReentrantLock LOCK = new ReentrantLock();
+    private static long lastMillis;
+    private static int counter;
+
+    private Uuid7() {
+    }
+
+    public static UUID next() {
+        long millis;
+        int sequence;
+        LOCK.lock();
+        try {
+            millis = System.currentTimeMillis();
+            if (millis <= lastMillis) {
+                millis = lastMillis;
+                counter++;
+                if (counter > 0xFFF) {
+                    // 4,096 ids in one millisecond: borrow the next millisecond rather than lose order.
+                    millis = ++lastMillis;
+                    counter = 0;
+                }
+            } else {
+                lastMillis = millis;
+                counter = 0;
+            }
+            sequence = counter;
+        } finally {
+            LOCK.unlock();
+        }
+        long high = (millis << 16) | 0x7000L | sequence;
+        long low = (RANDOM.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+        return new UUID(high, low);
+    }
+}

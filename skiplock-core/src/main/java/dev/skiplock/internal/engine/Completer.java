@@ -1,0 +1,127 @@
+package dev.skiplock.internal.engine;
+
+import dev.skiplock.internal.store.Completion;
+import dev.skiplock.internal.store.HeldAttempt;
+import dev.skiplock.internal.store.JobStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes outcomes in batches: one fenced statement for everything that finished while the
+ * previous batch was being written, so batches grow with load and an idle worker still
+ * writes each outcome at once. An execution stays registered (its lease kept alive by the
+ * heartbeat) until its outcome is durable or rejected.
+ */
+final class Completer {
+    private static final Logger LOG = LoggerFactory.getLogger(Completer.class);
+    static final int MAX_BATCH = 1000;
+
+    private record Pending(Execution execution, Completion completion) {
+    }
+
+    private final JobStore store;
+    private final String workerId;
+    private final Registry registry;
+    private final Counters counters;
+    private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    Completer(JobStore store, String workerId, Registry registry, Counters counters) {
+        this.store = store;
+        this.workerId = workerId;
+        this.registry = registry;
+        this.counters = counters;
+        this.thread = Thread.ofPlatform().name("skiplock-completer").daemon().unstarted(this::loop);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    void submit(Execution execution, Completion completion) {
+        pending.add(new Pending(execution, completion));
+    }
+
+    /** Writes what is pending, then stops. */
+    void stop() throws InterruptedException {
+        running = false;
+        thread.join();
+    }
+
+    private void loop() {
+        List<Pending> batch = new ArrayList<>();
+        long backoffMillis = 50;
+        while (running || !pending.isEmpty() || !batch.isEmpty()) {
+            try {
+                if (batch.isEmpty()) {
+                    Pending first = pending.poll(100, TimeUnit.MILLISECONDS);
+                    if (first == null) {
+                        continue;
+                    }
+                    batch.add(first);
+                    pending.drainTo(batch, MAX_BATCH - 1);
+                }
+                flush(batch);
+                batch.clear();
+                backoffMillis = 50;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                // The database is unreachable or failing: keep the batch and try again. Leases keep
+                // being extended meanwhile; if they expire, fencing rejects these outcomes later.
+                LOG.warn("writing {} job outcomes failed; retrying in {} ms: {}", batch.size(), backoffMillis,
+                        e.getMessage());
+                sleepQuietly(backoffMillis);
+                backoffMillis = Math.min(backoffMillis * 2, 5000);
+                if (!running && backoffMillis >= 5000) {
+                    LOG.error("giving up on {} job outcomes at shutdown; their leases will expire and be reaped",
+                            batch.size());
+                    batch.clear();
+                }
+            }
+        }
+    }
+
+    private void flush(List<Pending> batch) {
+        List<Completion> completions = new ArrayList<>(batch.size());
+        batch.forEach(item -> completions.add(item.completion()));
+        Set<HeldAttempt> applied = store.complete(workerId, completions);
+        for (Pending item : batch) {
+            Completion completion = item.completion();
+            if (applied.contains(completion.attempt())) {
+                count(completion);
+            } else {
+                counters.staleFinalizations.increment();
+                LOG.warn("discarded the {} outcome of job {} attempt {}: its lease now belongs to another worker",
+                        completion.status().wireName(), completion.attempt().id(), completion.attempt().attempt());
+            }
+            registry.remove(item.execution());
+        }
+    }
+
+    private void count(Completion completion) {
+        switch (completion.status()) {
+            case SUCCEEDED -> counters.succeeded.increment();
+            case FAILED -> counters.failed.increment();
+            case CANCELLED -> counters.cancelled.increment();
+            case TIMED_OUT -> counters.timedOut.increment();
+            case QUEUED -> counters.retried.increment();
+            default -> throw new IllegalStateException("unexpected completion status " + completion.status());
+        }
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

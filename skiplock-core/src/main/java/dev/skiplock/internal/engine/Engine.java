@@ -1,0 +1,242 @@
+package dev.skiplock.internal.engine;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.skiplock.Job;
+import dev.skiplock.JobContext;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.SkiplockConfig;
+import dev.skiplock.internal.Json;
+import dev.skiplock.internal.store.Completion;
+import dev.skiplock.internal.store.JobStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker side of one Skiplock instance: a fetcher per queue, handlers on virtual threads, the
+ * completer, and the lease keeper (heartbeat + reaper). Started once, stopped once.
+ */
+public final class Engine implements QueueFetcher.Work {
+    private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+
+    private final SkiplockConfig config;
+    private final JobStore store;
+    private final Map<String, HandlerBinding<?>> handlers;
+    private final Counters counters;
+    private final Registry registry = new Registry();
+    private final Outcomes outcomes;
+    private final Completer completer;
+    private final LeaseKeeper leaseKeeper;
+    private final List<QueueFetcher> fetchers = new ArrayList<>();
+    private final ExecutorService handlerThreads =
+            Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("skiplock-job-", 0).factory());
+
+    public Engine(SkiplockConfig config, JobStore store, Map<String, HandlerBinding<?>> handlers, Counters counters) {
+        this.config = config;
+        this.store = store;
+        this.handlers = Map.copyOf(handlers);
+        this.counters = counters;
+        this.outcomes = new Outcomes(config.retryPolicy());
+        this.completer = new Completer(store, config.workerId(), registry, counters);
+        this.leaseKeeper = new LeaseKeeper(config, store, registry, counters, this);
+        config.queues().forEach((queue, concurrency) ->
+                fetchers.add(new QueueFetcher(queue, concurrency, config.pollInterval(), this)));
+    }
+
+    public void start() {
+        completer.start();
+        leaseKeeper.start();
+        fetchers.forEach(QueueFetcher::start);
+        LOG.info("skiplock worker {} started on queues {}", config.workerId(), config.queues());
+    }
+
+    /** Wakes the fetcher of {@code queue}, if this instance works it. */
+    public void wake(String queue) {
+        for (QueueFetcher fetcher : fetchers) {
+            if (fetcher.queue().equals(queue)) {
+                fetcher.wake();
+            }
+        }
+    }
+
+    /** Reaper found cleared leases: every fetcher looks for orphans. */
+    void orphansAvailable() {
+        fetchers.forEach(QueueFetcher::adoptionDue);
+    }
+
+    /** A cancel was recorded for a job this instance may be running: stop it now rather than at the next heartbeat. */
+    public void cancelLocal(UUID jobId) {
+        registry.runningOf(jobId).forEach(execution -> stop(execution, Execution.StopReason.CANCEL));
+    }
+
+    @Override
+    public List<Job> adopt(String queue, int limit) {
+        return store.adoptOrphans(queue, config.workerId(), config.leaseTtl().toMillis(), limit);
+    }
+
+    @Override
+    public List<Job> claim(String queue, int limit) {
+        List<Job> jobs = store.claim(queue, config.workerId(), config.leaseTtl().toMillis(), limit);
+        counters.claimed.add(jobs.size());
+        return jobs;
+    }
+
+    /**
+     * An orphan's execution was in-process and died with its worker's JVM, so it is "not found":
+     * requeue it per the retry policy, or fail it (DESIGN §2, adoption).
+     */
+    @Override
+    public void takeOver(Job orphan, QueueFetcher fetcher) {
+        counters.adopted.increment();
+        Execution execution = new Execution(orphan, fetcher::releaseSlot);
+        registry.add(execution);
+        execution.finishByHandler();
+        completer.submit(execution, outcomes.orphaned(orphan, retryPolicyOf(orphan)));
+        execution.releaseSlot();
+    }
+
+    @Override
+    public void run(Job job, QueueFetcher fetcher) {
+        Execution execution = new Execution(job, fetcher::releaseSlot);
+        registry.add(execution);
+        Integer timeoutSeconds = job.timeoutSeconds() != null ? job.timeoutSeconds()
+                : config.defaultTimeout() == null ? null : (int) config.defaultTimeout().toSeconds();
+        if (timeoutSeconds != null) {
+            execution.setTimeout(leaseKeeper.schedule(() -> stop(execution, Execution.StopReason.TIMEOUT),
+                    timeoutSeconds, TimeUnit.SECONDS));
+        }
+        handlerThreads.execute(() -> execute(execution));
+    }
+
+    private void execute(Execution execution) {
+        execution.bindThread(Thread.currentThread());
+        Job job = execution.job();
+        Completion completion = runHandler(execution, job);
+        if (execution.finishByHandler()) {
+            completer.submit(execution, completion);
+            execution.releaseSlot();
+        }
+        Thread.interrupted(); // a stop that lost the race may have interrupted us; do not leak it
+    }
+
+    private Completion runHandler(Execution execution, Job job) {
+        HandlerBinding<?> binding = handlers.get(job.kind());
+        if (binding == null) {
+            return outcomes.permanentFailure(job, "no handler for kind " + job.kind());
+        }
+        try {
+            return invoke(binding, execution, job);
+        } catch (ArgsException e) {
+            return outcomes.permanentFailure(job, e.getMessage());
+        } catch (Throwable error) {
+            return outcomes.fromException(job, error, binding.retryPolicy());
+        }
+    }
+
+    private <A> Completion invoke(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
+        A args = readArgs(binding, job);
+        JobContext<A> context = new Context<>(args, execution);
+        JobOutcome outcome = binding.handler().handle(context);
+        return outcomes.fromHandler(job, outcome, binding.retryPolicy());
+    }
+
+    private static <A> A readArgs(HandlerBinding<A> binding, Job job) {
+        try {
+            return Json.MAPPER.treeToValue(job.args(), binding.argsType());
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            throw new ArgsException("args do not match " + binding.argsType().getSimpleName() + " for kind "
+                    + job.kind() + ": " + e.getMessage().lines().findFirst().orElse(""));
+        }
+    }
+
+    /** Stops an execution for {@code reason}; only the first stop or finish of an attempt counts. */
+    void stop(Execution execution, Execution.StopReason reason) {
+        if (!execution.stop(reason)) {
+            return;
+        }
+        Job job = execution.job();
+        switch (reason) {
+            case CANCEL -> completer.submit(execution, outcomes.cancelled(job));
+            case TIMEOUT -> completer.submit(execution, outcomes.timedOut(job, retryPolicyOf(job)));
+            case LEASE_LOST -> {
+                counters.leasesLost.increment();
+                registry.remove(execution);
+                LOG.warn("job {} attempt {} lost its lease; its execution was stopped", job.id(), job.attempt());
+            }
+            case SHUTDOWN -> {
+                return; // the slot and the lease are given back by close()
+            }
+        }
+        execution.releaseSlot();
+    }
+
+    private dev.skiplock.RetryPolicy retryPolicyOf(Job job) {
+        HandlerBinding<?> binding = handlers.get(job.kind());
+        return binding == null ? null : binding.retryPolicy();
+    }
+
+    /**
+     * Graceful shutdown: stop claiming, let running jobs finish until the deadline, then interrupt
+     * the rest and release their leases so another worker takes them at once.
+     */
+    public void close() throws InterruptedException {
+        for (QueueFetcher fetcher : fetchers) {
+            fetcher.stop();
+        }
+        long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
+        while (registry.runningCount() > 0 && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(10);
+        }
+        releaseStillRunning();
+        completer.stop();
+        leaseKeeper.stop();
+        handlerThreads.shutdownNow();
+        LOG.info("skiplock worker {} stopped", config.workerId());
+    }
+
+    private void releaseStillRunning() {
+        List<Execution> stopped = new ArrayList<>();
+        for (Execution execution : registry.snapshot()) {
+            if (execution.stop(Execution.StopReason.SHUTDOWN)) {
+                stopped.add(execution);
+            }
+        }
+        if (stopped.isEmpty()) {
+            return;
+        }
+        try {
+            int released = store.release(config.workerId(), stopped.stream().map(Execution::attempt).toList());
+            counters.released.add(released);
+            LOG.info("released {} running jobs at shutdown", released);
+        } catch (RuntimeException e) {
+            LOG.warn("could not release {} jobs at shutdown; their leases will expire and be reaped: {}",
+                    stopped.size(), e.getMessage());
+        }
+        stopped.forEach(registry::remove);
+    }
+
+    /** Args that cannot be read into the handler's type: the job can never succeed as enqueued. */
+    private static final class ArgsException extends RuntimeException {
+        ArgsException(String message) {
+            super(message);
+        }
+    }
+
+    private record Context<A>(A args, Execution execution) implements JobContext<A> {
+        @Override
+        public Job job() {
+            return execution.job();
+        }
+
+        @Override
+        public boolean stopRequested() {
+            return execution.stopRequested();
+        }
+    }
+}

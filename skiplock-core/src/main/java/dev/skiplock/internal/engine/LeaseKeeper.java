@@ -1,0 +1,102 @@
+package dev.skiplock.internal.engine;
+
+import dev.skiplock.SkiplockConfig;
+import dev.skiplock.internal.store.HeartbeatAck;
+import dev.skiplock.internal.store.HeldAttempt;
+import dev.skiplock.internal.store.JobStore;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps this worker's leases alive (one heartbeat statement per interval for all held jobs), stops
+ * executions whose lease is gone or whose cancel was requested, and runs the reaper that clears
+ * expired leases of any worker. Also times out executions. Its tasks never die: failures are logged.
+ */
+final class LeaseKeeper {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseKeeper.class);
+
+    private final SkiplockConfig config;
+    private final JobStore store;
+    private final Registry registry;
+    private final Counters counters;
+    private final Engine engine;
+    private final ScheduledThreadPoolExecutor scheduler;
+
+    LeaseKeeper(SkiplockConfig config, JobStore store, Registry registry, Counters counters, Engine engine) {
+        this.config = config;
+        this.store = store;
+        this.registry = registry;
+        this.counters = counters;
+        this.engine = engine;
+        // Two threads: a heartbeat blocked on a slow database must not delay timeouts.
+        this.scheduler = new ScheduledThreadPoolExecutor(2,
+                Thread.ofPlatform().name("skiplock-lease-", 0).daemon().factory());
+        this.scheduler.setRemoveOnCancelPolicy(true);
+    }
+
+    void start() {
+        long heartbeat = config.heartbeatInterval().toMillis();
+        scheduler.scheduleWithFixedDelay(() -> guarded("heartbeat", this::heartbeat), heartbeat, heartbeat,
+                TimeUnit.MILLISECONDS);
+        long reaper = config.reaperInterval().toMillis();
+        // A random first delay spreads the reapers of many nodes started together.
+        long firstReap = ThreadLocalRandom.current().nextLong(reaper / 2, reaper + 1);
+        scheduler.scheduleWithFixedDelay(() -> guarded("reaper", this::reap), firstReap, reaper,
+                TimeUnit.MILLISECONDS);
+    }
+
+    ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+        return scheduler.schedule(() -> guarded("timeout", task), delay, unit);
+    }
+
+    void stop() {
+        scheduler.shutdownNow();
+    }
+
+    private void heartbeat() {
+        List<Execution> held = registry.snapshot();
+        if (held.isEmpty()) {
+            return;
+        }
+        List<HeartbeatAck> acks = store.heartbeat(config.workerId(), config.leaseTtl().toMillis(),
+                held.stream().map(Execution::attempt).toList());
+        Map<HeldAttempt, Boolean> alive = new HashMap<>();
+        acks.forEach(ack -> alive.put(ack.attempt(), ack.cancelRequested()));
+        for (Execution execution : held) {
+            Boolean cancelRequested = alive.get(execution.attempt());
+            if (cancelRequested == null) {
+                // Only a running handler can be stopped; an outcome already waiting in the completer
+                // is fenced there instead.
+                if (execution.isRunning()) {
+                    engine.stop(execution, Execution.StopReason.LEASE_LOST);
+                }
+            } else if (cancelRequested) {
+                engine.stop(execution, Execution.StopReason.CANCEL);
+            }
+        }
+    }
+
+    private void reap() {
+        int reaped = store.reapExpiredLeases();
+        if (reaped > 0) {
+            counters.leasesReaped.add(reaped);
+            LOG.info("reaper cleared {} expired leases", reaped);
+            engine.orphansAvailable();
+        }
+    }
+
+    private static void guarded(String task, Runnable body) {
+        try {
+            body.run();
+        } catch (RuntimeException e) {
+            LOG.warn("{} failed; will run again at its next interval: {}", task, e.getMessage());
+        }
+    }
+}

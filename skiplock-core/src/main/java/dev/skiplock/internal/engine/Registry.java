@@ -1,0 +1,47 @@
+package dev.skiplock.internal.engine;
+
+import dev.skiplock.internal.store.HeldAttempt;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The attempts this worker holds leases for: claimed and not yet durably finalized. Thread-safe. */
+final class Registry {
+    private final ConcurrentHashMap<HeldAttempt, Execution> executions = new ConcurrentHashMap<>();
+
+    void add(Execution execution) {
+        executions.put(execution.attempt(), execution);
+    }
+
+    void remove(Execution execution) {
+        executions.remove(execution.attempt(), execution);
+    }
+
+    List<Execution> snapshot() {
+        return new ArrayList<>(executions.values());
+    }
+
+    Execution get(HeldAttempt attempt) {
+        return executions.get(attempt);
+    }
+
+    /** Executions of this job whose handler is still running (normally at most one). */
+    List<Execution> runningOf(UUID jobId) {
+        List<Execution> found = new ArrayList<>();
+        for (Execution execution : executions.values()) {
+            if (execution.attempt().id().equals(jobId) && execution.isRunning()) {
+                found.add(execution);
+            }
+        }
+        return found;
+    }
+
+    long runningCount() {
+        return executions.values().stream().filter(Execution::isRunning).count();
+    }
+
+    boolean isEmpty() {
+        return executions.isEmpty();
+    }
+}

@@ -1,0 +1,197 @@
+package dev.skiplock.internal.store;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skiplock.Job;
+import dev.skiplock.JobPage;
+import dev.skiplock.JobQuery;
+import dev.skiplock.internal.Json;
+import dev.skiplock.internal.sql.SqlFile;
+import dev.skiplock.spi.Driver;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+import javax.sql.DataSource;
+
+/**
+ * Every read and write of {@code skiplock_jobs}, one method per named statement of {@code jobs.sql}.
+ * Tenant-facing calls take the tenant; worker calls are fenced by worker id and attempt instead.
+ * Thread-safe: each call borrows a connection from the pool (or uses the caller's).
+ */
+public final class JobStore {
+    /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
+    public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
+            "list_jobs", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
+            "reap_expired_leases", "cancel_job", "retry_job");
+
+    private final DataSource dataSource;
+    private final SqlRunner sql;
+    private final SqlRunner.RowMapper<Job> jobMapper;
+
+    public JobStore(DataSource dataSource, Driver driver) {
+        this.dataSource = dataSource;
+        this.sql = new SqlRunner(SqlFile.load(driver.resourceRoot() + "/sql/jobs.sql"), driver.dialect(),
+                driver.name());
+        this.jobMapper = JobRows.mapper(driver.dialect());
+    }
+
+    /**
+     * Inserts the jobs in one statement on {@code connection} (the caller's transaction), or on a pooled
+     * connection when it is {@code null}. Returns one job per request, in order: the new one, or the
+     * live job that already holds its unique key.
+     */
+    public List<Job> insert(Connection connection, List<NewJob> jobs) {
+        if (connection == null) {
+            return withConnection(own -> insert(own, jobs));
+        }
+        ArrayNode batch = Json.MAPPER.createArrayNode();
+        jobs.forEach(job -> batch.add(toJson(job)));
+        Map<UUID, Job> inserted = new LinkedHashMap<>();
+        for (Job job : sql.query(connection, "insert_jobs", Params.of("jobs", batch.toString()), jobMapper)) {
+            inserted.put(job.id(), job);
+        }
+        List<Job> result = new ArrayList<>(jobs.size());
+        for (NewJob job : jobs) {
+            Job stored = inserted.get(job.id());
+            result.add(stored != null ? stored : findLiveByUniqueKey(connection, job));
+        }
+        return result;
+    }
+
+    private Job findLiveByUniqueKey(Connection connection, NewJob job) {
+        List<Job> live = sql.query(connection, "find_live_by_unique_key",
+                Params.of("tenant", job.tenant(), "unique_key", job.uniqueKey()), jobMapper);
+        if (live.isEmpty()) {
+            // The holder finished between our insert and this read; the key is free again.
+            return insert(connection, List.of(job)).getFirst();
+        }
+        return live.getFirst();
+    }
+
+    private static ObjectNode toJson(NewJob job) {
+        ObjectNode node = Json.object();
+        node.put("id", job.id().toString());
+        node.put("tenant", job.tenant());
+        node.put("queue", job.queue());
+        node.put("kind", job.kind());
+        node.set("args", job.args());
+        node.set("metadata", job.metadata());
+        node.put("priority", job.priority());
+        node.put("max_attempts", job.maxAttempts());
+        if (job.runAt() != null) {
+            node.put("run_at_ms", job.runAt().toEpochMilli());
+        }
+        if (job.timeoutSeconds() != null) {
+            node.put("timeout_seconds", job.timeoutSeconds());
+        }
+        node.put("unique_key", job.uniqueKey());
+        return node;
+    }
+
+    public Optional<Job> get(String tenant, UUID id) {
+        return withConnection(connection -> sql.query(connection, "get_job", Params.of("tenant", tenant, "id", id),
+                jobMapper)).stream().findFirst();
+    }
+
+    public JobPage list(String tenant, JobQuery query) {
+        List<Job> jobs = withConnection(connection -> sql.query(connection, "list_jobs", Params.of(
+                "tenant", tenant,
+                "status", query.status() == null ? null : query.status().wireName(),
+                "queue", query.queue(),
+                "kind", query.kind(),
+                "cursor", query.cursor(),
+                "limit", query.limit()), jobMapper));
+        UUID next = jobs.size() == query.limit() ? jobs.getLast().id() : null;
+        return new JobPage(jobs, next);
+    }
+
+    public List<Job> claim(String queue, String worker, long leaseMillis, int limit) {
+        return withConnection(connection -> sql.query(connection, "claim_jobs", Params.of(
+                "queue", queue, "worker", worker, "lease_ms", leaseMillis, "limit", limit), jobMapper));
+    }
+
+    public List<Job> adoptOrphans(String queue, String worker, long leaseMillis, int limit) {
+        return withConnection(connection -> sql.query(connection, "adopt_orphans", Params.of(
+                "queue", queue, "worker", worker, "lease_ms", leaseMillis, "limit", limit), jobMapper));
+    }
+
+    /** Extends the leases still held; the answer omits attempts whose lease is gone. */
+    public List<HeartbeatAck> heartbeat(String worker, long leaseMillis, Collection<HeldAttempt> held) {
+        if (held.isEmpty()) {
+            return List.of();
+        }
+        var params = Params.of("worker", worker, "lease_ms", leaseMillis, "held", heldJson(held));
+        return withConnection(connection -> sql.query(connection, "heartbeat", params, row -> new HeartbeatAck(
+                new HeldAttempt(sql.dialect().getUuid(row, "id"), row.getInt("attempt")),
+                row.getBoolean("cancel_requested"))));
+    }
+
+    /** Writes the completions fenced; returns the attempts applied (the rest were stale). */
+    public Set<HeldAttempt> complete(String worker, Collection<Completion> completions) {
+        ArrayNode batch = Json.MAPPER.createArrayNode();
+        for (Completion completion : completions) {
+            ObjectNode node = batch.addObject();
+            node.put("id", completion.attempt().id().toString());
+            node.put("attempt", completion.attempt().attempt());
+            node.put("status", completion.status().wireName());
+            node.put("delay_ms", completion.delayMillis());
+            node.set("result", completion.result());
+            node.put("error", completion.error());
+            node.put("extra_attempts", completion.extraAttempts());
+        }
+        var params = Params.of("worker", worker, "completions", batch.toString());
+        return new HashSet<>(withConnection(connection -> sql.query(connection, "complete_jobs", params,
+                row -> new HeldAttempt(sql.dialect().getUuid(row, "id"), row.getInt("attempt")))));
+    }
+
+    /** Gives leases back at shutdown; returns how many jobs were released. */
+    public int release(String worker, Collection<HeldAttempt> held) {
+        if (held.isEmpty()) {
+            return 0;
+        }
+        var params = Params.of("worker", worker, "held", heldJson(held));
+        return withConnection(connection -> sql.query(connection, "release_jobs", params,
+                row -> row.getString("id"))).size();
+    }
+
+    public int reapExpiredLeases() {
+        return withConnection(connection -> sql.update(connection, "reap_expired_leases", Params.of()));
+    }
+
+    /** Cancels or flags the job; empty when it does not exist or is already terminal. */
+    public Optional<Job> cancel(String tenant, UUID id) {
+        return withConnection(connection -> sql.query(connection, "cancel_job",
+                Params.of("tenant", tenant, "id", id), jobMapper)).stream().findFirst();
+    }
+
+    /** Re-queues a terminal job; empty when it does not exist or is not terminal. */
+    public Optional<Job> retry(String tenant, UUID id) {
+        return withConnection(connection -> sql.query(connection, "retry_job",
+                Params.of("tenant", tenant, "id", id), jobMapper)).stream().findFirst();
+    }
+
+    private static String heldJson(Collection<HeldAttempt> held) {
+        ArrayNode batch = Json.MAPPER.createArrayNode();
+        for (HeldAttempt attempt : held) {
+            batch.addObject().put("id", attempt.id().toString()).put("attempt", attempt.attempt());
+        }
+        return batch.toString();
+    }
+
+    private <T> T withConnection(Function<Connection, T> work) {
+        try (Connection connection = dataSource.getConnection()) {
+            return work.apply(connection);
+        } catch (SQLException e) {
+            throw new SqlRunner.StoreException("cannot get a database connection: " + e.getMessage(), e);
+        }
+    }
+}

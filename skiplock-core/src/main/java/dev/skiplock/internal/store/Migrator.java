@@ -1,0 +1,94 @@
+package dev.skiplock.internal.store;
+
+import dev.skiplock.SkiplockException;
+import dev.skiplock.internal.sql.SqlFile;
+import dev.skiplock.spi.Driver;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies the driver's {@code migrations/NNNN_name.sql} files that are not yet recorded in
+ * {@code skiplock_migrations}, all in one transaction under the driver's migration lock, so any
+ * number of processes may start at once and exactly one applies each version.
+ */
+public final class Migrator {
+    private static final Logger LOG = LoggerFactory.getLogger(Migrator.class);
+
+    private final DataSource dataSource;
+    private final Driver driver;
+    private final SqlRunner sql;
+
+    public Migrator(DataSource dataSource, Driver driver) {
+        this.dataSource = dataSource;
+        this.driver = driver;
+        this.sql = new SqlRunner(SqlFile.load(driver.resourceRoot() + "/sql/migrations.sql"), driver.dialect(),
+                driver.name());
+    }
+
+    /** Applies what is missing; returns the names applied now (empty when up to date). */
+    public List<String> migrate() {
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(false);
+            try {
+                List<String> applied = migrateInTransaction(connection);
+                connection.commit();
+                return applied;
+            } catch (RuntimeException | SQLException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(autoCommit);
+            }
+        } catch (SQLException e) {
+            throw new SkiplockException(driver.name() + " migration failed: " + e.getMessage(), e);
+        }
+    }
+
+    private List<String> migrateInTransaction(Connection connection) throws SQLException {
+        sql.query(connection, "lock_migrations", Params.of(), row -> 1);
+        sql.update(connection, "create_migrations_table", Params.of());
+        Set<Integer> done = new HashSet<>(sql.query(connection, "applied_migrations", Params.of(),
+                row -> row.getInt("version")));
+        List<String> names = driver.migrations().stream()
+                .filter(name -> !done.contains(version(name)))
+                .toList();
+        for (String name : names) {
+            runScript(connection, name);
+            sql.update(connection, "record_migration", Params.of("version", version(name), "name", name));
+            LOG.info("applied {} migration {}", driver.name(), name);
+        }
+        return names;
+    }
+
+    private void runScript(Connection connection, String name) throws SQLException {
+        String script = SqlFile.readResource(driver.resourceRoot() + "/migrations/" + name + ".sql");
+        try (Statement statement = connection.createStatement()) {
+            // Migration files hold DDL only; statements end with ';' at the end of a line.
+            for (String part : script.split(";\\s*(\\n|$)")) {
+                if (!stripComments(part).isBlank()) {
+                    statement.execute(part);
+                }
+            }
+        }
+    }
+
+    private static String stripComments(String sqlText) {
+        return sqlText.replaceAll("(?m)--.*$", "");
+    }
+
+    static int version(String migrationName) {
+        int underscore = migrationName.indexOf('_');
+        if (underscore <= 0) {
+            throw new SkiplockException("migration name must be NNNN_name, got " + migrationName);
+        }
+        return Integer.parseInt(migrationName.substring(0, underscore));
+    }
+}

@@ -1,0 +1,111 @@
+package dev.skiplock.internal.store;
+
+import dev.skiplock.SkiplockException;
+import dev.skiplock.internal.sql.NamedStatement;
+import dev.skiplock.internal.sql.SqlFile;
+import dev.skiplock.spi.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** Binds named parameters of a statement from one {@link SqlFile} and runs it; every value is bound, never spliced. */
+final class SqlRunner {
+    /** Reads one row; may throw {@link SQLException}. */
+    @FunctionalInterface
+    interface RowMapper<T> {
+        T map(ResultSet row) throws SQLException;
+    }
+
+    private final SqlFile file;
+    private final Dialect dialect;
+    private final String driverName;
+
+    SqlRunner(SqlFile file, Dialect dialect, String driverName) {
+        this.file = file;
+        this.dialect = dialect;
+        this.driverName = driverName;
+    }
+
+    Dialect dialect() {
+        return dialect;
+    }
+
+    <T> List<T> query(Connection connection, String name, Map<String, ?> params, RowMapper<T> mapper) {
+        NamedStatement statement = file.get(name);
+        try (PreparedStatement prepared = prepare(connection, statement, params);
+                ResultSet rows = prepared.executeQuery()) {
+            List<T> result = new ArrayList<>();
+            while (rows.next()) {
+                result.add(mapper.map(rows));
+            }
+            return result;
+        } catch (SQLException e) {
+            throw failure(name, e);
+        }
+    }
+
+    int update(Connection connection, String name, Map<String, ?> params) {
+        NamedStatement statement = file.get(name);
+        try (PreparedStatement prepared = prepare(connection, statement, params)) {
+            return prepared.executeUpdate();
+        } catch (SQLException e) {
+            throw failure(name, e);
+        }
+    }
+
+    /** Wraps a failure so the message names the statement and the dialect; keeps the SQLException as cause. */
+    StoreException failure(String name, SQLException e) {
+        return new StoreException(driverName + " statement '" + name + "' failed: " + e.getMessage(), e);
+    }
+
+    private PreparedStatement prepare(Connection connection, NamedStatement statement, Map<String, ?> params)
+            throws SQLException {
+        PreparedStatement prepared = connection.prepareStatement(statement.jdbcSql());
+        try {
+            List<String> names = statement.parameters();
+            for (int i = 0; i < names.size(); i++) {
+                String name = names.get(i);
+                if (!params.containsKey(name)) {
+                    throw new SkiplockException(driverName + " statement '" + statement.name()
+                            + "' needs parameter :" + name);
+                }
+                bind(prepared, i + 1, params.get(name));
+            }
+            return prepared;
+        } catch (SQLException | RuntimeException e) {
+            prepared.close();
+            throw e;
+        }
+    }
+
+    private void bind(PreparedStatement prepared, int index, Object value) throws SQLException {
+        switch (value) {
+            case null -> prepared.setNull(index, Types.NULL);
+            case UUID uuid -> dialect.setUuid(prepared, index, uuid);
+            case Instant instant -> dialect.setInstant(prepared, index, instant);
+            case String text -> prepared.setString(index, text);
+            case Integer number -> prepared.setInt(index, number);
+            case Long number -> prepared.setLong(index, number);
+            case Boolean flag -> prepared.setBoolean(index, flag);
+            default -> throw new IllegalArgumentException("cannot bind " + value.getClass());
+        }
+    }
+
+    /** A statement failed; names the statement and dialect. Unchecked, under {@link SkiplockException}. */
+    static final class StoreException extends SkiplockException {
+        StoreException(String message, SQLException cause) {
+            super(message, cause);
+        }
+
+        SQLException sqlCause() {
+            return (SQLException) getCause();
+        }
+    }
+}

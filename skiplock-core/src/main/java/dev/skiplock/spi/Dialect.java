@@ -1,0 +1,23 @@
+package dev.skiplock.spi;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.UUID;
+
+/** The few types whose JDBC binding differs between databases. Implementations are stateless. */
+public interface Dialect {
+    void setUuid(PreparedStatement statement, int index, UUID value) throws SQLException;
+
+    UUID getUuid(ResultSet row, String column) throws SQLException;
+
+    /** Binds an instant; {@code null} binds SQL NULL of the instant's column type. */
+    void setInstant(PreparedStatement statement, int index, Instant value) throws SQLException;
+
+    /** Reads an instant column; SQL NULL reads as {@code null}. */
+    Instant getInstant(ResultSet row, String column) throws SQLException;
+
+    /** True if the exception reports a unique-constraint violation. */
+    boolean isUniqueViolation(SQLException exception);
+}

@@ -1,0 +1,37 @@
+package dev.skiplock.spi;
+
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * A database Skiplock can run on. Drivers are found with {@link java.util.ServiceLoader}; each ships
+ * its own complete SQL as resources under {@link #resourceRoot()}:
+ * {@code sql/<table>.sql} (named statements, {@code -- name: x}) and {@code migrations/NNNN_name.sql}.
+ */
+public interface Driver {
+    /** Short name, e.g. {@code postgres}; used in error messages. */
+    String name();
+
+    /** True if this driver serves the JDBC URL (e.g. {@code jdbc:sqlite:…}). */
+    boolean acceptsUrl(String jdbcUrl);
+
+    /** True if this driver serves a database reporting this {@code DatabaseMetaData} product name. */
+    boolean acceptsProduct(String databaseProductName);
+
+    /** A pooled data source for the URL, with the settings this database needs (e.g. WAL for SQLite). */
+    DataSource createDataSource(String jdbcUrl);
+
+    /** Classpath folder holding {@code sql/} and {@code migrations/}, e.g. {@code dev/skiplock/postgres}. */
+    String resourceRoot();
+
+    /** Migration file names without {@code .sql}, in order, e.g. {@code 0001_jobs}; same numbers in every driver. */
+    List<String> migrations();
+
+    /** How values that JDBC does not map the same way everywhere are bound and read. */
+    Dialect dialect();
+
+    /** Creates this driver's wake-up channel, or returns {@link Notifier#NONE} to rely on in-process signals and polling. */
+    default Notifier notifier(DataSource dataSource, String jdbcUrl) {
+        return Notifier.NONE;
+    }
+}

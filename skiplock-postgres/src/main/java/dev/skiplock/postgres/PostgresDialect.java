@@ -1,0 +1,50 @@
+package dev.skiplock.postgres;
+
+import dev.skiplock.spi.Dialect;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.UUID;
+
+/** Native {@code uuid} and {@code timestamptz} columns. */
+final class PostgresDialect implements Dialect {
+    private static final String UNIQUE_VIOLATION = "23505";
+
+    @Override
+    public void setUuid(PreparedStatement statement, int index, UUID value) throws SQLException {
+        if (value == null) {
+            statement.setNull(index, Types.OTHER);
+        } else {
+            statement.setObject(index, value);
+        }
+    }
+
+    @Override
+    public UUID getUuid(ResultSet row, String column) throws SQLException {
+        return row.getObject(column, UUID.class);
+    }
+
+    @Override
+    public void setInstant(PreparedStatement statement, int index, Instant value) throws SQLException {
+        if (value == null) {
+            statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
+        } else {
+            statement.setObject(index, OffsetDateTime.ofInstant(value, ZoneOffset.UTC));
+        }
+    }
+
+    @Override
+    public Instant getInstant(ResultSet row, String column) throws SQLException {
+        OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+
+    @Override
+    public boolean isUniqueViolation(SQLException exception) {
+        return UNIQUE_VIOLATION.equals(exception.getSQLState());
+    }
+}

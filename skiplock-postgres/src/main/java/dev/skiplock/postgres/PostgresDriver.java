@@ -1,0 +1,58 @@
+package dev.skiplock.postgres;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.skiplock.spi.Dialect;
+import dev.skiplock.spi.Driver;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * PostgreSQL: many worker processes on many hosts coordinate through one database. Tables live in
+ * the connection's current schema (set {@code currentSchema} in the URL to choose one).
+ */
+public final class PostgresDriver implements Driver {
+    /** Pool size when Skiplock creates the pool: fetchers, completer, lease keeper and enqueuers share it. */
+    static final int POOL_SIZE = 10;
+
+    private static final PostgresDialect DIALECT = new PostgresDialect();
+
+    @Override
+    public String name() {
+        return "postgres";
+    }
+
+    @Override
+    public boolean acceptsUrl(String jdbcUrl) {
+        return jdbcUrl.startsWith("jdbc:postgresql:");
+    }
+
+    @Override
+    public boolean acceptsProduct(String databaseProductName) {
+        return "PostgreSQL".equalsIgnoreCase(databaseProductName);
+    }
+
+    @Override
+    public DataSource createDataSource(String jdbcUrl) {
+        HikariConfig hikari = new HikariConfig();
+        hikari.setJdbcUrl(jdbcUrl);
+        hikari.setMaximumPoolSize(POOL_SIZE);
+        hikari.setPoolName("skiplock-postgres");
+        return new HikariDataSource(hikari);
+    }
+
+    @Override
+    public String resourceRoot() {
+        return "dev/skiplock/postgres";
+    }
+
+    @Override
+    public List<String> migrations() {
+        return List.of("0001_jobs");
+    }
+
+    @Override
+    public Dialect dialect() {
+        return DIALECT;
+    }
+}

@@ -1,0 +1,2 @@
+/** The PostgreSQL driver: named SQL and migrations under {@code dev/skiplock/postgres}. Found by ServiceLoader. */
+package dev.skiplock.postgres;

@@ -1,0 +1,138 @@
+-- name: insert_jobs
+-- One statement for any number of jobs: the batch arrives as one JSON array, so a batch of 1,000
+-- costs one round trip. A live job with the same unique key wins (ON CONFLICT DO NOTHING); the
+-- caller then reads it with find_live_by_unique_key.
+INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status, max_attempts,
+                           available_at, requested_at, timeout_seconds, unique_key)
+SELECT r.id, r.tenant, r.queue, r.kind, r.args, r.metadata, r.priority, 'queued', r.max_attempts,
+       COALESCE(to_timestamp(r.run_at_ms / 1000.0), now()), now(), r.timeout_seconds, r.unique_key
+FROM jsonb_to_recordset(CAST(:jobs AS jsonb)) AS r(id uuid, tenant text, queue text, kind text, args jsonb,
+     metadata jsonb, priority integer, max_attempts integer, run_at_ms bigint, timeout_seconds integer,
+     unique_key text)
+ON CONFLICT (tenant, unique_key) WHERE unique_key IS NOT NULL AND status IN ('waiting', 'queued', 'running')
+DO NOTHING
+RETURNING *
+
+-- name: find_live_by_unique_key
+SELECT * FROM skiplock_jobs
+WHERE tenant = :tenant AND unique_key = :unique_key AND status IN ('waiting', 'queued', 'running')
+
+-- name: get_job
+SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
+
+-- name: list_jobs
+-- Newest first; the cursor is the last id of the previous page. Filters that are NULL match all.
+SELECT * FROM skiplock_jobs
+WHERE tenant = :tenant
+  AND (CAST(:status AS text) IS NULL OR status = :status)
+  AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+  AND (CAST(:kind AS text) IS NULL OR kind = :kind)
+  AND (CAST(:cursor AS uuid) IS NULL OR id < :cursor)
+ORDER BY id DESC
+LIMIT :limit
+
+-- name: claim_jobs
+-- Claims up to :limit jobs of one queue in claim order. SKIP LOCKED lets concurrent fetchers (any
+-- process) take disjoint rows without waiting on each other; the inner SELECT walks
+-- skiplock_jobs_claimable. The attempt is counted here, at claim, so a job that kills its worker
+-- still uses up an attempt. Lease times use the database clock, never the worker's.
+WITH next AS (
+    SELECT id FROM skiplock_jobs
+    WHERE status = 'queued' AND queue = :queue AND available_at <= now()
+    ORDER BY priority DESC, available_at, id
+    LIMIT :limit
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE skiplock_jobs AS j
+SET status = 'running', attempt = j.attempt + 1, locked_by = :worker,
+    locked_until = now() + :lease_ms * interval '1 millisecond', started_at = now()
+FROM next
+WHERE j.id = next.id
+RETURNING j.*
+
+-- name: adopt_orphans
+-- Takes over running jobs whose lease the reaper cleared (their worker is gone). The attempt is
+-- not changed: the adopter decides from the runner whether that attempt finished, still runs, or
+-- is lost, and finalizes it fenced on this attempt.
+WITH orphans AS (
+    SELECT id FROM skiplock_jobs
+    WHERE status = 'running' AND queue = :queue AND locked_until IS NULL
+    ORDER BY priority DESC, id
+    LIMIT :limit
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE skiplock_jobs AS j
+SET locked_by = :worker, locked_until = now() + :lease_ms * interval '1 millisecond'
+FROM orphans
+WHERE j.id = orphans.id
+RETURNING j.*
+
+-- name: heartbeat
+-- One statement per worker per interval, whatever the number of jobs held. A held job missing
+-- from the answer has lost its lease (reaped, or finalized elsewhere): its execution must stop.
+UPDATE skiplock_jobs AS j
+SET locked_until = now() + :lease_ms * interval '1 millisecond'
+FROM jsonb_to_recordset(CAST(:held AS jsonb)) AS h(id uuid, attempt integer)
+WHERE j.id = h.id AND j.attempt = h.attempt AND j.locked_by = :worker AND j.status = 'running'
+RETURNING j.id, j.attempt, j.cancel_requested
+
+-- name: complete_jobs
+-- Fenced finalize of many jobs in one statement: a row is written only while this worker still
+-- holds that attempt's lease, so a stale worker (paused past its lease, then resumed) changes
+-- nothing and learns so from the missing id. A retry of a job whose cancel was requested
+-- becomes cancelled instead. The returned ids are the ones applied.
+UPDATE skiplock_jobs AS j
+SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelled' ELSE c.status END,
+    max_attempts = j.max_attempts + c.extra_attempts,
+    available_at = CASE WHEN c.status = 'queued'
+                        THEN now() + c.delay_ms * interval '1 millisecond' ELSE j.available_at END,
+    finished_at = CASE WHEN c.status = 'queued' AND NOT j.cancel_requested THEN NULL ELSE now() END,
+    result = NULLIF(c.result, 'null'::jsonb),
+    last_error = COALESCE(c.error, j.last_error),
+    locked_by = NULL,
+    locked_until = NULL
+FROM jsonb_to_recordset(CAST(:completions AS jsonb)) AS c(id uuid, attempt integer, status text,
+     delay_ms bigint, result jsonb, error text, extra_attempts integer)
+WHERE j.id = c.id AND j.attempt = c.attempt AND j.locked_by = :worker AND j.status = 'running'
+RETURNING j.id, j.attempt
+
+-- name: release_jobs
+-- Graceful shutdown gives back jobs still running at the deadline so another worker takes them at
+-- once. Their attempt stays counted; max_attempts grows when needed so the job can still run.
+UPDATE skiplock_jobs AS j
+SET status = CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END,
+    finished_at = CASE WHEN j.cancel_requested THEN now() ELSE NULL END,
+    available_at = now(),
+    max_attempts = GREATEST(j.max_attempts, j.attempt + 1),
+    last_error = CASE WHEN j.cancel_requested THEN j.last_error
+                      ELSE 'released at worker shutdown during attempt ' || j.attempt END,
+    locked_by = NULL,
+    locked_until = NULL
+FROM jsonb_to_recordset(CAST(:held AS jsonb)) AS h(id uuid, attempt integer)
+WHERE j.id = h.id AND j.attempt = h.attempt AND j.locked_by = :worker AND j.status = 'running'
+RETURNING j.id
+
+-- name: reap_expired_leases
+-- Clears the lease of running jobs whose owner stopped heartbeating. Keeps status and attempt:
+-- adoption decides what happened. Idempotent, so every node may run it.
+UPDATE skiplock_jobs
+SET locked_by = NULL, locked_until = NULL
+WHERE status = 'running' AND locked_until < now()
+
+-- name: cancel_job
+-- Waiting or queued: cancelled at once. Running: only flagged; the owner stops the execution
+-- (heartbeat answer or in-process signal) and writes the final status, fenced.
+UPDATE skiplock_jobs
+SET status = CASE WHEN status = 'running' THEN status ELSE 'cancelled' END,
+    finished_at = CASE WHEN status = 'running' THEN finished_at ELSE now() END,
+    cancel_requested = CASE WHEN status = 'running' THEN true ELSE cancel_requested END
+WHERE tenant = :tenant AND id = :id AND status IN ('waiting', 'queued', 'running')
+RETURNING *
+
+-- name: retry_job
+-- One more attempt for a terminal job; attempt keeps counting, max_attempts grows if used up.
+UPDATE skiplock_jobs
+SET status = 'queued', available_at = now(), finished_at = NULL, cancel_requested = false,
+    result = NULL, max_attempts = GREATEST(max_attempts, attempt + 1)
+WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+RETURNING *

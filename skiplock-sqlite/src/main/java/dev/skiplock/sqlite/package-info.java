@@ -1,0 +1,2 @@
+/** The SQLite driver: named SQL and migrations under {@code dev/skiplock/sqlite}. Found by ServiceLoader. */
+package dev.skiplock.sqlite;
