@@ -1,0 +1,144 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobClient;
+import dev.skiplock.JobNotFoundException;
+import dev.skiplock.JobPage;
+import dev.skiplock.JobQuery;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import dev.skiplock.internal.sql.SqlFile;
+import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.spi.Driver;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/** The client side: bad input, batches, unique keys, listing, tenant isolation, migrations. */
+abstract class ClientContract extends ContractBase {
+
+    record Payload(String value) {
+    }
+
+    @Test
+    void invalidRequestsAreRejectedNamingTheFieldAndWriteNothing() {
+        Skiplock client = client();
+        assertThatThrownBy(() -> JobRequest.of("bad kind!", null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("kind:");
+        assertThatThrownBy(() -> JobRequest.of("ok", null).withQueue("")).hasMessageStartingWith("queue:");
+        assertThatThrownBy(() -> JobRequest.of("ok", null).withQueue("a".repeat(129))).hasMessageStartingWith("queue:");
+        assertThatThrownBy(() -> JobRequest.of("ok", null).withMaxAttempts(-1)).hasMessageStartingWith("maxAttempts:");
+        assertThatThrownBy(() -> JobRequest.of("ok", null).withPriority(1_000_000)).hasMessageStartingWith("priority:");
+        assertThatThrownBy(() -> JobRequest.of("ok", null).withTimeout(Duration.ZERO)).hasMessageStartingWith("timeout:");
+        assertThatThrownBy(() -> JobRequest.of("ok", null).withUniqueKey("has space")).hasMessageStartingWith("uniqueKey:");
+        assertThatThrownBy(() -> client.enqueueMany(List.of())).hasMessageStartingWith("jobs:");
+        assertThatThrownBy(() -> client.tenant("no/slash")).hasMessageStartingWith("tenant:");
+        assertThatThrownBy(() -> client.list(JobQuery.all().withLimit(501))).hasMessageStartingWith("limit:");
+
+        assertThat(client.list(JobQuery.all()).jobs()).isEmpty();
+    }
+
+    @Test
+    void batchIsInsertedAtomicallyInRequestOrder() {
+        Skiplock client = client();
+        List<Job> jobs = client.enqueueMany(List.of(
+                JobRequest.of("a", new Payload("1")),
+                JobRequest.of("b", new Payload("2")).withQueue("other"),
+                JobRequest.of("c", new Payload("3")).withPriority(7)));
+
+        assertThat(jobs).extracting(Job::kind).containsExactly("a", "b", "c");
+        assertThat(jobs.get(1).queue()).isEqualTo("other");
+        assertThat(jobs.get(2).priority()).isEqualTo(7);
+        assertThat(client.list(JobQuery.all()).jobs()).hasSize(3);
+    }
+
+    @Test
+    void uniqueKeyReturnsTheLiveJobInsteadOfCreatingAnother() {
+        Skiplock client = client();
+        Job first = client.enqueue(JobRequest.of("report", new Payload("1")).withUniqueKey("report:2026-11-26"));
+        Job second = client.enqueue(JobRequest.of("report", new Payload("2")).withUniqueKey("report:2026-11-26"));
+        assertThat(second.id()).isEqualTo(first.id());
+        assertThat(second.args().get("value").asText()).isEqualTo("1");
+
+        client.cancel(first.id());
+        Job afterCancel = client.enqueue(JobRequest.of("report", new Payload("3")).withUniqueKey("report:2026-11-26"));
+        assertThat(afterCancel.id()).isNotEqualTo(first.id());
+        assertThat(client.tenant("other").enqueue(JobRequest.of("report", null).withUniqueKey("report:2026-11-26"))
+                .id()).isNotEqualTo(afterCancel.id());
+    }
+
+    @Test
+    void listPagesNewestFirstWithFilters() {
+        Skiplock client = client();
+        List<Job> created = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            created.add(client.enqueue(JobRequest.of(i % 2 == 0 ? "even" : "odd", new Payload("" + i))));
+        }
+        client.cancel(created.get(0).id());
+
+        JobPage first = client.list(JobQuery.all().withLimit(3));
+        JobPage second = client.list(JobQuery.all().withLimit(3).withCursor(first.nextCursor()));
+        JobPage third = client.list(JobQuery.all().withLimit(3).withCursor(second.nextCursor()));
+        List<Job> all = new ArrayList<>(first.jobs());
+        all.addAll(second.jobs());
+        all.addAll(third.jobs());
+        assertThat(all).extracting(Job::id).containsExactlyElementsOf(created.reversed().stream().map(Job::id).toList());
+        assertThat(third.nextCursor()).isNull();
+
+        assertThat(client.list(JobQuery.all().withKind("odd")).jobs()).hasSize(3);
+        assertThat(client.list(JobQuery.all().withStatus(JobStatus.CANCELLED)).jobs()).extracting(Job::id)
+                .containsExactly(created.get(0).id());
+        assertThat(client.list(JobQuery.all().withQueue("nope")).jobs()).isEmpty();
+    }
+
+    @Test
+    void tenantsNeverSeeEachOthersJobs() {
+        Skiplock skiplock = client();
+        JobClient acme = skiplock.tenant("acme");
+        JobClient globex = skiplock.tenant("globex");
+        Job acmeJob = acme.enqueue(JobRequest.of("work", new Payload("secret")));
+
+        assertThat(acmeJob.tenant()).isEqualTo("acme");
+        assertThat(globex.get(acmeJob.id())).isEmpty();
+        assertThat(globex.list(JobQuery.all()).jobs()).isEmpty();
+        assertThat(skiplock.get(acmeJob.id())).isEmpty();
+        assertThatThrownBy(() -> globex.cancel(acmeJob.id())).isInstanceOf(JobNotFoundException.class);
+        assertThatThrownBy(() -> globex.retry(acmeJob.id())).isInstanceOf(JobNotFoundException.class);
+        assertThat(acme.get(acmeJob.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+    }
+
+    @Test
+    void processesStartingTogetherMigrateOnce() throws Exception {
+        ExecutorService starters = Executors.newFixedThreadPool(4);
+        try {
+            List<Callable<Skiplock>> starts = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                starts.add(() -> track(builder(config -> { }).build()));
+            }
+            for (Future<Skiplock> started : starters.invokeAll(starts)) {
+                assertThat(started.get().enqueue(JobRequest.of("ping", null)).status()).isEqualTo(JobStatus.QUEUED);
+            }
+        } finally {
+            starters.shutdown();
+        }
+        assertThat(client().list(JobQuery.all()).jobs()).hasSize(4);
+    }
+
+    @Test
+    void driverDefinesEveryStatementTheStoreRuns() {
+        Driver driver = ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
+                .filter(candidate -> candidate.acceptsUrl(database.url())).findFirst().orElseThrow();
+        SqlFile jobs = SqlFile.load(driver.resourceRoot() + "/sql/jobs.sql");
+        assertThat(jobs.statements().keySet()).containsExactlyInAnyOrderElementsOf(JobStore.STATEMENTS);
+    }
+}

@@ -1,0 +1,98 @@
+package dev.skiplock.conformance;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobStatus;
+import dev.skiplock.RetryPolicy;
+import dev.skiplock.Skiplock;
+import dev.skiplock.SkiplockConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * What every contract class shares: a fresh real database per test, instances built on it with
+ * short test timings, and waits on conditions (never fixed sleeps).
+ */
+abstract class ContractBase {
+    /** Generous bound for conditions; a healthy run meets them in milliseconds. */
+    static final Duration WAIT = Duration.ofSeconds(30);
+
+    protected TestDatabase database;
+    private final List<Skiplock> instances = new ArrayList<>();
+
+    /** The database this subclass runs the contract against. */
+    protected abstract TestDatabase newDatabase();
+
+    @BeforeEach
+    void openDatabase() {
+        database = newDatabase();
+    }
+
+    @AfterEach
+    void closeEverything() {
+        for (Skiplock instance : instances.reversed()) {
+            instance.close();
+        }
+        instances.clear();
+        database.close();
+    }
+
+    /** Short timings so lease, reaper and retry paths run in well under a second. */
+    static SkiplockConfig.Builder fastConfig() {
+        return SkiplockConfig.builder()
+                .leaseTtl(Duration.ofSeconds(2))
+                .heartbeatInterval(Duration.ofMillis(500))
+                .reaperInterval(Duration.ofMillis(300))
+                .pollInterval(Duration.ofMillis(100))
+                .shutdownTimeout(Duration.ofSeconds(2))
+                .retryPolicy(new RetryPolicy(Duration.ofMillis(50), Duration.ofMillis(200), 0.1));
+    }
+
+    /** A builder on this test's database with {@link #fastConfig()} changed by {@code tweak}. */
+    Skiplock.Builder builder(Consumer<SkiplockConfig.Builder> tweak) {
+        SkiplockConfig.Builder config = fastConfig();
+        tweak.accept(config);
+        return Skiplock.builder().url(database.url()).config(config.build());
+    }
+
+    /** Builds, starts and remembers the instance so it is closed after the test. */
+    Skiplock started(Skiplock.Builder builder) {
+        return track(builder.build()).start();
+    }
+
+    /** An enqueue-only client: no queues, no workers. */
+    Skiplock client() {
+        return track(builder(config -> { }).build());
+    }
+
+    Skiplock track(Skiplock instance) {
+        instances.add(instance);
+        return instance;
+    }
+
+    /**
+     * Stands for long work inside a handler: blocks until the engine interrupts the thread (cancel,
+     * timeout, lost lease, shutdown) or the process is killed; gives up after an hour.
+     */
+    static void blockUntilInterrupted() throws InterruptedException {
+        new CountDownLatch(1).await(1, TimeUnit.HOURS);
+    }
+
+    static Job awaitStatus(Skiplock skiplock, UUID id, JobStatus status) {
+        return await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
+                .until(() -> skiplock.get(id).orElseThrow(), job -> job.status() == status);
+    }
+
+    static Job awaitTerminal(Skiplock skiplock, UUID id) {
+        return await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
+                .until(() -> skiplock.get(id).orElseThrow(), job -> job.status().isTerminal());
+    }
+}

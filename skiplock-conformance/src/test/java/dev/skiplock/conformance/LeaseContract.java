@@ -1,0 +1,135 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** DESIGN §2: fencing, heartbeat loss, reaper + adoption, graceful shutdown. */
+abstract class LeaseContract extends ContractBase {
+
+    record Work(String label) {
+    }
+
+    @Test
+    void workerPausedPastItsLeaseCannotFinalizeAfterAnotherWorkerTookTheJob() throws Exception {
+        CountDownLatch pausedWorkerMayFinish = new CountDownLatch(1);
+        CountDownLatch pausedWorkerStarted = new CountDownLatch(1);
+        // Worker A: its first heartbeat is 30 s away, so from the database's view it is paused.
+        Skiplock workerA = started(builder(config -> config.queue("default", 1)
+                .leaseTtl(Duration.ofSeconds(60)).heartbeatInterval(Duration.ofSeconds(30))
+                .reaperInterval(Duration.ofSeconds(60)))
+                .handler("work", Work.class, context -> {
+                    pausedWorkerStarted.countDown();
+                    pausedWorkerMayFinish.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    return JobOutcome.complete("from A");
+                }));
+        Job job = workerA.enqueue(JobRequest.of("work", new Work("x")).withMaxAttempts(3));
+        assertThat(pausedWorkerStarted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        database.expireLease(workerA.dataSource(), job.id());
+        Skiplock workerB = started(builder(config -> config.queue("default", 1))
+                .handler("work", Work.class, context -> JobOutcome.complete("from B")));
+        Job doneByB = awaitStatus(workerB, job.id(), JobStatus.SUCCEEDED);
+        pausedWorkerMayFinish.countDown();
+
+        await().atMost(WAIT).until(() -> workerA.metrics().staleFinalizations() == 1);
+        Job finalJob = workerB.get(job.id()).orElseThrow();
+        assertThat(finalJob.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(finalJob.result().asText()).isEqualTo("from B");
+        assertThat(finalJob.attempt()).isEqualTo(2);
+        assertThat(finalJob.finishedAt()).isEqualTo(doneByB.finishedAt());
+        assertThat(workerA.metrics().succeeded()).isZero();
+        assertThat(workerB.metrics().adopted()).isEqualTo(1);
+        assertThat(workerB.metrics().succeeded()).isEqualTo(1);
+    }
+
+    @Test
+    void heartbeatThatFindsItsLeaseGoneStopsTheExecution() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicBoolean interrupted = new AtomicBoolean();
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("work", Work.class, context -> {
+                    started.countDown();
+                    try {
+                        ContractBase.blockUntilInterrupted(); // long work; losing the lease must end it
+                    } catch (InterruptedException e) {
+                        interrupted.set(true);
+                    }
+                    return JobOutcome.complete();
+                }));
+        Job job = worker.enqueue(JobRequest.of("work", new Work("x")));
+        assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        database.stealLease(worker.dataSource(), job.id(), "another-worker");
+
+        await().atMost(WAIT).untilTrue(interrupted);
+        await().atMost(WAIT).until(() -> worker.metrics().leasesLost() == 1);
+        Job current = worker.get(job.id()).orElseThrow();
+        assertThat(current.status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(current.lockedBy()).isEqualTo("another-worker");
+        assertThat(worker.metrics().succeeded()).isZero();
+    }
+
+    @Test
+    void gracefulShutdownLetsRunningJobsFinish() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        Skiplock worker = track(builder(config -> config.queue("default", 1).shutdownTimeout(Duration.ofSeconds(10)))
+                .handler("work", Work.class, context -> {
+                    started.countDown();
+                    // Uninterrupted work that takes a moment: shutdown must wait for it.
+                    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+                    while (System.nanoTime() < end) {
+                        Thread.onSpinWait();
+                    }
+                    return JobOutcome.complete("finished");
+                }).build()).start();
+        Job job = worker.enqueue(JobRequest.of("work", new Work("x")));
+        assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        worker.close();
+
+        Job done = client().get(job.id()).orElseThrow();
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("finished");
+    }
+
+    @Test
+    void shutdownReleasesJobsStillRunningAtTheDeadlineForAnotherWorker() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        Skiplock first = track(builder(config -> config.queue("default", 1).shutdownTimeout(Duration.ofMillis(300)))
+                .handler("work", Work.class, context -> {
+                    started.countDown();
+                    ContractBase.blockUntilInterrupted(); // outlives the shutdown deadline on purpose
+                    return JobOutcome.complete("first");
+                }).build()).start();
+        Job job = first.enqueue(JobRequest.of("work", new Work("x")).withMaxAttempts(1));
+        assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        first.close();
+
+        Skiplock client = client();
+        Job released = client.get(job.id()).orElseThrow();
+        assertThat(released.status()).isEqualTo(JobStatus.QUEUED);
+        assertThat(released.lockedBy()).isNull();
+        assertThat(released.attempt()).isEqualTo(1);
+        assertThat(released.maxAttempts()).isEqualTo(2);
+        assertThat(released.lastError()).isEqualTo("released at worker shutdown during attempt 1");
+        assertThat(first.metrics().released()).isEqualTo(1);
+
+        Skiplock second = started(builder(config -> config.queue("default", 1))
+                .handler("work", Work.class, context -> JobOutcome.complete("second")));
+        Job done = awaitStatus(second, job.id(), JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).isEqualTo(2);
+        assertThat(done.result().asText()).isEqualTo("second");
+    }
+}

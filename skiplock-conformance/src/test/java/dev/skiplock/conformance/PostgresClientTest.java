@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class PostgresClientTest extends ClientContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+}

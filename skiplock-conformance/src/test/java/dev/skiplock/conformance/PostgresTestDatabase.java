@@ -1,0 +1,104 @@
+package dev.skiplock.conformance;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * A fresh schema per test in a real PostgreSQL: the server named by {@code SKIPLOCK_TEST_PG_URL}
+ * (a JDBC URL) if set, else one embedded PostgreSQL started once per test JVM. Never skipped.
+ */
+final class PostgresTestDatabase implements TestDatabase {
+    private static final String ENV_URL = "SKIPLOCK_TEST_PG_URL";
+    private static String serverUrl;
+
+    private final String schema = "skiplock_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    private final String url;
+
+    PostgresTestDatabase() {
+        String base = server();
+        execute(base, "CREATE SCHEMA " + schema);
+        url = base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    }
+
+    /** The JDBC URL of the shared server, starting the embedded one on first use. */
+    static synchronized String server() {
+        if (serverUrl == null) {
+            String fromEnv = System.getenv(ENV_URL);
+            serverUrl = fromEnv != null && !fromEnv.isBlank() ? fromEnv : startEmbedded();
+        }
+        return serverUrl;
+    }
+
+    private static String startEmbedded() {
+        try {
+            EmbeddedPostgres postgres = EmbeddedPostgres.builder().start();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    postgres.close();
+                } catch (IOException ignored) {
+                    // the JVM is exiting; the temp cluster is removed with it
+                }
+            }));
+            return postgres.getJdbcUrl("postgres", "postgres");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start embedded PostgreSQL (set " + ENV_URL + " to use a server)", e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "postgres";
+    }
+
+    @Override
+    public String url() {
+        return url;
+    }
+
+    @Override
+    public void expireLease(DataSource dataSource, UUID jobId) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(
+                        "UPDATE skiplock_jobs SET locked_until = now() - interval '1 second' WHERE id = ?")) {
+            statement.setObject(1, jobId);
+            statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void stealLease(DataSource dataSource, UUID jobId, String otherWorker) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(
+                        "UPDATE skiplock_jobs SET locked_by = ? WHERE id = ?")) {
+            statement.setString(1, otherWorker);
+            statement.setObject(2, jobId);
+            statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        execute(server(), "DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    }
+
+    private static void execute(String jdbcUrl, String sql) {
+        try (Connection connection = DriverManager.getConnection(jdbcUrl);
+                Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteConcurrencyTest extends ConcurrencyContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteCrashTest extends CrashContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}

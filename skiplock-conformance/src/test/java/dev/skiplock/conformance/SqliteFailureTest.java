@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteFailureTest extends FailureContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteLifecycleTest extends LifecycleContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}

@@ -1,0 +1,72 @@
+package dev.skiplock.conformance;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/** A new SQLite file per test in a temp folder (a real file in WAL mode, never {@code :memory:}). */
+final class SqliteTestDatabase implements TestDatabase {
+    private final Path folder;
+
+    SqliteTestDatabase() {
+        try {
+            folder = Files.createTempDirectory("skiplock-test-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "sqlite";
+    }
+
+    @Override
+    public String url() {
+        return "jdbc:sqlite:" + folder.resolve("jobs.db");
+    }
+
+    @Override
+    public void expireLease(DataSource dataSource, UUID jobId) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(
+                        "UPDATE skiplock_jobs SET locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) - 1000"
+                                + " WHERE id = ?")) {
+            statement.setString(1, jobId.toString());
+            statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void stealLease(DataSource dataSource, UUID jobId, String otherWorker) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(
+                        "UPDATE skiplock_jobs SET locked_by = ? WHERE id = ?")) {
+            statement.setString(1, otherWorker);
+            statement.setString(2, jobId.toString());
+            statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try (var files = Files.list(folder)) {
+            for (Path file : files.toList()) {
+                Files.deleteIfExists(file);
+            }
+            Files.deleteIfExists(folder);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package dev.skiplock.conformance;
+
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/** A real database for one test: a fresh, empty place to migrate into, and the few raw SQL pokes tests need. */
+interface TestDatabase extends AutoCloseable {
+    /** Name used in test output, e.g. {@code postgres}. */
+    String name();
+
+    /** JDBC URL of this test's own empty database (PostgreSQL: a fresh schema; SQLite: a new temp file). */
+    String url();
+
+    /**
+     * Moves a running job's lease deadline into the past, as if its worker had stopped heartbeating
+     * (a paused process); the next reaper run then clears it.
+     */
+    void expireLease(DataSource dataSource, UUID jobId);
+
+    /** Hands a running job's lease to another worker id, as if another worker had taken it over. */
+    void stealLease(DataSource dataSource, UUID jobId, String otherWorker);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,51 @@
+package dev.skiplock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class SkiplockConfigTest {
+
+    @Test
+    void defaultsMatchTheDesign() {
+        SkiplockConfig config = SkiplockConfig.builder().build();
+        assertThat(config.leaseTtl()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.heartbeatInterval()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(config.reaperInterval()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(config.pollInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(config.rescueBound()).isEqualTo(Duration.ofSeconds(46));
+        assertThat(config.queues()).isEmpty();
+        assertThat(config.migrate()).isTrue();
+        assertThat(config.workerId()).matches("[A-Za-z0-9_.:-]{1,128}");
+    }
+
+    @Test
+    void workerIdsDifferPerInstance() {
+        assertThat(SkiplockConfig.builder().build().workerId())
+                .isNotEqualTo(SkiplockConfig.builder().build().workerId());
+    }
+
+    @Test
+    void invalidSettingsAreRejectedAtBuildNamingTheField() {
+        assertThatThrownBy(() -> SkiplockConfig.builder().heartbeatInterval(Duration.ofSeconds(30)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("heartbeatInterval:");
+        assertThatThrownBy(() -> SkiplockConfig.builder().queue("q", 0).build())
+                .hasMessageStartingWith("concurrency:");
+        assertThatThrownBy(() -> SkiplockConfig.builder().queue("bad queue", 1).build())
+                .hasMessageStartingWith("queue:");
+        assertThatThrownBy(() -> SkiplockConfig.builder().leaseTtl(Duration.ZERO).build())
+                .hasMessageStartingWith("leaseTtl:");
+        assertThatThrownBy(() -> SkiplockConfig.builder().defaultMaxAttempts(0).build())
+                .hasMessageStartingWith("defaultMaxAttempts:");
+    }
+
+    @Test
+    void builderWithoutADatabaseIsRejected() {
+        assertThatThrownBy(() -> Skiplock.builder().build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("url:");
+        assertThatThrownBy(() -> Skiplock.builder().url("jdbc:h2:mem:x").build())
+                .hasMessageStartingWith("url: no Skiplock driver");
+    }
+}

@@ -1,0 +1,36 @@
+package dev.skiplock.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class Uuid7Test {
+
+    @Test
+    void idsAreVersion7AndStrictlyIncreasingAsTextAndAsValues() {
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            ids.add(Uuid7.next());
+        }
+        for (int i = 1; i < ids.size(); i++) {
+            assertThat(ids.get(i).toString()).isGreaterThan(ids.get(i - 1).toString());
+            assertThat(Long.compareUnsigned(ids.get(i).getMostSignificantBits(),
+                    ids.get(i - 1).getMostSignificantBits())).isPositive();
+        }
+        assertThat(ids).allSatisfy(id -> {
+            assertThat(id.version()).isEqualTo(7);
+            assertThat(id.variant()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void timestampIsTheCurrentUnixMillisecond() {
+        long before = System.currentTimeMillis();
+        UUID id = Uuid7.next();
+        long millis = id.getMostSignificantBits() >>> 16;
+        assertThat(millis).isBetween(before, System.currentTimeMillis() + 1);
+    }
+}
