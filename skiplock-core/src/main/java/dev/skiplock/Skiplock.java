@@ -55,7 +55,8 @@ public final class Skiplock implements JobClient, AutoCloseable {
         this.ownsDataSource = ownsDataSource;
         this.driver = driver;
         this.store = new JobStore(dataSource, driver);
-        this.engine = config.queues().isEmpty() ? null : new Engine(config, store, builder.handlers, counters);
+        this.engine = config.queues().isEmpty() ? null : new Engine(config, store, builder.handlers, counters,
+                driver.notifier(dataSource));
         this.defaultTenant = tenant(DEFAULT_TENANT);
     }
 

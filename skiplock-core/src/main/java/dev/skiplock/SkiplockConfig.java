@@ -21,6 +21,8 @@ import java.util.UUID;
  * @param defaultTimeout     per-attempt limit of a job that does not say; {@code null} = none (the default)
  * @param retryPolicy        backoff between attempts (default {@link RetryPolicy#DEFAULT})
  * @param migrate            apply schema migrations on start (default true)
+ * @param retention          finished jobs older than this are deleted by running workers (default 7 days);
+ *                           {@code null} keeps them forever
  */
 public record SkiplockConfig(
         String workerId,
@@ -33,7 +35,8 @@ public record SkiplockConfig(
         int defaultMaxAttempts,
         Duration defaultTimeout,
         RetryPolicy retryPolicy,
-        boolean migrate) {
+        boolean migrate,
+        Duration retention) {
 
     public static final int MAX_CONCURRENCY = 10_000;
 
@@ -68,6 +71,9 @@ public record SkiplockConfig(
         if (retryPolicy == null) {
             throw new IllegalArgumentException("retryPolicy: is required");
         }
+        if (retention != null && retention.toMillis() < 1000) {
+            throw new IllegalArgumentException("retention: must be at least 1 second, or null to keep jobs forever");
+        }
     }
 
     private static void positive(String field, Duration value) {
@@ -101,6 +107,7 @@ public record SkiplockConfig(
         private Duration defaultTimeout;
         private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
         private boolean migrate = true;
+        private Duration retention = Duration.ofDays(7);
 
         public Builder workerId(String value) {
             workerId = value;
@@ -158,9 +165,15 @@ public record SkiplockConfig(
             return this;
         }
 
+        /** How long finished jobs are kept; {@code null} keeps them forever. */
+        public Builder retention(Duration value) {
+            retention = value;
+            return this;
+        }
+
         public SkiplockConfig build() {
             return new SkiplockConfig(workerId, queues, leaseTtl, heartbeatInterval, reaperInterval, pollInterval,
-                    shutdownTimeout, defaultMaxAttempts, defaultTimeout, retryPolicy, migrate);
+                    shutdownTimeout, defaultMaxAttempts, defaultTimeout, retryPolicy, migrate, retention);
         }
 
         private static String defaultWorkerId() {

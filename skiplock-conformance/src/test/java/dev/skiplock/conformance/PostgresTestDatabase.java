@@ -89,6 +89,26 @@ final class PostgresTestDatabase implements TestDatabase {
     }
 
     @Override
+    public void insertWithoutNotification(DataSource dataSource, UUID id, String kind) {
+        String sql = "INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status,"
+                + " max_attempts, available_at, requested_at)"
+                + " VALUES (?, 'default', 'default', ?, '{}', '{}', 0, 'queued', 1, now(), now())";
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setObject(1, id);
+            statement.setString(2, kind);
+            statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public boolean notifiesAcrossProcesses() {
+        return true;
+    }
+
+    @Override
     public void close() {
         execute(server(), "DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }

@@ -59,6 +59,27 @@ final class SqliteTestDatabase implements TestDatabase {
     }
 
     @Override
+    public void insertWithoutNotification(DataSource dataSource, UUID id, String kind) {
+        String sql = "INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status,"
+                + " max_attempts, available_at, requested_at)"
+                + " VALUES (?, 'default', 'default', ?, '{}', '{}', 0, 'queued', 1,"
+                + " CAST(unixepoch('subsec') * 1000 AS INTEGER), CAST(unixepoch('subsec') * 1000 AS INTEGER))";
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setString(1, id.toString());
+            statement.setString(2, kind);
+            statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public boolean notifiesAcrossProcesses() {
+        return false;
+    }
+
+    @Override
     public void close() {
         try (var files = Files.list(folder)) {
             for (Path file : files.toList()) {

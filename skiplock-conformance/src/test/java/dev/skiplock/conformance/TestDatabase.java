@@ -20,6 +20,12 @@ interface TestDatabase extends AutoCloseable {
     /** Hands a running job's lease to another worker id, as if another worker had taken it over. */
     void stealLease(DataSource dataSource, UUID jobId, String otherWorker);
 
+    /** Inserts a queued job of {@code kind} by plain SQL, so no notification announces it. */
+    void insertWithoutNotification(DataSource dataSource, UUID id, String kind);
+
+    /** True if enqueues and cancels in one process wake workers in another (LISTEN/NOTIFY). */
+    boolean notifiesAcrossProcesses();
+
     @Override
     void close();
 }

@@ -31,7 +31,7 @@ public interface Driver {
     Dialect dialect();
 
     /** Creates this driver's wake-up channel, or returns {@link Notifier#NONE} to rely on in-process signals and polling. */
-    default Notifier notifier(DataSource dataSource, String jdbcUrl) {
+    default Notifier notifier(DataSource dataSource) {
         return Notifier.NONE;
     }
 }

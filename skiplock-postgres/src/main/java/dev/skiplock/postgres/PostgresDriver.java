@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.skiplock.spi.Dialect;
 import dev.skiplock.spi.Driver;
+import dev.skiplock.spi.Notifier;
 import java.util.List;
 import javax.sql.DataSource;
 
@@ -12,8 +13,8 @@ import javax.sql.DataSource;
  * the connection's current schema (set {@code currentSchema} in the URL to choose one).
  */
 public final class PostgresDriver implements Driver {
-    /** Pool size when Skiplock creates the pool: fetchers, completer, lease keeper and enqueuers share it. */
-    static final int POOL_SIZE = 10;
+    /** Pool size when Skiplock creates the pool: one LISTEN connection, the rest shared by fetchers, completer, lease keeper and enqueuers. */
+    static final int POOL_SIZE = 11;
 
     private static final PostgresDialect DIALECT = new PostgresDialect();
 
@@ -48,11 +49,16 @@ public final class PostgresDriver implements Driver {
 
     @Override
     public List<String> migrations() {
-        return List.of("0001_jobs");
+        return List.of("0001_jobs", "0002_retention");
     }
 
     @Override
     public Dialect dialect() {
         return DIALECT;
+    }
+
+    @Override
+    public Notifier notifier(DataSource dataSource) {
+        return new PostgresNotifier(dataSource);
     }
 }

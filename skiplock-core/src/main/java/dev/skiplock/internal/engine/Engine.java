@@ -8,6 +8,7 @@ import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.spi.Notifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * The worker side of one Skiplock instance: a fetcher per queue, handlers on virtual threads, the
  * completer, and the lease keeper (heartbeat + reaper). Started once, stopped once.
  */
-public final class Engine implements QueueFetcher.Work {
+public final class Engine implements QueueFetcher.Work, Notifier.Listener {
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
 
     private final SkiplockConfig config;
@@ -33,12 +34,15 @@ public final class Engine implements QueueFetcher.Work {
     private final Outcomes outcomes;
     private final Completer completer;
     private final LeaseKeeper leaseKeeper;
+    private final Notifier notifier;
     private final List<QueueFetcher> fetchers = new ArrayList<>();
     private final ExecutorService handlerThreads =
             Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("skiplock-job-", 0).factory());
 
-    public Engine(SkiplockConfig config, JobStore store, Map<String, HandlerBinding<?>> handlers, Counters counters) {
+    public Engine(SkiplockConfig config, JobStore store, Map<String, HandlerBinding<?>> handlers, Counters counters,
+            Notifier notifier) {
         this.config = config;
+        this.notifier = notifier;
         this.store = store;
         this.handlers = Map.copyOf(handlers);
         this.counters = counters;
@@ -53,6 +57,7 @@ public final class Engine implements QueueFetcher.Work {
         completer.start();
         leaseKeeper.start();
         fetchers.forEach(QueueFetcher::start);
+        notifier.start(this);
         LOG.info("skiplock worker {} started on queues {}", config.workerId(), config.queues());
     }
 
@@ -67,6 +72,21 @@ public final class Engine implements QueueFetcher.Work {
 
     /** Reaper found cleared leases: every fetcher looks for orphans. */
     void orphansAvailable() {
+        fetchers.forEach(QueueFetcher::adoptionDue);
+    }
+
+    @Override
+    public void queueReady(String queue) {
+        wake(queue);
+    }
+
+    @Override
+    public void cancelRequested(UUID jobId) {
+        cancelLocal(jobId);
+    }
+
+    @Override
+    public void resync() {
         fetchers.forEach(QueueFetcher::adoptionDue);
     }
 
@@ -186,6 +206,7 @@ public final class Engine implements QueueFetcher.Work {
      * the rest and release their leases so another worker takes them at once.
      */
     public void close() throws InterruptedException {
+        notifier.close();
         for (QueueFetcher fetcher : fetchers) {
             fetcher.stop();
         }

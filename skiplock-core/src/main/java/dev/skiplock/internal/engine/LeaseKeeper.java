@@ -22,6 +22,10 @@ import org.slf4j.LoggerFactory;
 final class LeaseKeeper {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseKeeper.class);
 
+    static final int PRUNE_EVERY_SECONDS = 60;
+    static final int PRUNE_BATCH = 1000;
+    static final int MAX_PRUNE_ROUNDS = 100;
+
     private final SkiplockConfig config;
     private final JobStore store;
     private final Registry registry;
@@ -50,6 +54,10 @@ final class LeaseKeeper {
         long firstReap = ThreadLocalRandom.current().nextLong(reaper / 2, reaper + 1);
         scheduler.scheduleWithFixedDelay(() -> guarded("reaper", this::reap), firstReap, reaper,
                 TimeUnit.MILLISECONDS);
+        if (config.retention() != null) {
+            scheduler.scheduleWithFixedDelay(() -> guarded("retention", this::prune), PRUNE_EVERY_SECONDS,
+                    PRUNE_EVERY_SECONDS, TimeUnit.SECONDS);
+        }
     }
 
     ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
@@ -89,6 +97,22 @@ final class LeaseKeeper {
             counters.leasesReaped.add(reaped);
             LOG.info("reaper cleared {} expired leases", reaped);
             engine.orphansAvailable();
+        }
+    }
+
+    /** Deletes expired history in batches, so no single statement holds locks for long. */
+    private void prune() {
+        long age = config.retention().toMillis();
+        int total = 0;
+        for (int round = 0; round < MAX_PRUNE_ROUNDS; round++) {
+            int deleted = store.pruneFinished(age, PRUNE_BATCH);
+            total += deleted;
+            if (deleted < PRUNE_BATCH) {
+                break;
+            }
+        }
+        if (total > 0) {
+            LOG.info("retention deleted {} jobs finished more than {} ago", total, config.retention());
         }
     }
 

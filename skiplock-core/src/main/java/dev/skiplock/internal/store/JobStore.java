@@ -31,7 +31,7 @@ public final class JobStore {
     /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
             "list_jobs", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
-            "reap_expired_leases", "cancel_job", "retry_job");
+            "reap_expired_leases", "cancel_job", "retry_job", "prune_finished");
 
     private final DataSource dataSource;
     private final SqlRunner sql;
@@ -177,6 +177,12 @@ public final class JobStore {
     public Optional<Job> retry(String tenant, UUID id) {
         return withConnection(connection -> sql.query(connection, "retry_job",
                 Params.of("tenant", tenant, "id", id), jobMapper)).stream().findFirst();
+    }
+
+    /** Deletes up to {@code limit} jobs finished more than {@code ageMillis} ago; returns how many. */
+    public int pruneFinished(long ageMillis, int limit) {
+        return withConnection(connection -> sql.update(connection, "prune_finished",
+                Params.of("age_ms", ageMillis, "limit", limit)));
     }
 
     private static String heldJson(Collection<HeldAttempt> held) {

@@ -136,3 +136,13 @@ SET status = 'queued', available_at = CAST(unixepoch('subsec') * 1000 AS INTEGER
     cancel_requested = 0, result = NULL, max_attempts = MAX(max_attempts, attempt + 1)
 WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
 RETURNING *
+
+-- name: prune_finished
+-- Retention: deletes up to :limit jobs finished longer than :age_ms ago, walking
+-- skiplock_jobs_finished. Bounded batches keep each write lock short.
+DELETE FROM skiplock_jobs
+WHERE id IN (
+    SELECT id FROM skiplock_jobs
+    WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+      AND finished_at < CAST(unixepoch('subsec') * 1000 AS INTEGER) - :age_ms
+    LIMIT :limit)

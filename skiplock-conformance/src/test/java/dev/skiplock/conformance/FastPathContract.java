@@ -1,0 +1,162 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import dev.skiplock.internal.store.Completion;
+import dev.skiplock.internal.store.HeldAttempt;
+import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.spi.Driver;
+import java.time.Duration;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** DESIGN §4: wake-ups, batched claims and completions, retention. */
+abstract class FastPathContract extends ContractBase {
+
+    record Work(String label) {
+    }
+
+    private JobStore store(Skiplock skiplock) {
+        Driver driver = ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
+                .filter(candidate -> candidate.name().equals(skiplock.driverName())).findFirst().orElseThrow();
+        return new JobStore(skiplock.dataSource(), driver);
+    }
+
+    @Test
+    void batchedCompletionRejectsOnlyTheJobWhoseLeaseMovedElsewhere() {
+        Skiplock client = client();
+        JobStore store = store(client);
+        client.enqueueMany(List.of(JobRequest.of("a", null), JobRequest.of("b", null)));
+        List<Job> claimed = store.claim("default", "worker-1", 60_000, 10);
+        assertThat(claimed).hasSize(2);
+        Job kept = claimed.get(0);
+        Job moved = claimed.get(1);
+        database.stealLease(client.dataSource(), moved.id(), "worker-2");
+
+        Set<HeldAttempt> applied = store.complete("worker-1", List.of(
+                new Completion(new HeldAttempt(kept.id(), 1), JobStatus.SUCCEEDED, 0, null, null, 0),
+                new Completion(new HeldAttempt(moved.id(), 1), JobStatus.SUCCEEDED, 0, null, null, 0)));
+
+        assertThat(applied).containsExactly(new HeldAttempt(kept.id(), 1));
+        assertThat(client.get(kept.id()).orElseThrow().status()).isEqualTo(JobStatus.SUCCEEDED);
+        Job stillRunning = client.get(moved.id()).orElseThrow();
+        assertThat(stillRunning.status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(stillRunning.lockedBy()).isEqualTo("worker-2");
+    }
+
+    @Test
+    void claimTakesAtMostTheRequestedNumberInOneStatement() {
+        Skiplock client = client();
+        JobStore store = store(client);
+        for (int i = 0; i < 3; i++) {
+            client.enqueueMany(List.of(JobRequest.of("a", null), JobRequest.of("a", null), JobRequest.of("a", null)));
+        }
+        assertThat(store.claim("default", "w", 60_000, 4)).hasSize(4);
+        assertThat(store.claim("default", "w", 60_000, 4)).hasSize(4);
+        assertThat(store.claim("default", "w", 60_000, 4)).hasSize(1);
+        assertThat(store.claim("default", "w", 60_000, 4)).isEmpty();
+    }
+
+    @Test
+    void burstOfEnqueuesNeverClaimsMoreThanFreeSlots() throws Exception {
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger maxRunning = new AtomicInteger();
+        CountDownLatch release = new CountDownLatch(1);
+        Skiplock worker = started(builder(config -> config.queue("default", 2))
+                .handler("work", Work.class, context -> {
+                    maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+                    release.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    running.decrementAndGet();
+                    return JobOutcome.complete();
+                }));
+        Skiplock producer = client();
+        for (int i = 0; i < 40; i++) {
+            producer.enqueue(JobRequest.of("work", new Work("" + i)));
+        }
+        await().atMost(WAIT).until(() -> running.get() == 2);
+        assertThat(worker.metrics().claimed()).isEqualTo(2);
+
+        release.countDown();
+        await().atMost(WAIT).until(() -> worker.metrics().succeeded() == 40);
+        assertThat(maxRunning).hasValue(2);
+    }
+
+    @Test
+    void jobWhoseNotificationWasLostStillRunsByPolling() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        UUID id = UUID.randomUUID();
+
+        database.insertWithoutNotification(worker.dataSource(), id, "work");
+
+        assertThat(awaitStatus(worker, id, JobStatus.SUCCEEDED).attempt()).isEqualTo(1);
+    }
+
+    @Test
+    void enqueueInAnotherProcessWakesTheWorkerWithoutPolling() {
+        assumeThat(database.notifiesAcrossProcesses())
+                .as("%s has no cross-process notifications; polling covers it", database.name()).isTrue();
+        Skiplock worker = started(builder(config -> config.queue("default", 1).pollInterval(Duration.ofMinutes(10)))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        Skiplock producer = client();
+        // Once the warm-up job is done the fetcher has gone idle for ten minutes: only a
+        // notification can wake it for the next job in time.
+        awaitStatus(producer, producer.enqueue(JobRequest.of("work", new Work("warm-up"))).id(), JobStatus.SUCCEEDED);
+        Job job = producer.enqueue(JobRequest.of("work", new Work("x")));
+
+        awaitStatus(producer, job.id(), JobStatus.SUCCEEDED);
+        assertThat(worker.metrics().succeeded()).isEqualTo(2);
+    }
+
+    @Test
+    void cancelInAnotherProcessReachesTheRunningJobWithoutWaitingForAHeartbeat() throws Exception {
+        assumeThat(database.notifiesAcrossProcesses())
+                .as("%s has no cross-process notifications; the heartbeat carries cancels", database.name()).isTrue();
+        CountDownLatch started = new CountDownLatch(1);
+        Skiplock worker = started(builder(config -> config.queue("default", 1)
+                .leaseTtl(Duration.ofMinutes(10)).heartbeatInterval(Duration.ofMinutes(5)))
+                .handler("work", Work.class, context -> {
+                    started.countDown();
+                    ContractBase.blockUntilInterrupted(); // long work; the cancel must end it
+                    return JobOutcome.complete();
+                }));
+        Skiplock other = client();
+        Job job = other.enqueue(JobRequest.of("work", new Work("x")));
+        assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        other.cancel(job.id());
+
+        awaitStatus(other, job.id(), JobStatus.CANCELLED);
+        assertThat(worker.metrics().cancelled()).isEqualTo(1);
+    }
+
+    @Test
+    void retentionDeletesOnlyFinishedJobsInBoundedBatches() {
+        Skiplock worker = started(builder(config -> config.queue("done", 4))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        JobStore store = store(worker);
+        for (int i = 0; i < 5; i++) {
+            worker.enqueue(JobRequest.of("work", new Work("" + i)).withQueue("done"));
+        }
+        Job waiting = worker.enqueue(JobRequest.of("work", new Work("later")));
+        await().atMost(WAIT).until(() -> worker.metrics().succeeded() == 5);
+
+        assertThat(store.pruneFinished(3_600_000, 100)).isZero();
+        assertThat(store.pruneFinished(0, 2)).isEqualTo(2);
+        assertThat(store.pruneFinished(0, 100)).isEqualTo(3);
+        assertThat(worker.get(waiting.id())).isPresent();
+    }
+}

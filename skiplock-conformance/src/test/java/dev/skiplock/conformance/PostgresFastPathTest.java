@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class PostgresFastPathTest extends FastPathContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+}
