@@ -33,6 +33,9 @@ public interface JobClient {
     /** Jobs newest first, filtered and paged by {@code query}. */
     JobPage list(JobQuery query);
 
+    /** Job counts per queue and status (only non-zero ones). Scans the tenant's jobs: not for hot paths. */
+    List<QueueCount> count();
+
     /**
      * Cancels a job: waiting or queued jobs become {@code cancelled} at once; a running job gets
      * {@code cancelRequested} and its worker interrupts the handler and records {@code cancelled}.

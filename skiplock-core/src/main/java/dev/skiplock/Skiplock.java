@@ -134,6 +134,11 @@ public final class Skiplock implements JobClient, AutoCloseable {
     }
 
     @Override
+    public List<QueueCount> count() {
+        return defaultTenant.count();
+    }
+
+    @Override
     public Job cancel(UUID id) {
         return defaultTenant.cancel(id);
     }

@@ -106,6 +106,11 @@ final class TenantJobClient implements JobClient {
     }
 
     @Override
+    public List<QueueCount> count() {
+        return store.count(tenant);
+    }
+
+    @Override
     public Job cancel(UUID id) {
         Optional<Job> cancelled = store.cancel(tenant, requireId(id));
         if (cancelled.isEmpty()) {

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.Job;
 import dev.skiplock.JobPage;
 import dev.skiplock.JobQuery;
+import dev.skiplock.JobStatus;
+import dev.skiplock.QueueCount;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.sql.SqlFile;
 import dev.skiplock.spi.Driver;
@@ -31,7 +33,7 @@ public final class JobStore {
     /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
             "list_jobs", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
-            "reap_expired_leases", "cancel_job", "retry_job", "prune_finished");
+            "reap_expired_leases", "cancel_job", "retry_job", "prune_finished", "count_jobs");
 
     private final DataSource dataSource;
     private final SqlRunner sql;
@@ -177,6 +179,12 @@ public final class JobStore {
     public Optional<Job> retry(String tenant, UUID id) {
         return withConnection(connection -> sql.query(connection, "retry_job",
                 Params.of("tenant", tenant, "id", id), jobMapper)).stream().findFirst();
+    }
+
+    public List<QueueCount> count(String tenant) {
+        return withConnection(connection -> sql.query(connection, "count_jobs", Params.of("tenant", tenant),
+                row -> new QueueCount(row.getString("queue"), JobStatus.fromWireName(row.getString("status")),
+                        row.getLong("jobs"))));
     }
 
     /** Deletes up to {@code limit} jobs finished more than {@code ageMillis} ago; returns how many. */

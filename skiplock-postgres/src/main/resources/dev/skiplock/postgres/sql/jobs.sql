@@ -80,20 +80,22 @@ RETURNING j.*
 -- name: heartbeat
 -- One statement per worker per interval, whatever the number of jobs held. A held job missing
 -- from the answer has lost its lease (reaped, or finalized elsewhere): its execution must stop.
--- Rows are locked in id order, as in complete_jobs and release_jobs, so this worker's heartbeat
--- and completer never deadlock on the same jobs.
-WITH held AS (
-    SELECT j.id FROM skiplock_jobs AS j
-    JOIN jsonb_to_recordset(CAST(:held AS jsonb)) AS h(id uuid, attempt integer)
-      ON j.id = h.id AND j.attempt = h.attempt
-    WHERE j.locked_by = :worker AND j.status = 'running'
-    ORDER BY j.id
-    FOR UPDATE OF j
+WITH h AS (
+    SELECT * FROM jsonb_to_recordset(CAST(:held AS jsonb)) AS h(id uuid, attempt integer) ORDER BY id
+), locked AS (
+    -- Locks each listed row through its primary key, one at a time in id order: the order that
+    -- heartbeat, complete_jobs and release_jobs share, so this worker's statements never deadlock
+    -- with each other. Driving the join from the batch also keeps the plan independent of
+    -- statistics: joined the other way, a planner with stale statistics scanned every running row
+    -- once per batch entry (measured: 13.7 s instead of 55 ms for 1,000 outcomes over 20,000 running jobs).
+    SELECT row.id, row.attempt, row.locked_by, row.status
+    FROM h CROSS JOIN LATERAL (
+        SELECT j.id, j.attempt, j.locked_by, j.status FROM skiplock_jobs AS j WHERE j.id = h.id FOR UPDATE) AS row
 )
 UPDATE skiplock_jobs AS j
 SET locked_until = now() + :lease_ms * interval '1 millisecond'
-FROM held
-WHERE j.id = held.id
+FROM locked JOIN h ON h.id = locked.id AND h.attempt = locked.attempt
+WHERE j.id = locked.id AND locked.locked_by = :worker AND locked.status = 'running'
   -- A lease extension lost in a crash only shortens the lease: no need to wait for the flush.
   AND set_config('synchronous_commit', 'off', true) IS NOT NULL
 RETURNING j.id, j.attempt, j.cancel_requested
@@ -102,16 +104,20 @@ RETURNING j.id, j.attempt, j.cancel_requested
 -- Fenced finalize of many jobs in one statement: a row is written only while this worker still
 -- holds that attempt's lease, so a stale worker (paused past its lease, then resumed) changes
 -- nothing and learns so from the missing id. A retry of a job whose cancel was requested
--- becomes cancelled instead. Rows are locked in id order (see heartbeat). Returns what was applied.
+-- becomes cancelled instead. Returns the attempts applied.
 WITH c AS (
     SELECT * FROM jsonb_to_recordset(CAST(:completions AS jsonb)) AS c(id uuid, attempt integer,
         status text, delay_ms bigint, result jsonb, error text, extra_attempts integer)
-), held AS (
-    SELECT j.id FROM skiplock_jobs AS j
-    JOIN c ON j.id = c.id AND j.attempt = c.attempt
-    WHERE j.locked_by = :worker AND j.status = 'running'
-    ORDER BY j.id
-    FOR UPDATE OF j
+    ORDER BY id
+), locked AS (
+    -- Locks each listed row through its primary key, one at a time in id order: the order that
+    -- heartbeat, complete_jobs and release_jobs share, so this worker's statements never deadlock
+    -- with each other. Driving the join from the batch also keeps the plan independent of
+    -- statistics: joined the other way, a planner with stale statistics scanned every running row
+    -- once per batch entry (measured: 13.7 s instead of 55 ms for 1,000 outcomes over 20,000 running jobs).
+    SELECT row.id, row.attempt, row.locked_by, row.status
+    FROM c CROSS JOIN LATERAL (
+        SELECT j.id, j.attempt, j.locked_by, j.status FROM skiplock_jobs AS j WHERE j.id = c.id FOR UPDATE) AS row
 )
 UPDATE skiplock_jobs AS j
 SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelled' ELSE c.status END,
@@ -123,20 +129,24 @@ SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelle
     last_error = COALESCE(c.error, j.last_error),
     locked_by = NULL,
     locked_until = NULL
-FROM held JOIN c ON c.id = held.id
-WHERE j.id = held.id
-RETURNING j.id, c.attempt
+FROM locked JOIN c ON c.id = locked.id AND c.attempt = locked.attempt
+WHERE j.id = locked.id AND locked.locked_by = :worker AND locked.status = 'running'
+RETURNING j.id, j.attempt
 
 -- name: release_jobs
 -- Graceful shutdown gives back jobs still running at the deadline so another worker takes them at
 -- once. Their attempt stays counted; max_attempts grows when needed so the job can still run.
-WITH held AS (
-    SELECT j.id FROM skiplock_jobs AS j
-    JOIN jsonb_to_recordset(CAST(:held AS jsonb)) AS h(id uuid, attempt integer)
-      ON j.id = h.id AND j.attempt = h.attempt
-    WHERE j.locked_by = :worker AND j.status = 'running'
-    ORDER BY j.id
-    FOR UPDATE OF j
+WITH h AS (
+    SELECT * FROM jsonb_to_recordset(CAST(:held AS jsonb)) AS h(id uuid, attempt integer) ORDER BY id
+), locked AS (
+    -- Locks each listed row through its primary key, one at a time in id order: the order that
+    -- heartbeat, complete_jobs and release_jobs share, so this worker's statements never deadlock
+    -- with each other. Driving the join from the batch also keeps the plan independent of
+    -- statistics: joined the other way, a planner with stale statistics scanned every running row
+    -- once per batch entry (measured: 13.7 s instead of 55 ms for 1,000 outcomes over 20,000 running jobs).
+    SELECT row.id, row.attempt, row.locked_by, row.status
+    FROM h CROSS JOIN LATERAL (
+        SELECT j.id, j.attempt, j.locked_by, j.status FROM skiplock_jobs AS j WHERE j.id = h.id FOR UPDATE) AS row
 )
 UPDATE skiplock_jobs AS j
 SET status = CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END,
@@ -147,8 +157,8 @@ SET status = CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END,
                       ELSE 'released at worker shutdown during attempt ' || j.attempt END,
     locked_by = NULL,
     locked_until = NULL
-FROM held
-WHERE j.id = held.id
+FROM locked JOIN h ON h.id = locked.id AND h.attempt = locked.attempt
+WHERE j.id = locked.id AND locked.locked_by = :worker AND locked.status = 'running'
 RETURNING j.id
 
 -- name: reap_expired_leases
@@ -198,3 +208,7 @@ WHERE id IN (
     WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
       AND finished_at < now() - :age_ms * interval '1 millisecond'
     LIMIT :limit)
+
+-- name: count_jobs
+-- Jobs per queue and status of one tenant (dashboards, GET /queues, benchmarks' final check).
+SELECT queue, status, count(*) AS jobs FROM skiplock_jobs WHERE tenant = :tenant GROUP BY queue, status

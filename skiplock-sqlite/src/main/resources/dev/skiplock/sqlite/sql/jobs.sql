@@ -146,3 +146,7 @@ WHERE id IN (
     WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
       AND finished_at < CAST(unixepoch('subsec') * 1000 AS INTEGER) - :age_ms
     LIMIT :limit)
+
+-- name: count_jobs
+-- Jobs per queue and status of one tenant (dashboards, GET /queues, benchmarks' final check).
+SELECT queue, status, count(*) AS jobs FROM skiplock_jobs WHERE tenant = :tenant GROUP BY queue, status

@@ -1,0 +1,83 @@
+package dev.skiplock.cli.bench;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skiplock.cli.DatabaseOption;
+import dev.skiplock.internal.Json;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code skiplock bench MODE}: measures one thing on fresh tables and prints one JSON object as the
+ * last line of stdout (API.md, "skiplock bench"). Progress goes to stderr.
+ */
+@Command(name = "bench", description = "Benchmark: enqueue-single, enqueue-batch, drain or latency; prints one JSON line.")
+public final class BenchCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "MODE", description = "enqueue-single, enqueue-batch, drain or latency")
+    String mode;
+
+    @Mixin
+    DatabaseOption database;
+
+    @Option(names = "--n", description = "jobs (default 20000; latency: 500)")
+    Integer jobs;
+
+    @Option(names = "--batch", defaultValue = "1000", description = "jobs per enqueue call (default ${DEFAULT-VALUE})")
+    int batch;
+
+    @Option(names = "--rate", defaultValue = "50", description = "latency: jobs per second (default ${DEFAULT-VALUE})")
+    int rate;
+
+    @Option(names = "--concurrency", defaultValue = "100",
+            description = "worker concurrency for drain and latency (default ${DEFAULT-VALUE})")
+    int concurrency;
+
+    @Option(names = "--history", defaultValue = "0",
+            description = "drain: finished jobs to leave in the table before the timed run (default 0)")
+    int history;
+
+    @Override
+    public Integer call() throws Exception {
+        BenchSettings settings = validate();
+        ObjectNode result;
+        try (BenchDatabase fresh = new BenchDatabase(database.jdbcUrl())) {
+            result = switch (mode) {
+                case "enqueue-single", "enqueue-batch" -> new EnqueueBench(settings).run(fresh.url());
+                case "drain" -> new DrainBench(settings).run(fresh.url());
+                case "latency" -> new LatencyBench(settings).run(fresh.url());
+                default -> throw new IllegalStateException("unreachable: " + mode);
+            };
+            ObjectNode settingsJson = result.putObject("settings");
+            settingsJson.put("db", fresh.kind());
+            settingsJson.put("batch", batch);
+            settingsJson.put("concurrency", concurrency);
+            settingsJson.put("rate", rate);
+            settingsJson.put("history", history);
+            settingsJson.put("java", Runtime.version().toString());
+        }
+        System.out.println(Json.MAPPER.writeValueAsString(result));
+        return result.path("ok").asBoolean() ? 0 : 1;
+    }
+
+    private BenchSettings validate() {
+        if (!mode.matches("enqueue-single|enqueue-batch|drain|latency")) {
+            throw new IllegalArgumentException("MODE: expected enqueue-single, enqueue-batch, drain or latency, got '"
+                    + mode + "'");
+        }
+        int n = jobs != null ? jobs : mode.equals("latency") ? 500 : 20_000;
+        requireRange("--n", n, 1, 10_000_000);
+        requireRange("--batch", batch, 1, 10_000);
+        requireRange("--rate", rate, 1, 100_000);
+        requireRange("--concurrency", concurrency, 1, 10_000);
+        requireRange("--history", history, 0, 10_000_000);
+        return new BenchSettings(mode, n, batch, rate, concurrency, history);
+    }
+
+    private static void requireRange(String option, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(option + ": must be between " + min + " and " + max + ", got " + value);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.skiplock.cli.bench;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.QueueCount;
+import dev.skiplock.Skiplock;
+import dev.skiplock.SkiplockConfig;
+import dev.skiplock.internal.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/** What the benchmark modes share: instances with default settings, batch enqueue, counting, output. */
+final class BenchSupport {
+    static final String KIND = "noop";
+
+    private BenchSupport() {
+    }
+
+    /** An enqueue-only client with default settings. */
+    static Skiplock client(String url) {
+        return Skiplock.builder().url(url).config(SkiplockConfig.builder().build()).build();
+    }
+
+    /** A started worker on queue {@code default} with default settings, running {@code onStart} per job. */
+    static Skiplock worker(String url, int concurrency, Consumer<java.util.UUID> onStart) {
+        return Skiplock.builder().url(url)
+                .config(SkiplockConfig.builder().queue("default", concurrency).build())
+                .handler(KIND, Object.class, context -> {
+                    onStart.accept(context.job().id());
+                    return JobOutcome.complete();
+                })
+                .build()
+                .start();
+    }
+
+    static void enqueueInBatches(Skiplock client, int jobs, int batch) {
+        List<JobRequest> requests = new ArrayList<>(batch);
+        for (int i = 0; i < jobs; i++) {
+            requests.add(JobRequest.of(KIND, null));
+            if (requests.size() == batch || i == jobs - 1) {
+                client.enqueueMany(requests);
+                requests.clear();
+            }
+        }
+    }
+
+    static long count(Skiplock client, JobStatus status) {
+        return client.count().stream().filter(count -> count.status() == status).mapToLong(QueueCount::jobs).sum();
+    }
+
+    /** Waits until {@code succeeded} of the worker reaches {@code target}; returns the time it did. */
+    static long awaitSucceeded(Skiplock worker, long target, long timeoutSeconds) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (worker.metrics().succeeded() < target) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("benchmark did not finish within " + timeoutSeconds + " s: "
+                        + worker.metrics());
+            }
+            LockSupport.parkNanos(200_000);
+        }
+        return System.nanoTime();
+    }
+
+    static ObjectNode result(BenchSettings settings) {
+        ObjectNode node = Json.object();
+        node.put("system", "skiplock");
+        node.put("mode", settings.mode());
+        node.put("n", settings.jobs());
+        return node;
+    }
+
+    /** Peak resident set size of this JVM in MiB (VmHWM), or -1 where /proc is not available. */
+    static long peakRssMib() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("\\D", "")) / 1024;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+        return -1;
+    }
+
+    static void progress(String message) {
+        System.err.println("bench: " + message);
+    }
+}

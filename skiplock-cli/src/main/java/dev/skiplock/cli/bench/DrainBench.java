@@ -1,0 +1,57 @@
+package dev.skiplock.cli.bench;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code drain}: N jobs are enqueued first (untimed); the clock runs from the first handler start
+ * until the worker has durably finished all N (its completer counts a job only once the fenced
+ * statement committed), and the database count is checked afterwards. With {@code --history H},
+ * H jobs are enqueued and drained first so the table already holds H finished rows.
+ */
+final class DrainBench {
+    private static final long TIMEOUT_SECONDS = 1800;
+
+    private final BenchSettings settings;
+
+    DrainBench(BenchSettings settings) {
+        this.settings = settings;
+    }
+
+    ObjectNode run(String url) {
+        try (Skiplock client = BenchSupport.client(url)) {
+            if (settings.history() > 0) {
+                fillHistory(client, url);
+            }
+            BenchSupport.progress("drain: enqueueing " + settings.jobs() + " jobs (untimed)");
+            BenchSupport.enqueueInBatches(client, settings.jobs(), settings.batch());
+            AtomicLong firstStart = new AtomicLong();
+            long end;
+            Skiplock worker = BenchSupport.worker(url, settings.concurrency(),
+                    id -> firstStart.compareAndSet(0, System.nanoTime()));
+            try {
+                end = BenchSupport.awaitSucceeded(worker, settings.jobs(), TIMEOUT_SECONDS);
+            } finally {
+                worker.close();
+            }
+            double seconds = (end - firstStart.get()) / 1e9;
+            long succeeded = BenchSupport.count(client, JobStatus.SUCCEEDED) - settings.history();
+            ObjectNode result = BenchSupport.result(settings);
+            result.put("ok", succeeded == settings.jobs());
+            result.put("jobs_per_s", Math.round(settings.jobs() / seconds));
+            result.put("seconds", seconds);
+            result.put("rss_mib", BenchSupport.peakRssMib());
+            return result;
+        }
+    }
+
+    private void fillHistory(Skiplock client, String url) {
+        BenchSupport.progress("drain: building a history of " + settings.history() + " finished jobs (untimed)");
+        BenchSupport.enqueueInBatches(client, settings.history(), settings.batch());
+        try (Skiplock worker = BenchSupport.worker(url, settings.concurrency(), id -> { })) {
+            BenchSupport.awaitSucceeded(worker, settings.history(), TIMEOUT_SECONDS);
+        }
+    }
+}
