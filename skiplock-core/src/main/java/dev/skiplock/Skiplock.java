@@ -225,7 +225,7 @@ public final class Skiplock implements JobClient, AutoCloseable {
             }
             Driver chosen = driver != null ? driver : url != null ? driverForUrl(url) : driverForDataSource(dataSource);
             boolean owns = dataSource == null;
-            DataSource source = owns ? chosen.createDataSource(url) : dataSource;
+            DataSource source = owns ? openPool(chosen, url) : dataSource;
             try {
                 if (config.migrate()) {
                     new Migrator(source, chosen).migrate();
@@ -236,6 +236,17 @@ public final class Skiplock implements JobClient, AutoCloseable {
                     pool.close();
                 }
                 throw e;
+            }
+        }
+
+        private static DataSource openPool(Driver driver, String jdbcUrl) {
+            try {
+                return driver.createDataSource(jdbcUrl);
+            } catch (IllegalArgumentException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                String reason = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
+                throw new SkiplockException("cannot connect to the " + driver.name() + " database: " + reason, e);
             }
         }
 

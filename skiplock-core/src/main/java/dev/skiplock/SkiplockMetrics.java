@@ -11,6 +11,8 @@ package dev.skiplock;
  * @param adopted            orphaned jobs (lease cleared by a reaper) this instance took over
  * @param released           jobs given back at shutdown
  * @param leasesReaped       expired leases this instance's reaper cleared
+ * @param claimStatements    claim statements that returned at least one job (claimed / this = mean batch)
+ * @param completionBatches  fenced completion statements written (outcomes / this = mean batch)
  */
 public record SkiplockMetrics(
         long claimed,
@@ -23,5 +25,7 @@ public record SkiplockMetrics(
         long leasesLost,
         long adopted,
         long released,
-        long leasesReaped) {
+        long leasesReaped,
+        long claimStatements,
+        long completionBatches) {
 }

@@ -57,7 +57,7 @@ public final class SqliteDriver implements Driver {
 
     @Override
     public List<String> migrations() {
-        return List.of("0001_jobs", "0002_retention");
+        return List.of("0001_jobs");
     }
 
     @Override

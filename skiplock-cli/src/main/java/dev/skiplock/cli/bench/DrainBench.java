@@ -3,6 +3,7 @@ package dev.skiplock.cli.bench;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
+import dev.skiplock.SkiplockMetrics;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -29,10 +30,12 @@ final class DrainBench {
             BenchSupport.enqueueInBatches(client, settings.jobs(), settings.batch());
             AtomicLong firstStart = new AtomicLong();
             long end;
+            SkiplockMetrics metrics;
             Skiplock worker = BenchSupport.worker(url, settings.concurrency(),
                     id -> firstStart.compareAndSet(0, System.nanoTime()));
             try {
                 end = BenchSupport.awaitSucceeded(worker, settings.jobs(), TIMEOUT_SECONDS);
+                metrics = worker.metrics();
             } finally {
                 worker.close();
             }
@@ -43,6 +46,8 @@ final class DrainBench {
             result.put("jobs_per_s", Math.round(settings.jobs() / seconds));
             result.put("seconds", seconds);
             result.put("rss_mib", BenchSupport.peakRssMib());
+            result.put("mean_claim_batch", metrics.claimed() / Math.max(1, metrics.claimStatements()));
+            result.put("mean_completion_batch", metrics.succeeded() / Math.max(1, metrics.completionBatches()));
             return result;
         }
     }

@@ -93,6 +93,7 @@ final class Completer {
         List<Completion> completions = new ArrayList<>(batch.size());
         batch.forEach(item -> completions.add(item.completion()));
         Set<HeldAttempt> applied = store.complete(workerId, completions);
+        counters.completionBatches.increment();
         for (Pending item : batch) {
             Completion completion = item.completion();
             if (applied.contains(completion.attempt())) {

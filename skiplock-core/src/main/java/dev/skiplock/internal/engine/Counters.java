@@ -16,10 +16,12 @@ public final class Counters {
     final LongAdder adopted = new LongAdder();
     final LongAdder released = new LongAdder();
     final LongAdder leasesReaped = new LongAdder();
+    final LongAdder claimStatements = new LongAdder();
+    final LongAdder completionBatches = new LongAdder();
 
     public SkiplockMetrics snapshot() {
         return new SkiplockMetrics(claimed.sum(), succeeded.sum(), failed.sum(), retried.sum(), cancelled.sum(),
                 timedOut.sum(), staleFinalizations.sum(), leasesLost.sum(), adopted.sum(), released.sum(),
-                leasesReaped.sum());
+                leasesReaped.sum(), claimStatements.sum(), completionBatches.sum());
     }
 }

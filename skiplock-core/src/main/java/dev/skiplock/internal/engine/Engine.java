@@ -103,7 +103,10 @@ public final class Engine implements QueueFetcher.Work, Notifier.Listener {
     @Override
     public List<Job> claim(String queue, int limit) {
         List<Job> jobs = store.claim(queue, config.workerId(), config.leaseTtl().toMillis(), limit);
-        counters.claimed.add(jobs.size());
+        if (!jobs.isEmpty()) {
+            counters.claimed.add(jobs.size());
+            counters.claimStatements.increment();
+        }
         return jobs;
     }
 

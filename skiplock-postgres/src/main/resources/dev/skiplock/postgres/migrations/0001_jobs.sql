@@ -32,8 +32,9 @@ CREATE INDEX skiplock_jobs_claimable ON skiplock_jobs (queue, priority DESC, ava
 -- Reaper (expired leases) and adoption (cleared leases, locked_until IS NULL) read only running rows.
 CREATE INDEX skiplock_jobs_running ON skiplock_jobs (queue, locked_until) WHERE status = 'running';
 
--- Listing a tenant's jobs newest first (ids are UUIDv7, so id order is enqueue order).
-CREATE INDEX skiplock_jobs_tenant_id ON skiplock_jobs (tenant, id DESC);
+-- No index on tenant or finished_at: every index is written again on each status change (claim,
+-- completion), so each one costs every job several index inserts. Listing walks the primary key
+-- newest first (ids are UUIDv7) and retention walks it oldest first.
 
 -- "Reuse or create": at most one live job per tenant and unique key.
 CREATE UNIQUE INDEX skiplock_jobs_unique_live ON skiplock_jobs (tenant, unique_key)

@@ -200,13 +200,14 @@ WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed
 RETURNING *
 
 -- name: prune_finished
--- Retention: deletes up to :limit jobs finished longer than :age_ms ago, walking
--- skiplock_jobs_finished. Bounded batches keep each transaction (and its locks) short.
+-- Retention: deletes up to :limit jobs finished longer than :age_ms ago, walking the primary key
+-- from the oldest id (UUIDv7: enqueue order), where finished jobs gather. Bounded batches keep each transaction (and its locks) short.
 DELETE FROM skiplock_jobs
 WHERE id IN (
     SELECT id FROM skiplock_jobs
     WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
       AND finished_at < now() - :age_ms * interval '1 millisecond'
+    ORDER BY id
     LIMIT :limit)
 
 -- name: count_jobs

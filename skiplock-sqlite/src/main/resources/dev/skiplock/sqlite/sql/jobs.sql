@@ -138,13 +138,14 @@ WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed
 RETURNING *
 
 -- name: prune_finished
--- Retention: deletes up to :limit jobs finished longer than :age_ms ago, walking
--- skiplock_jobs_finished. Bounded batches keep each write lock short.
+-- Retention: deletes up to :limit jobs finished longer than :age_ms ago, walking the primary key
+-- from the oldest id (UUIDv7: enqueue order), where finished jobs gather. Bounded batches keep each write lock short.
 DELETE FROM skiplock_jobs
 WHERE id IN (
     SELECT id FROM skiplock_jobs
     WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
       AND finished_at < CAST(unixepoch('subsec') * 1000 AS INTEGER) - :age_ms
+    ORDER BY id
     LIMIT :limit)
 
 -- name: count_jobs
