@@ -1,6 +1,8 @@
 package dev.skiplock;
 
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The status of a job, as stored and as shown by the API. See DESIGN §1:
@@ -9,6 +11,14 @@ import java.util.Locale;
  */
 public enum JobStatus {
     WAITING, QUEUED, RUNNING, SUCCEEDED, FAILED, TIMED_OUT, CANCELLED;
+
+    private static final Map<String, JobStatus> BY_WIRE_NAME = new HashMap<>();
+
+    static {
+        for (JobStatus status : values()) {
+            BY_WIRE_NAME.put(status.wireName(), status);
+        }
+    }
 
     /** The name used in the database and the API, e.g. {@code timed_out}. */
     public String wireName() {
@@ -22,10 +32,9 @@ public enum JobStatus {
 
     /** Parses a wire name; unknown names are rejected naming the {@code status} field. */
     public static JobStatus fromWireName(String name) {
-        for (JobStatus status : values()) {
-            if (status.wireName().equals(name)) {
-                return status;
-            }
+        JobStatus status = name == null ? null : BY_WIRE_NAME.get(name);
+        if (status != null) {
+            return status;
         }
         throw new IllegalArgumentException("status: unknown status '" + name
                 + "' (expected waiting, queued, running, succeeded, failed, timed_out or cancelled)");

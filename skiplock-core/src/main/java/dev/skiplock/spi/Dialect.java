@@ -10,13 +10,13 @@ import java.util.UUID;
 public interface Dialect {
     void setUuid(PreparedStatement statement, int index, UUID value) throws SQLException;
 
-    UUID getUuid(ResultSet row, String column) throws SQLException;
+    UUID getUuid(ResultSet row, int column) throws SQLException;
 
     /** Binds an instant; {@code null} binds SQL NULL of the instant's column type. */
     void setInstant(PreparedStatement statement, int index, Instant value) throws SQLException;
 
     /** Reads an instant column; SQL NULL reads as {@code null}. */
-    Instant getInstant(ResultSet row, String column) throws SQLException;
+    Instant getInstant(ResultSet row, int column) throws SQLException;
 
     /** True if the exception reports a unique-constraint violation. */
     boolean isUniqueViolation(SQLException exception);

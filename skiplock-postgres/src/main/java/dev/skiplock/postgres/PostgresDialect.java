@@ -24,7 +24,7 @@ final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public UUID getUuid(ResultSet row, String column) throws SQLException {
+    public UUID getUuid(ResultSet row, int column) throws SQLException {
         return row.getObject(column, UUID.class);
     }
 
@@ -38,7 +38,7 @@ final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public Instant getInstant(ResultSet row, String column) throws SQLException {
+    public Instant getInstant(ResultSet row, int column) throws SQLException {
         OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }

@@ -20,7 +20,7 @@ final class SqliteDialect implements Dialect {
     }
 
     @Override
-    public UUID getUuid(ResultSet row, String column) throws SQLException {
+    public UUID getUuid(ResultSet row, int column) throws SQLException {
         String value = row.getString(column);
         return value == null ? null : UUID.fromString(value);
     }
@@ -35,7 +35,7 @@ final class SqliteDialect implements Dialect {
     }
 
     @Override
-    public Instant getInstant(ResultSet row, String column) throws SQLException {
+    public Instant getInstant(ResultSet row, int column) throws SQLException {
         long value = row.getLong(column);
         return row.wasNull() ? null : Instant.ofEpochMilli(value);
     }

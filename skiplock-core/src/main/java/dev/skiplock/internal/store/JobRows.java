@@ -7,39 +7,55 @@ import dev.skiplock.spi.Dialect;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
-/** Reads a {@code skiplock_jobs} row (all columns) into a {@link Job}. */
-final class JobRows {
-    private JobRows() {
+/**
+ * Reads {@code skiplock_jobs} rows (all columns) into {@link Job}s. One instance per query: it
+ * resolves column positions once per result set instead of by name for every value (measured as a
+ * visible share of claim time when profiling the drain benchmark). Not thread-safe.
+ */
+final class JobRows implements SqlRunner.RowMapper<Job> {
+    private static final String[] COLUMNS = {"id", "tenant", "queue", "kind", "args", "metadata", "priority",
+        "status", "attempt", "max_attempts", "available_at", "requested_at", "started_at", "finished_at",
+        "timeout_seconds", "unique_key", "cancel_requested", "result", "last_error", "locked_by", "locked_until"};
+
+    private final Dialect dialect;
+    private final int[] index = new int[COLUMNS.length];
+    private ResultSet resolvedFor;
+
+    JobRows(Dialect dialect) {
+        this.dialect = dialect;
     }
 
-    static SqlRunner.RowMapper<Job> mapper(Dialect dialect) {
-        return row -> map(dialect, row);
-    }
-
-    private static Job map(Dialect dialect, ResultSet row) throws SQLException {
-        int timeout = row.getInt("timeout_seconds");
+    @Override
+    public Job map(ResultSet row) throws SQLException {
+        if (row != resolvedFor) {
+            for (int i = 0; i < COLUMNS.length; i++) {
+                index[i] = row.findColumn(COLUMNS[i]);
+            }
+            resolvedFor = row;
+        }
+        int timeout = row.getInt(index[14]);
         Integer timeoutSeconds = row.wasNull() ? null : timeout;
         return new Job(
-                dialect.getUuid(row, "id"),
-                row.getString("tenant"),
-                row.getString("queue"),
-                row.getString("kind"),
-                Json.read(row.getString("args")),
-                Json.read(row.getString("metadata")),
-                row.getInt("priority"),
-                JobStatus.fromWireName(row.getString("status")),
-                row.getInt("attempt"),
-                row.getInt("max_attempts"),
-                dialect.getInstant(row, "available_at"),
-                dialect.getInstant(row, "requested_at"),
-                dialect.getInstant(row, "started_at"),
-                dialect.getInstant(row, "finished_at"),
+                dialect.getUuid(row, index[0]),
+                row.getString(index[1]),
+                row.getString(index[2]),
+                row.getString(index[3]),
+                Json.read(row.getString(index[4])),
+                Json.read(row.getString(index[5])),
+                row.getInt(index[6]),
+                JobStatus.fromWireName(row.getString(index[7])),
+                row.getInt(index[8]),
+                row.getInt(index[9]),
+                dialect.getInstant(row, index[10]),
+                dialect.getInstant(row, index[11]),
+                dialect.getInstant(row, index[12]),
+                dialect.getInstant(row, index[13]),
                 timeoutSeconds,
-                row.getString("unique_key"),
-                row.getBoolean("cancel_requested"),
-                Json.read(row.getString("result")),
-                row.getString("last_error"),
-                row.getString("locked_by"),
-                dialect.getInstant(row, "locked_until"));
+                row.getString(index[15]),
+                row.getBoolean(index[16]),
+                Json.read(row.getString(index[17])),
+                row.getString(index[18]),
+                row.getString(index[19]),
+                dialect.getInstant(row, index[20]));
     }
 }

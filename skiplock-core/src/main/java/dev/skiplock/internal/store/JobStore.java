@@ -10,6 +10,10 @@ import dev.skiplock.QueueCount;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.sql.SqlFile;
 import dev.skiplock.spi.Driver;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -37,13 +41,11 @@ public final class JobStore {
 
     private final DataSource dataSource;
     private final SqlRunner sql;
-    private final SqlRunner.RowMapper<Job> jobMapper;
 
     public JobStore(DataSource dataSource, Driver driver) {
         this.dataSource = dataSource;
         this.sql = new SqlRunner(SqlFile.load(driver.resourceRoot() + "/sql/jobs.sql"), driver.dialect(),
                 driver.name());
-        this.jobMapper = JobRows.mapper(driver.dialect());
     }
 
     /**
@@ -58,7 +60,7 @@ public final class JobStore {
         ArrayNode batch = Json.MAPPER.createArrayNode();
         jobs.forEach(job -> batch.add(toJson(job)));
         Map<UUID, Job> inserted = new LinkedHashMap<>();
-        for (Job job : sql.query(connection, "insert_jobs", Params.of("jobs", batch.toString()), jobMapper)) {
+        for (Job job : sql.query(connection, "insert_jobs", Params.of("jobs", batch.toString()), new JobRows(sql.dialect()))) {
             inserted.put(job.id(), job);
         }
         List<Job> result = new ArrayList<>(jobs.size());
@@ -71,7 +73,7 @@ public final class JobStore {
 
     private Job findLiveByUniqueKey(Connection connection, NewJob job) {
         List<Job> live = sql.query(connection, "find_live_by_unique_key",
-                Params.of("tenant", job.tenant(), "unique_key", job.uniqueKey()), jobMapper);
+                Params.of("tenant", job.tenant(), "unique_key", job.uniqueKey()), new JobRows(sql.dialect()));
         if (live.isEmpty()) {
             // The holder finished between our insert and this read; the key is free again.
             return insert(connection, List.of(job)).getFirst();
@@ -101,7 +103,7 @@ public final class JobStore {
 
     public Optional<Job> get(String tenant, UUID id) {
         return withConnection(connection -> sql.query(connection, "get_job", Params.of("tenant", tenant, "id", id),
-                jobMapper)).stream().findFirst();
+                new JobRows(sql.dialect()))).stream().findFirst();
     }
 
     public JobPage list(String tenant, JobQuery query) {
@@ -111,19 +113,19 @@ public final class JobStore {
                 "queue", query.queue(),
                 "kind", query.kind(),
                 "cursor", query.cursor(),
-                "limit", query.limit()), jobMapper));
+                "limit", query.limit()), new JobRows(sql.dialect())));
         UUID next = jobs.size() == query.limit() ? jobs.getLast().id() : null;
         return new JobPage(jobs, next);
     }
 
     public List<Job> claim(String queue, String worker, long leaseMillis, int limit) {
         return withConnection(connection -> sql.query(connection, "claim_jobs", Params.of(
-                "queue", queue, "worker", worker, "lease_ms", leaseMillis, "limit", limit), jobMapper));
+                "queue", queue, "worker", worker, "lease_ms", leaseMillis, "limit", limit), new JobRows(sql.dialect())));
     }
 
     public List<Job> adoptOrphans(String queue, String worker, long leaseMillis, int limit) {
         return withConnection(connection -> sql.query(connection, "adopt_orphans", Params.of(
-                "queue", queue, "worker", worker, "lease_ms", leaseMillis, "limit", limit), jobMapper));
+                "queue", queue, "worker", worker, "lease_ms", leaseMillis, "limit", limit), new JobRows(sql.dialect())));
     }
 
     /** Extends the leases still held; the answer omits attempts whose lease is gone. */
@@ -133,26 +135,43 @@ public final class JobStore {
         }
         var params = Params.of("worker", worker, "lease_ms", leaseMillis, "held", heldJson(held));
         return withConnection(connection -> sql.query(connection, "heartbeat", params, row -> new HeartbeatAck(
-                new HeldAttempt(sql.dialect().getUuid(row, "id"), row.getInt("attempt")),
+                new HeldAttempt(sql.dialect().getUuid(row, row.findColumn("id")), row.getInt("attempt")),
                 row.getBoolean("cancel_requested"))));
     }
 
     /** Writes the completions fenced; returns the attempts applied (the rest were stale). */
     public Set<HeldAttempt> complete(String worker, Collection<Completion> completions) {
-        ArrayNode batch = Json.MAPPER.createArrayNode();
-        for (Completion completion : completions) {
-            ObjectNode node = batch.addObject();
-            node.put("id", completion.attempt().id().toString());
-            node.put("attempt", completion.attempt().attempt());
-            node.put("status", completion.status().wireName());
-            node.put("delay_ms", completion.delayMillis());
-            node.set("result", completion.result());
-            node.put("error", completion.error());
-            node.put("extra_attempts", completion.extraAttempts());
-        }
-        var params = Params.of("worker", worker, "completions", batch.toString());
+        var params = Params.of("worker", worker, "completions", completionsJson(completions));
         return new HashSet<>(withConnection(connection -> sql.query(connection, "complete_jobs", params,
-                row -> new HeldAttempt(sql.dialect().getUuid(row, "id"), row.getInt("attempt")))));
+                row -> new HeldAttempt(sql.dialect().getUuid(row, row.findColumn("id")), row.getInt("attempt")))));
+    }
+
+    /** Streams the batch straight to text: on the hot path, a JSON tree per outcome cost more than the write. */
+    private static String completionsJson(Collection<Completion> completions) {
+        StringWriter text = new StringWriter(completions.size() * 120);
+        try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(text)) {
+            json.writeStartArray();
+            for (Completion completion : completions) {
+                json.writeStartObject();
+                json.writeStringField("id", completion.attempt().id().toString());
+                json.writeNumberField("attempt", completion.attempt().attempt());
+                json.writeStringField("status", completion.status().wireName());
+                json.writeNumberField("delay_ms", completion.delayMillis());
+                json.writeFieldName("result");
+                if (completion.result() == null) {
+                    json.writeNull();
+                } else {
+                    json.writeTree(completion.result());
+                }
+                json.writeStringField("error", completion.error());
+                json.writeNumberField("extra_attempts", completion.extraAttempts());
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return text.toString();
     }
 
     /** Gives leases back at shutdown; returns how many jobs were released. */
@@ -172,13 +191,13 @@ public final class JobStore {
     /** Cancels or flags the job; empty when it does not exist or is already terminal. */
     public Optional<Job> cancel(String tenant, UUID id) {
         return withConnection(connection -> sql.query(connection, "cancel_job",
-                Params.of("tenant", tenant, "id", id), jobMapper)).stream().findFirst();
+                Params.of("tenant", tenant, "id", id), new JobRows(sql.dialect()))).stream().findFirst();
     }
 
     /** Re-queues a terminal job; empty when it does not exist or is not terminal. */
     public Optional<Job> retry(String tenant, UUID id) {
         return withConnection(connection -> sql.query(connection, "retry_job",
-                Params.of("tenant", tenant, "id", id), jobMapper)).stream().findFirst();
+                Params.of("tenant", tenant, "id", id), new JobRows(sql.dialect()))).stream().findFirst();
     }
 
     public List<QueueCount> count(String tenant) {
