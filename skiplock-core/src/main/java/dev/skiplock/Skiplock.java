@@ -7,6 +7,7 @@ import dev.skiplock.internal.engine.HandlerBinding;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Migrator;
 import dev.skiplock.spi.Driver;
+import dev.skiplock.spi.Notifier;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
@@ -45,6 +46,7 @@ public final class Skiplock implements JobClient, AutoCloseable {
     private final JobStore store;
     private final Counters counters = new Counters();
     private final Engine engine;
+    private final Notifier notifier;
     private final JobClient defaultTenant;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -55,8 +57,9 @@ public final class Skiplock implements JobClient, AutoCloseable {
         this.ownsDataSource = ownsDataSource;
         this.driver = driver;
         this.store = new JobStore(dataSource, driver);
-        this.engine = config.queues().isEmpty() ? null : new Engine(config, store, builder.handlers, counters,
-                driver.notifier(dataSource));
+        this.notifier = driver.notifier(dataSource);
+        this.engine = config.queues().isEmpty() ? null
+                : new Engine(config, store, builder.handlers, counters, notifier);
         this.defaultTenant = tenant(DEFAULT_TENANT);
     }
 
@@ -77,7 +80,7 @@ public final class Skiplock implements JobClient, AutoCloseable {
 
     /** A client scoped to {@code tenant} (a name: {@code [A-Za-z0-9_.:-]{1,128}}). */
     public JobClient tenant(String tenant) {
-        return new TenantJobClient(tenant, store, config, engine);
+        return new TenantJobClient(tenant, store, config, engine, notifier);
     }
 
     public SkiplockConfig config() {
@@ -161,6 +164,8 @@ public final class Skiplock implements JobClient, AutoCloseable {
         try {
             if (engine != null && started.get()) {
                 engine.close();
+            } else {
+                notifier.close();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

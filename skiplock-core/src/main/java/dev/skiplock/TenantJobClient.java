@@ -6,6 +6,7 @@ import dev.skiplock.internal.Uuid7;
 import dev.skiplock.internal.engine.Engine;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.NewJob;
+import dev.skiplock.spi.Notifier;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -22,12 +23,14 @@ final class TenantJobClient implements JobClient {
     private final JobStore store;
     private final SkiplockConfig config;
     private final Engine engine;
+    private final Notifier notifier;
 
-    TenantJobClient(String tenant, JobStore store, SkiplockConfig config, Engine engine) {
+    TenantJobClient(String tenant, JobStore store, SkiplockConfig config, Engine engine, Notifier notifier) {
         this.tenant = Names.check("tenant", tenant);
         this.store = store;
         this.config = config;
         this.engine = engine;
+        this.notifier = notifier;
     }
 
     @Override
@@ -87,12 +90,14 @@ final class TenantJobClient implements JobClient {
     }
 
     private void wakeQueuesOf(List<JobRequest> requests) {
-        if (engine == null) {
-            return;
-        }
         Set<String> queues = new LinkedHashSet<>();
         requests.forEach(request -> queues.add(request.queue()));
-        queues.forEach(engine::wake);
+        for (String queue : queues) {
+            if (engine != null) {
+                engine.wake(queue);
+            }
+            notifier.publishQueueReady(queue);
+        }
     }
 
     @Override
@@ -117,8 +122,11 @@ final class TenantJobClient implements JobClient {
             Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
             throw new JobStateException("job " + id + " is already " + job.status().wireName(), job);
         }
-        if (engine != null && cancelled.get().status() == JobStatus.RUNNING) {
-            engine.cancelLocal(id);
+        if (cancelled.get().status() == JobStatus.RUNNING) {
+            if (engine != null) {
+                engine.cancelLocal(id);
+            }
+            notifier.publishCancel(id);
         }
         return cancelled.get();
     }

@@ -10,6 +10,7 @@ import dev.skiplock.JobPage;
 import dev.skiplock.JobQuery;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
+import dev.skiplock.QueueCount;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.sql.SqlFile;
 import dev.skiplock.internal.store.JobStore;
@@ -99,6 +100,20 @@ abstract class ClientContract extends ContractBase {
         assertThat(client.list(JobQuery.all().withStatus(JobStatus.CANCELLED)).jobs()).extracting(Job::id)
                 .containsExactly(created.get(0).id());
         assertThat(client.list(JobQuery.all().withQueue("nope")).jobs()).isEmpty();
+    }
+
+    @Test
+    void countsJobsPerQueueAndStatus() {
+        Skiplock client = client();
+        client.enqueueMany(List.of(JobRequest.of("a", null), JobRequest.of("a", null),
+                JobRequest.of("a", null).withQueue("other")));
+        client.cancel(client.enqueue(JobRequest.of("a", null)).id());
+        client.tenant("elsewhere").enqueue(JobRequest.of("a", null));
+
+        assertThat(client.count()).containsExactlyInAnyOrder(
+                new QueueCount("default", JobStatus.QUEUED, 2),
+                new QueueCount("default", JobStatus.CANCELLED, 1),
+                new QueueCount("other", JobStatus.QUEUED, 1));
     }
 
     @Test

@@ -104,6 +104,30 @@ final class PostgresTestDatabase implements TestDatabase {
     }
 
     @Override
+    public int terminateListeners(DataSource dataSource) {
+        return countListeners(dataSource, "SELECT count(pg_terminate_backend(pid))");
+    }
+
+    @Override
+    public int listenerCount(DataSource dataSource) {
+        return countListeners(dataSource, "SELECT count(*)");
+    }
+
+    private int countListeners(DataSource dataSource, String select) {
+        String sql = select + " FROM pg_stat_activity WHERE datname = current_database() AND query = ?";
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setString(1, "LISTEN \"skiplock:" + schema + "\"");
+            try (var row = statement.executeQuery()) {
+                row.next();
+                return row.getInt(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
     public boolean notifiesAcrossProcesses() {
         return true;
     }

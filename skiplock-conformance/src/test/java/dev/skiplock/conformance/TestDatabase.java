@@ -26,6 +26,16 @@ interface TestDatabase extends AutoCloseable {
     /** True if enqueues and cancels in one process wake workers in another (LISTEN/NOTIFY). */
     boolean notifiesAcrossProcesses();
 
+    /** Ends this database's LISTEN sessions from the server side (PostgreSQL); returns how many. */
+    default int terminateListeners(DataSource dataSource) {
+        throw new UnsupportedOperationException(name() + " has no listener connections");
+    }
+
+    /** How many LISTEN sessions this database has now. */
+    default int listenerCount(DataSource dataSource) {
+        throw new UnsupportedOperationException(name() + " has no listener connections");
+    }
+
     @Override
     void close();
 }

@@ -30,7 +30,19 @@ public interface Notifier extends AutoCloseable {
         }
     };
 
+    /** Starts delivering to {@code listener} (a worker); an enqueue-only client never starts its notifier. */
     void start(Listener listener);
+
+    /**
+     * Announces committed jobs on {@code queue} after a non-transactional enqueue. Drivers whose
+     * enqueue statement notifies by itself (PostgreSQL) do nothing here.
+     */
+    default void publishQueueReady(String queue) {
+    }
+
+    /** Announces a cancel request for a running job, where the database does not (see above). */
+    default void publishCancel(UUID jobId) {
+    }
 
     @Override
     void close();

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.skiplock.spi.Dialect;
 import dev.skiplock.spi.Driver;
+import dev.skiplock.spi.Notifier;
 import java.util.List;
 import javax.sql.DataSource;
 
@@ -63,5 +64,10 @@ public final class SqliteDriver implements Driver {
     @Override
     public Dialect dialect() {
         return DIALECT;
+    }
+
+    @Override
+    public Notifier notifier(DataSource dataSource) {
+        return new SqliteNotifier(dataSource);
     }
 }

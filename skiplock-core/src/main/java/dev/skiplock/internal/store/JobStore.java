@@ -1,7 +1,6 @@
 package dev.skiplock.internal.store;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.Job;
 import dev.skiplock.JobPage;
 import dev.skiplock.JobQuery;
@@ -16,10 +15,11 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -57,18 +57,28 @@ public final class JobStore {
         if (connection == null) {
             return withConnection(own -> insert(own, jobs));
         }
-        ArrayNode batch = Json.MAPPER.createArrayNode();
-        jobs.forEach(job -> batch.add(toJson(job)));
-        Map<UUID, Job> inserted = new LinkedHashMap<>();
-        for (Job job : sql.query(connection, "insert_jobs", Params.of("jobs", batch.toString()), new JobRows(sql.dialect()))) {
-            inserted.put(job.id(), job);
-        }
+        Map<UUID, Job> inserted = new HashMap<>();
+        Map<UUID, NewJob> byId = new HashMap<>();
+        jobs.forEach(job -> byId.put(job.id(), job));
+        sql.query(connection, "insert_jobs", Params.of("jobs", jobsJson(jobs)), row -> {
+            UUID id = sql.dialect().getUuid(row, row.findColumn("id"));
+            Instant availableAt = sql.dialect().getInstant(row, row.findColumn("available_at"));
+            Instant requestedAt = sql.dialect().getInstant(row, row.findColumn("requested_at"));
+            return inserted.put(id, queued(byId.get(id), availableAt, requestedAt));
+        });
         List<Job> result = new ArrayList<>(jobs.size());
         for (NewJob job : jobs) {
             Job stored = inserted.get(job.id());
             result.add(stored != null ? stored : findLiveByUniqueKey(connection, job));
         }
         return result;
+    }
+
+    /** The job as the insert wrote it: everything but the database-clock times came from the request. */
+    private static Job queued(NewJob job, Instant availableAt, Instant requestedAt) {
+        return new Job(job.id(), job.tenant(), job.queue(), job.kind(), job.args(), job.metadata(), job.priority(),
+                JobStatus.QUEUED, 0, job.maxAttempts(), availableAt, requestedAt, null, null, job.timeoutSeconds(),
+                job.uniqueKey(), false, null, null, null, null);
     }
 
     private Job findLiveByUniqueKey(Connection connection, NewJob job) {
@@ -81,24 +91,37 @@ public final class JobStore {
         return live.getFirst();
     }
 
-    private static ObjectNode toJson(NewJob job) {
-        ObjectNode node = Json.object();
-        node.put("id", job.id().toString());
-        node.put("tenant", job.tenant());
-        node.put("queue", job.queue());
-        node.put("kind", job.kind());
-        node.set("args", job.args());
-        node.set("metadata", job.metadata());
-        node.put("priority", job.priority());
-        node.put("max_attempts", job.maxAttempts());
-        if (job.runAt() != null) {
-            node.put("run_at_ms", job.runAt().toEpochMilli());
+    /** Streams the batch straight to text (no JSON tree per job: it showed in enqueue profiles). */
+    private static String jobsJson(List<NewJob> jobs) {
+        StringWriter text = new StringWriter(jobs.size() * 200);
+        try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(text)) {
+            json.writeStartArray();
+            for (NewJob job : jobs) {
+                json.writeStartObject();
+                json.writeStringField("id", job.id().toString());
+                json.writeStringField("tenant", job.tenant());
+                json.writeStringField("queue", job.queue());
+                json.writeStringField("kind", job.kind());
+                json.writeFieldName("args");
+                json.writeTree(job.args());
+                json.writeFieldName("metadata");
+                json.writeTree(job.metadata());
+                json.writeNumberField("priority", job.priority());
+                json.writeNumberField("max_attempts", job.maxAttempts());
+                if (job.runAt() != null) {
+                    json.writeNumberField("run_at_ms", job.runAt().toEpochMilli());
+                }
+                if (job.timeoutSeconds() != null) {
+                    json.writeNumberField("timeout_seconds", job.timeoutSeconds());
+                }
+                json.writeStringField("unique_key", job.uniqueKey());
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        if (job.timeoutSeconds() != null) {
-            node.put("timeout_seconds", job.timeoutSeconds());
-        }
-        node.put("unique_key", job.uniqueKey());
-        return node;
+        return text.toString();
     }
 
     public Optional<Job> get(String tenant, UUID id) {

@@ -13,9 +13,10 @@ WITH inserted AS (
          unique_key text)
     ON CONFLICT (tenant, unique_key) WHERE unique_key IS NOT NULL AND status IN ('waiting', 'queued', 'running')
     DO NOTHING
-    RETURNING *
+    RETURNING id, available_at, requested_at, queue
 )
-SELECT inserted.* FROM inserted
+-- Only what the client cannot know: it builds each Job from its own request plus these times.
+SELECT inserted.id, inserted.available_at, inserted.requested_at FROM inserted
 CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'q:' || queues.queue))
             FROM (SELECT DISTINCT queue FROM inserted) AS queues) AS notified
 

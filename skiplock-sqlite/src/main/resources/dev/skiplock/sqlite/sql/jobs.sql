@@ -15,7 +15,8 @@ FROM json_each(:jobs)
 WHERE true
 ON CONFLICT (tenant, unique_key) WHERE unique_key IS NOT NULL AND status IN ('waiting', 'queued', 'running')
 DO NOTHING
-RETURNING *
+-- Only what the client cannot know: it builds each Job from its own request plus these times.
+RETURNING id, available_at, requested_at
 
 -- name: find_live_by_unique_key
 SELECT * FROM skiplock_jobs
