@@ -10,6 +10,7 @@ import java.util.UUID;
  * @param timeoutSeconds per-attempt time limit, or {@code null} for none
  * @param lockedBy       the worker holding the lease while {@code running}, else {@code null}
  * @param lockedUntil    the lease deadline (database clock), else {@code null}
+ * @param progress       the last value the handler reported with {@link JobContext#progress}, else {@code null}
  */
 public record Job(
         UUID id,
@@ -29,6 +30,7 @@ public record Job(
         Integer timeoutSeconds,
         String uniqueKey,
         boolean cancelRequested,
+        JsonNode progress,
         JsonNode result,
         String lastError,
         String lockedBy,

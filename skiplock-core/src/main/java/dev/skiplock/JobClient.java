@@ -33,6 +33,26 @@ public interface JobClient {
     /** Jobs newest first, filtered and paged by {@code query}. */
     JobPage list(JobQuery query);
 
+    /** Events of a job after {@code afterSeq} (0 = from the start), oldest first, at most {@code limit} (1–1000). */
+    List<JobEvent> events(UUID id, long afterSeq, int limit);
+
+    /**
+     * Like {@link #events}, but waits up to {@code maxWait} for the first new event, woken by the
+     * worker (same process) or a notification (PostgreSQL). Returns an empty list on timeout.
+     *
+     * @throws JobNotFoundException if there is no such job
+     */
+    List<JobEvent> awaitEvents(UUID id, long afterSeq, int limit, java.time.Duration maxWait)
+            throws InterruptedException;
+
+    /**
+     * Deletes a terminal job and its events.
+     *
+     * @throws JobNotFoundException if there is no such job
+     * @throws JobStateException    if the job is not terminal (cancel it first)
+     */
+    void delete(UUID id);
+
     /** Job counts per queue and status (only non-zero ones). Scans the tenant's jobs: not for hot paths. */
     List<QueueCount> count();
 

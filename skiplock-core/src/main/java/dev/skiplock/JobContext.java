@@ -19,4 +19,16 @@ public interface JobContext<A> {
 
     /** True once Skiplock asked this execution to stop (cancel, timeout, lost lease, shutdown). */
     boolean stopRequested();
+
+    /**
+     * Appends a {@code log} event (e.g. stream {@code stdout}). Buffered and written in order with
+     * the job's outcome, so a follower sees every line before the terminal status. Thread-safe.
+     */
+    void log(String stream, String message);
+
+    /**
+     * Records progress (any JSON value): stored on the job and appended as a {@code progress}
+     * event. Written at once, fenced like the outcome; returns false if the attempt lost its lease.
+     */
+    boolean progress(Object data);
 }

@@ -1,5 +1,7 @@
 package dev.skiplock;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -21,6 +23,7 @@ public enum JobStatus {
     }
 
     /** The name used in the database and the API, e.g. {@code timed_out}. */
+    @JsonValue
     public String wireName() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -31,6 +34,7 @@ public enum JobStatus {
     }
 
     /** Parses a wire name; unknown names are rejected naming the {@code status} field. */
+    @JsonCreator
     public static JobStatus fromWireName(String name) {
         JobStatus status = name == null ? null : BY_WIRE_NAME.get(name);
         if (status != null) {

@@ -4,7 +4,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.skiplock.internal.engine.Counters;
 import dev.skiplock.internal.engine.Engine;
 import dev.skiplock.internal.engine.HandlerBinding;
-import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.internal.EventSignals;
+import dev.skiplock.internal.store.Stores;
 import dev.skiplock.internal.store.Migrator;
 import dev.skiplock.spi.Driver;
 import dev.skiplock.spi.Notifier;
@@ -43,7 +44,8 @@ public final class Skiplock implements JobClient, AutoCloseable {
     private final DataSource dataSource;
     private final boolean ownsDataSource;
     private final Driver driver;
-    private final JobStore store;
+    private final Stores stores;
+    private final EventSignals signals = new EventSignals();
     private final Counters counters = new Counters();
     private final Engine engine;
     private final Notifier notifier;
@@ -56,10 +58,10 @@ public final class Skiplock implements JobClient, AutoCloseable {
         this.dataSource = dataSource;
         this.ownsDataSource = ownsDataSource;
         this.driver = driver;
-        this.store = new JobStore(dataSource, driver);
+        this.stores = Stores.open(dataSource, driver);
         this.notifier = driver.notifier(dataSource);
         this.engine = config.queues().isEmpty() ? null
-                : new Engine(config, store, builder.handlers, counters, notifier);
+                : new Engine(config, stores, builder.handlers, counters, signals);
         this.defaultTenant = tenant(DEFAULT_TENANT);
     }
 
@@ -67,20 +69,51 @@ public final class Skiplock implements JobClient, AutoCloseable {
         return new Builder();
     }
 
-    /** Starts the workers of the configured queues (none configured: nothing to start). Idempotent. */
+    /**
+     * Starts the workers of the configured queues and the notification listener (PostgreSQL: one
+     * LISTEN connection), which also wakes {@link JobClient#awaitEvents} followers. An instance that
+     * is never started only enqueues and reads. Idempotent.
+     */
     public Skiplock start() {
         if (closed.get()) {
             throw new IllegalStateException("this Skiplock instance is closed");
         }
-        if (engine != null && started.compareAndSet(false, true)) {
-            engine.start();
+        if (started.compareAndSet(false, true)) {
+            if (engine != null) {
+                engine.start();
+            }
+            notifier.start(new NotificationRouter());
         }
         return this;
     }
 
+    /** Stops claiming from {@code queue} in every worker (running jobs finish). */
+    public void pauseQueue(String queue) {
+        stores.queues().setPaused(Names.check("queue", queue), true);
+    }
+
+    /** Lets workers claim from {@code queue} again and wakes this instance's fetcher. */
+    public void resumeQueue(String queue) {
+        stores.queues().setPaused(Names.check("queue", queue), false);
+        if (engine != null) {
+            engine.wake(queue);
+        }
+        notifier.publishQueueReady(queue);
+    }
+
+    /** Names of the paused queues. */
+    public java.util.Set<String> pausedQueues() {
+        return stores.queues().paused();
+    }
+
+    /** The worker registry: every worker instance that ran against this database, newest first. */
+    public List<WorkerInfo> workers() {
+        return stores.workers().list(config.heartbeatInterval().toMillis());
+    }
+
     /** A client scoped to {@code tenant} (a name: {@code [A-Za-z0-9_.:-]{1,128}}). */
     public JobClient tenant(String tenant) {
-        return new TenantJobClient(tenant, store, config, engine, notifier);
+        return new TenantJobClient(tenant, stores, config, engine, notifier, signals);
     }
 
     public SkiplockConfig config() {
@@ -162,10 +195,9 @@ public final class Skiplock implements JobClient, AutoCloseable {
             return;
         }
         try {
+            notifier.close();
             if (engine != null && started.get()) {
                 engine.close();
-            } else {
-                notifier.close();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -174,6 +206,51 @@ public final class Skiplock implements JobClient, AutoCloseable {
                 pool.close();
             }
         }
+    }
+
+    /** Routes cross-process notifications to this instance's workers and event followers. */
+    private final class NotificationRouter implements Notifier.Listener {
+        @Override
+        public void queueReady(String queue) {
+            if (engine != null) {
+                engine.wake(queue);
+            }
+        }
+
+        @Override
+        public void cancelRequested(UUID jobId) {
+            if (engine != null) {
+                engine.cancelLocal(jobId);
+            }
+        }
+
+        @Override
+        public void eventsAppended(UUID jobId) {
+            signals.signal(jobId);
+        }
+
+        @Override
+        public void resync() {
+            if (engine != null) {
+                engine.resync();
+            }
+        }
+    }
+
+    @Override
+    public List<JobEvent> events(UUID id, long afterSeq, int limit) {
+        return defaultTenant.events(id, afterSeq, limit);
+    }
+
+    @Override
+    public List<JobEvent> awaitEvents(UUID id, long afterSeq, int limit, java.time.Duration maxWait)
+            throws InterruptedException {
+        return defaultTenant.awaitEvents(id, afterSeq, limit, maxWait);
+    }
+
+    @Override
+    public void delete(UUID id) {
+        defaultTenant.delete(id);
     }
 
     /** Collects the data source, config and handlers; {@link #build()} validates, connects and migrates. */

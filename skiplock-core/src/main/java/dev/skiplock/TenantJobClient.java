@@ -4,10 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.Uuid7;
 import dev.skiplock.internal.engine.Engine;
+import dev.skiplock.internal.EventSignals;
+import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.internal.store.Stores;
 import dev.skiplock.internal.store.NewJob;
 import dev.skiplock.spi.Notifier;
 import java.sql.Connection;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -24,13 +30,18 @@ final class TenantJobClient implements JobClient {
     private final SkiplockConfig config;
     private final Engine engine;
     private final Notifier notifier;
+    private final EventStore events;
+    private final EventSignals signals;
 
-    TenantJobClient(String tenant, JobStore store, SkiplockConfig config, Engine engine, Notifier notifier) {
+    TenantJobClient(String tenant, Stores stores, SkiplockConfig config, Engine engine, Notifier notifier,
+            EventSignals signals) {
         this.tenant = Names.check("tenant", tenant);
-        this.store = store;
+        this.store = stores.jobs();
+        this.events = stores.events();
         this.config = config;
         this.engine = engine;
         this.notifier = notifier;
+        this.signals = signals;
     }
 
     @Override
@@ -52,6 +63,7 @@ final class TenantJobClient implements JobClient {
     public List<Job> enqueueMany(List<JobRequest> requests) {
         List<Job> jobs = store.insert(null, toNewJobs(requests));
         wakeQueuesOf(requests);
+        signals.signalAll(jobs.stream().map(Job::id).toList());
         return jobs;
     }
 
@@ -111,6 +123,42 @@ final class TenantJobClient implements JobClient {
     }
 
     @Override
+    public List<JobEvent> events(UUID id, long afterSeq, int limit) {
+        if (limit < 1 || limit > 1000) {
+            throw new IllegalArgumentException("limit: must be between 1 and 1000, got " + limit);
+        }
+        return events.list(tenant, requireId(id), afterSeq, limit);
+    }
+
+    @Override
+    public List<JobEvent> awaitEvents(UUID id, long afterSeq, int limit, Duration maxWait)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + maxWait.toNanos();
+        while (true) {
+            CompletableFuture<Void> signal = signals.register(requireId(id));
+            List<JobEvent> found = events(id, afterSeq, limit);
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (!found.isEmpty() || left <= 0) {
+                signals.await(id, signal, 0);
+                if (found.isEmpty() && get(id).isEmpty()) {
+                    throw new JobNotFoundException(id);
+                }
+                return found;
+            }
+            // Other processes' events without a notification (SQLite) show up within a second.
+            signals.await(id, signal, Math.min(left, 1000));
+        }
+    }
+
+    @Override
+    public void delete(UUID id) {
+        if (!store.delete(tenant, requireId(id))) {
+            Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
+            throw new JobStateException("job " + id + " is " + job.status().wireName() + ", not terminal", job);
+        }
+    }
+
+    @Override
     public List<QueueCount> count() {
         return store.count(tenant);
     }
@@ -122,6 +170,7 @@ final class TenantJobClient implements JobClient {
             Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
             throw new JobStateException("job " + id + " is already " + job.status().wireName(), job);
         }
+        signals.signal(id);
         if (cancelled.get().status() == JobStatus.RUNNING) {
             if (engine != null) {
                 engine.cancelLocal(id);
@@ -141,6 +190,8 @@ final class TenantJobClient implements JobClient {
         if (engine != null) {
             engine.wake(retried.get().queue());
         }
+        notifier.publishQueueReady(retried.get().queue());
+        signals.signal(id);
         return retried.get();
     }
 

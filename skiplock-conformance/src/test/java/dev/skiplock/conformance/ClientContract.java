@@ -13,11 +13,15 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.QueueCount;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.sql.SqlFile;
+import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.internal.store.QueueStore;
+import dev.skiplock.internal.store.WorkerStore;
 import dev.skiplock.spi.Driver;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -153,7 +157,10 @@ abstract class ClientContract extends ContractBase {
     void driverDefinesEveryStatementTheStoreRuns() {
         Driver driver = ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
                 .filter(candidate -> candidate.acceptsUrl(database.url())).findFirst().orElseThrow();
-        SqlFile jobs = SqlFile.load(driver.resourceRoot() + "/sql/jobs.sql");
-        assertThat(jobs.statements().keySet()).containsExactlyInAnyOrderElementsOf(JobStore.STATEMENTS);
+        Map<String, List<String>> tables = Map.of("jobs", JobStore.STATEMENTS, "events", EventStore.STATEMENTS,
+                "queues", QueueStore.STATEMENTS, "workers", WorkerStore.STATEMENTS);
+        tables.forEach((table, statements) -> assertThat(
+                SqlFile.load(driver.resourceRoot() + "/sql/" + table + ".sql").statements().keySet())
+                .as(table).containsExactlyInAnyOrderElementsOf(statements));
     }
 }

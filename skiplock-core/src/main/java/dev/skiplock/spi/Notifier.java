@@ -15,6 +15,9 @@ public interface Notifier extends AutoCloseable {
         /** A cancel was requested for running job {@code jobId}. */
         void cancelRequested(UUID jobId);
 
+        /** Events were appended to job {@code jobId} (log lines, a terminal status). */
+        void eventsAppended(UUID jobId);
+
         /** Notifications may have been missed (reconnect): look for work everywhere. */
         void resync();
     }

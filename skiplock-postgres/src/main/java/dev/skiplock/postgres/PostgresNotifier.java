@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One LISTEN connection per process on channel {@code skiplock:<schema>}. Payloads are
- * {@code q:<queue>} (jobs committed on a queue) and {@code c:<job id>} (cancel requested). A broken
+ * {@code q:<queue>} (jobs committed on a queue), {@code c:<job id>} (cancel requested) and
+ * {@code e:<job id>} (events appended: log lines, a terminal status). A broken
  * connection is replaced with backoff, and after every (re)connect the engine re-syncs, because
  * notifications sent meanwhile are lost.
  */
@@ -93,14 +94,17 @@ final class PostgresNotifier implements Notifier {
         String value = payload.substring(2);
         switch (payload.charAt(0)) {
             case 'q' -> listener.queueReady(value);
-            case 'c' -> {
-                try {
-                    listener.cancelRequested(UUID.fromString(value));
-                } catch (IllegalArgumentException e) {
-                    LOG.debug("ignoring malformed cancel notification {}", payload);
-                }
-            }
+            case 'c' -> jobId(payload, value, listener::cancelRequested);
+            case 'e' -> jobId(payload, value, listener::eventsAppended);
             default -> LOG.debug("ignoring unknown notification {}", payload);
+        }
+    }
+
+    private static void jobId(String payload, String value, java.util.function.Consumer<UUID> target) {
+        try {
+            target.accept(UUID.fromString(value));
+        } catch (IllegalArgumentException e) {
+            LOG.debug("ignoring malformed notification {}", payload);
         }
     }
 

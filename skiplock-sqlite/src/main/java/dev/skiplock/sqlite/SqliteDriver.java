@@ -58,7 +58,7 @@ public final class SqliteDriver implements Driver {
 
     @Override
     public List<String> migrations() {
-        return List.of("0001_jobs");
+        return List.of("0001_jobs", "0002_events");
     }
 
     @Override

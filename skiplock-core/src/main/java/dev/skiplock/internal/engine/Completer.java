@@ -2,10 +2,15 @@ package dev.skiplock.internal.engine;
 
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.HeldAttempt;
+import dev.skiplock.internal.EventSignals;
+import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.internal.store.Stores;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -21,10 +26,19 @@ final class Completer {
     private static final Logger LOG = LoggerFactory.getLogger(Completer.class);
     static final int MAX_BATCH = 1000;
 
-    private record Pending(Execution execution, Completion completion) {
+    /** What waits to be written, in submission order: log lines and outcomes. */
+    private sealed interface Pending {
+    }
+
+    private record Outcome(Execution execution, Completion completion) implements Pending {
+    }
+
+    private record Log(EventStore.LogLine line) implements Pending {
     }
 
     private final JobStore store;
+    private final EventStore events;
+    private final EventSignals signals;
     private final String workerId;
     private final Registry registry;
     private final Counters counters;
@@ -32,8 +46,10 @@ final class Completer {
     private final Thread thread;
     private volatile boolean running = true;
 
-    Completer(JobStore store, String workerId, Registry registry, Counters counters) {
-        this.store = store;
+    Completer(Stores stores, EventSignals signals, String workerId, Registry registry, Counters counters) {
+        this.store = stores.jobs();
+        this.events = stores.events();
+        this.signals = signals;
         this.workerId = workerId;
         this.registry = registry;
         this.counters = counters;
@@ -45,7 +61,11 @@ final class Completer {
     }
 
     void submit(Execution execution, Completion completion) {
-        pending.add(new Pending(execution, completion));
+        pending.add(new Outcome(execution, completion));
+    }
+
+    void submitLog(EventStore.LogLine line) {
+        pending.add(new Log(line));
     }
 
     /** Writes what is pending, then stops. */
@@ -76,12 +96,12 @@ final class Completer {
             } catch (RuntimeException e) {
                 // The database is unreachable or failing: keep the batch and try again. Leases keep
                 // being extended meanwhile; if they expire, fencing rejects these outcomes later.
-                LOG.warn("writing {} job outcomes failed; retrying in {} ms: {}", batch.size(), backoffMillis,
+                LOG.warn("writing {} job outcomes and log lines failed; retrying in {} ms: {}", batch.size(), backoffMillis,
                         e.getMessage());
                 sleepQuietly(backoffMillis);
                 backoffMillis = Math.min(backoffMillis * 2, 5000);
                 if (!running && backoffMillis >= 5000) {
-                    LOG.error("giving up on {} job outcomes at shutdown; their leases will expire and be reaped",
+                    LOG.error("giving up on {} job outcomes and log lines at shutdown; their leases will expire and be reaped",
                             batch.size());
                     batch.clear();
                 }
@@ -89,12 +109,35 @@ final class Completer {
         }
     }
 
+    /**
+     * Writes the batch: log lines first, then outcomes. A job's lines are always submitted before
+     * its outcome, so followers see all of them before the terminal status event.
+     */
     private void flush(List<Pending> batch) {
+        List<EventStore.LogLine> lines = new ArrayList<>();
+        List<Outcome> outcomes = new ArrayList<>();
+        for (Pending item : batch) {
+            switch (item) {
+                case Log log -> lines.add(log.line());
+                case Outcome outcome -> outcomes.add(outcome);
+            }
+        }
+        events.appendLogs(lines);
+        if (!outcomes.isEmpty()) {
+            writeOutcomes(outcomes);
+        }
+        Set<UUID> touched = new HashSet<>();
+        lines.forEach(line -> touched.add(line.attempt().id()));
+        outcomes.forEach(outcome -> touched.add(outcome.completion().attempt().id()));
+        signals.signalAll(touched);
+    }
+
+    private void writeOutcomes(List<Outcome> batch) {
         List<Completion> completions = new ArrayList<>(batch.size());
         batch.forEach(item -> completions.add(item.completion()));
         Set<HeldAttempt> applied = store.complete(workerId, completions);
         counters.completionBatches.increment();
-        for (Pending item : batch) {
+        for (Outcome item : batch) {
             Completion completion = item.completion();
             if (applied.contains(completion.attempt())) {
                 count(completion);

@@ -9,8 +9,11 @@ import dev.skiplock.JobOutcome;
 import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.store.Completion;
+import dev.skiplock.Names;
+import dev.skiplock.internal.EventSignals;
+import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
-import dev.skiplock.spi.Notifier;
+import dev.skiplock.internal.store.Stores;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * The worker side of one Skiplock instance: a fetcher per queue, handlers on virtual threads, the
  * completer, and the lease keeper (heartbeat + reaper). Started once, stopped once.
  */
-public final class Engine implements QueueFetcher.Work, Notifier.Listener {
+public final class Engine implements QueueFetcher.Work {
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
 
     private final SkiplockConfig config;
@@ -38,31 +41,31 @@ public final class Engine implements QueueFetcher.Work, Notifier.Listener {
     private final Outcomes outcomes;
     private final Completer completer;
     private final LeaseKeeper leaseKeeper;
-    private final Notifier notifier;
+    private final Stores stores;
     private final List<QueueFetcher> fetchers = new ArrayList<>();
     private final ExecutorService handlerThreads =
             Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("skiplock-job-", 0).factory());
 
-    public Engine(SkiplockConfig config, JobStore store, Map<String, HandlerBinding<?>> handlers, Counters counters,
-            Notifier notifier) {
+    public Engine(SkiplockConfig config, Stores stores, Map<String, HandlerBinding<?>> handlers, Counters counters,
+            EventSignals signals) {
         this.config = config;
-        this.notifier = notifier;
-        this.store = store;
+        this.store = stores.jobs();
+        this.stores = stores;
         this.handlers = Map.copyOf(handlers);
         handlers.forEach((kind, binding) -> argsReaders.put(kind, Json.MAPPER.readerFor(binding.argsType())));
         this.counters = counters;
         this.outcomes = new Outcomes(config.retryPolicy());
-        this.completer = new Completer(store, config.workerId(), registry, counters);
-        this.leaseKeeper = new LeaseKeeper(config, store, registry, counters, this);
+        this.completer = new Completer(stores, signals, config.workerId(), registry, counters);
+        this.leaseKeeper = new LeaseKeeper(config, stores, registry, counters, this);
         config.queues().forEach((queue, concurrency) ->
                 fetchers.add(new QueueFetcher(queue, concurrency, config.pollInterval(), this)));
     }
 
     public void start() {
+        registerWorker();
         completer.start();
         leaseKeeper.start();
         fetchers.forEach(QueueFetcher::start);
-        notifier.start(this);
         LOG.info("skiplock worker {} started on queues {}", config.workerId(), config.queues());
     }
 
@@ -80,17 +83,7 @@ public final class Engine implements QueueFetcher.Work, Notifier.Listener {
         fetchers.forEach(QueueFetcher::adoptionDue);
     }
 
-    @Override
-    public void queueReady(String queue) {
-        wake(queue);
-    }
-
-    @Override
-    public void cancelRequested(UUID jobId) {
-        cancelLocal(jobId);
-    }
-
-    @Override
+    /** Notifications may have been missed: every fetcher looks for work and orphans now. */
     public void resync() {
         fetchers.forEach(QueueFetcher::adoptionDue);
     }
@@ -214,7 +207,6 @@ public final class Engine implements QueueFetcher.Work, Notifier.Listener {
      * the rest and release their leases so another worker takes them at once.
      */
     public void close() throws InterruptedException {
-        notifier.close();
         for (QueueFetcher fetcher : fetchers) {
             fetcher.stop();
         }
@@ -226,6 +218,11 @@ public final class Engine implements QueueFetcher.Work, Notifier.Listener {
         completer.stop();
         leaseKeeper.stop();
         handlerThreads.shutdownNow();
+        try {
+            stores.workers().stop(config.workerId());
+        } catch (RuntimeException e) {
+            LOG.warn("could not mark worker {} stopped: {}", config.workerId(), e.getMessage());
+        }
         LOG.info("skiplock worker {} stopped", config.workerId());
     }
 
@@ -250,6 +247,19 @@ public final class Engine implements QueueFetcher.Work, Notifier.Listener {
         stopped.forEach(registry::remove);
     }
 
+    private void registerWorker() {
+        String id = config.workerId();
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "localhost";
+        }
+        int concurrency = config.queues().values().stream().mapToInt(Integer::intValue).sum();
+        stores.workers().register(id, host, ProcessHandle.current().pid(),
+                List.copyOf(new java.util.TreeSet<>(config.queues().keySet())), concurrency);
+    }
+
     /** Args that cannot be read into the handler's type: the job can never succeed as enqueued. */
     private static final class ArgsException extends RuntimeException {
         ArgsException(String message) {
@@ -257,7 +267,20 @@ public final class Engine implements QueueFetcher.Work, Notifier.Listener {
         }
     }
 
-    private record Context<A>(A args, Execution execution) implements JobContext<A> {
+    private final class Context<A> implements JobContext<A> {
+        private final A args;
+        private final Execution execution;
+
+        Context(A args, Execution execution) {
+            this.args = args;
+            this.execution = execution;
+        }
+
+        @Override
+        public A args() {
+            return args;
+        }
+
         @Override
         public Job job() {
             return execution.job();
@@ -266,6 +289,17 @@ public final class Engine implements QueueFetcher.Work, Notifier.Listener {
         @Override
         public boolean stopRequested() {
             return execution.stopRequested();
+        }
+
+        @Override
+        public void log(String stream, String message) {
+            completer.submitLog(new EventStore.LogLine(execution.attempt(),
+                    Names.check("stream", stream), message == null ? "" : message));
+        }
+
+        @Override
+        public boolean progress(Object data) {
+            return stores.events().updateProgress(config.workerId(), execution.attempt(), Json.write(data));
         }
     }
 }

@@ -4,6 +4,8 @@ import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.store.HeartbeatAck;
 import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.internal.store.Stores;
+import dev.skiplock.internal.store.WorkerStore;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,14 +30,16 @@ final class LeaseKeeper {
 
     private final SkiplockConfig config;
     private final JobStore store;
+    private final WorkerStore workers;
     private final Registry registry;
     private final Counters counters;
     private final Engine engine;
     private final ScheduledThreadPoolExecutor scheduler;
 
-    LeaseKeeper(SkiplockConfig config, JobStore store, Registry registry, Counters counters, Engine engine) {
+    LeaseKeeper(SkiplockConfig config, Stores stores, Registry registry, Counters counters, Engine engine) {
         this.config = config;
-        this.store = store;
+        this.store = stores.jobs();
+        this.workers = stores.workers();
         this.registry = registry;
         this.counters = counters;
         this.engine = engine;
@@ -69,6 +73,7 @@ final class LeaseKeeper {
     }
 
     private void heartbeat() {
+        workers.touch(config.workerId()); // the registry shows idle workers as alive too
         List<Execution> held = registry.snapshot();
         if (held.isEmpty()) {
             return;

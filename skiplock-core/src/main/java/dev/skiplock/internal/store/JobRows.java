@@ -15,7 +15,8 @@ import java.sql.SQLException;
 final class JobRows implements SqlRunner.RowMapper<Job> {
     private static final String[] COLUMNS = {"id", "tenant", "queue", "kind", "args", "metadata", "priority",
         "status", "attempt", "max_attempts", "available_at", "requested_at", "started_at", "finished_at",
-        "timeout_seconds", "unique_key", "cancel_requested", "result", "last_error", "locked_by", "locked_until"};
+        "timeout_seconds", "unique_key", "cancel_requested", "progress", "result", "last_error", "locked_by",
+        "locked_until"};
 
     private final Dialect dialect;
     private final int[] index = new int[COLUMNS.length];
@@ -54,8 +55,9 @@ final class JobRows implements SqlRunner.RowMapper<Job> {
                 row.getString(index[15]),
                 row.getBoolean(index[16]),
                 Json.read(row.getString(index[17])),
-                row.getString(index[18]),
+                Json.read(row.getString(index[18])),
                 row.getString(index[19]),
-                dialect.getInstant(row, index[20]));
+                row.getString(index[20]),
+                dialect.getInstant(row, index[21]));
     }
 }

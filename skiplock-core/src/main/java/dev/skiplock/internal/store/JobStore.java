@@ -37,15 +37,12 @@ public final class JobStore {
     /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
             "list_jobs", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
-            "reap_expired_leases", "cancel_job", "retry_job", "prune_finished", "count_jobs");
+            "reap_expired_leases", "cancel_job", "retry_job", "prune_finished", "count_jobs", "delete_job");
 
-    private final DataSource dataSource;
     private final SqlRunner sql;
 
     public JobStore(DataSource dataSource, Driver driver) {
-        this.dataSource = dataSource;
-        this.sql = new SqlRunner(SqlFile.load(driver.resourceRoot() + "/sql/jobs.sql"), driver.dialect(),
-                driver.name());
+        this.sql = SqlRunner.forTable(dataSource, driver, "jobs");
     }
 
     /**
@@ -78,7 +75,7 @@ public final class JobStore {
     private static Job queued(NewJob job, Instant availableAt, Instant requestedAt) {
         return new Job(job.id(), job.tenant(), job.queue(), job.kind(), job.args(), job.metadata(), job.priority(),
                 JobStatus.QUEUED, 0, job.maxAttempts(), availableAt, requestedAt, null, null, job.timeoutSeconds(),
-                job.uniqueKey(), false, null, null, null, null);
+                job.uniqueKey(), false, null, null, null, null, null);
     }
 
     private Job findLiveByUniqueKey(Connection connection, NewJob job) {
@@ -217,6 +214,12 @@ public final class JobStore {
                 Params.of("tenant", tenant, "id", id), new JobRows(sql.dialect()))).stream().findFirst();
     }
 
+    /** Deletes a terminal job and its events; false when it does not exist or is not terminal. */
+    public boolean delete(String tenant, UUID id) {
+        return withConnection(connection -> sql.update(connection, "delete_job",
+                Params.of("tenant", tenant, "id", id))) == 1;
+    }
+
     /** Re-queues a terminal job; empty when it does not exist or is not terminal. */
     public Optional<Job> retry(String tenant, UUID id) {
         return withConnection(connection -> sql.query(connection, "retry_job",
@@ -244,10 +247,6 @@ public final class JobStore {
     }
 
     private <T> T withConnection(Function<Connection, T> work) {
-        try (Connection connection = dataSource.getConnection()) {
-            return work.apply(connection);
-        } catch (SQLException e) {
-            throw new SqlRunner.StoreException("cannot get a database connection: " + e.getMessage(), e);
-        }
+        return sql.withConnection(work);
     }
 }

@@ -6,6 +6,7 @@ import dev.skiplock.spi.Driver;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -28,8 +29,7 @@ public final class Migrator {
     public Migrator(DataSource dataSource, Driver driver) {
         this.dataSource = dataSource;
         this.driver = driver;
-        this.sql = new SqlRunner(SqlFile.load(driver.resourceRoot() + "/sql/migrations.sql"), driver.dialect(),
-                driver.name());
+        this.sql = SqlRunner.forTable(dataSource, driver, "migrations");
     }
 
     /** Applies what is missing; returns the names applied now (empty when up to date). */
@@ -71,17 +71,43 @@ public final class Migrator {
     private void runScript(Connection connection, String name) throws SQLException {
         String script = SqlFile.readResource(driver.resourceRoot() + "/migrations/" + name + ".sql");
         try (Statement statement = connection.createStatement()) {
-            // Migration files hold DDL only; statements end with ';' at the end of a line.
-            for (String part : script.split(";\\s*(\\n|$)")) {
-                if (!stripComments(part).isBlank()) {
-                    statement.execute(part);
-                }
+            for (String part : splitStatements(script)) {
+                statement.execute(part);
             }
         }
     }
 
-    private static String stripComments(String sqlText) {
-        return sqlText.replaceAll("(?m)--.*$", "");
+    /**
+     * Splits a migration into statements: each ends with ';' at the end of a line, except inside a
+     * PostgreSQL {@code $$} body or a SQLite trigger's {@code BEGIN … END;} block.
+     */
+    static List<String> splitStatements(String script) {
+        List<String> statements = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        boolean inDollarQuote = false;
+        boolean inTriggerBody = false;
+        for (String line : script.split("\n")) {
+            String code = line.replaceAll("--.*$", "").strip();
+            current.append(line).append('\n');
+            if ((code.length() - code.replace("$$", "").length()) / 2 % 2 == 1) {
+                inDollarQuote = !inDollarQuote;
+            }
+            String upper = code.toUpperCase(java.util.Locale.ROOT);
+            if (!inDollarQuote && upper.equals("BEGIN")) {
+                inTriggerBody = true;
+            }
+            boolean ends = code.endsWith(";") && !inDollarQuote && (!inTriggerBody || upper.equals("END;"));
+            if (ends) {
+                inTriggerBody = false;
+                String statement = current.toString().strip();
+                statements.add(statement.substring(0, statement.length() - 1));
+                current.setLength(0);
+            }
+        }
+        if (!current.toString().replaceAll("(?m)--.*$", "").isBlank()) {
+            throw new SkiplockException("migration ends without ';': " + current.toString().strip());
+        }
+        return statements;
     }
 
     static int version(String migrationName) {

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /** Binds named parameters of a statement from one {@link SqlFile} and runs it; every value is bound, never spliced. */
 final class SqlRunner {
@@ -23,14 +24,40 @@ final class SqlRunner {
         T map(ResultSet row) throws SQLException;
     }
 
+    private final DataSource dataSource;
     private final SqlFile file;
     private final Dialect dialect;
     private final String driverName;
 
-    SqlRunner(SqlFile file, Dialect dialect, String driverName) {
+    SqlRunner(DataSource dataSource, SqlFile file, Dialect dialect, String driverName) {
+        this.dataSource = dataSource;
         this.file = file;
         this.dialect = dialect;
         this.driverName = driverName;
+    }
+
+    /** Loads {@code sql/<table>.sql} of the driver. */
+    static SqlRunner forTable(DataSource dataSource, dev.skiplock.spi.Driver driver, String table) {
+        return new SqlRunner(dataSource, SqlFile.load(driver.resourceRoot() + "/sql/" + table + ".sql"),
+                driver.dialect(), driver.name());
+    }
+
+    /** Runs a query on a pooled connection of its own (autocommit). */
+    <T> List<T> query(String name, Map<String, ?> params, RowMapper<T> mapper) {
+        return withConnection(connection -> query(connection, name, params, mapper));
+    }
+
+    /** Runs an update on a pooled connection of its own (autocommit). */
+    int update(String name, Map<String, ?> params) {
+        return withConnection(connection -> update(connection, name, params));
+    }
+
+    <T> T withConnection(java.util.function.Function<Connection, T> work) {
+        try (Connection connection = dataSource.getConnection()) {
+            return work.apply(connection);
+        } catch (SQLException e) {
+            throw new StoreException("cannot get a " + driverName + " connection: " + e.getMessage(), e);
+        }
     }
 
     Dialect dialect() {

@@ -46,6 +46,7 @@ LIMIT :limit
 WITH next AS (
     SELECT id FROM skiplock_jobs
     WHERE status = 'queued' AND queue = :queue AND available_at <= now()
+      AND NOT EXISTS (SELECT 1 FROM skiplock_queues AS q WHERE q.queue = :queue AND q.paused)
     ORDER BY priority DESC, available_at, id
     LIMIT :limit
     FOR UPDATE SKIP LOCKED
@@ -214,3 +215,8 @@ WHERE id IN (
 -- name: count_jobs
 -- Jobs per queue and status of one tenant (dashboards, GET /queues, benchmarks' final check).
 SELECT queue, status, count(*) AS jobs FROM skiplock_jobs WHERE tenant = :tenant GROUP BY queue, status
+
+-- name: delete_job
+-- Deletes a terminal job; its events go with it (trigger).
+DELETE FROM skiplock_jobs
+WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')

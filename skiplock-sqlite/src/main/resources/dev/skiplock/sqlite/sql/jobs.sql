@@ -48,6 +48,7 @@ WHERE id IN (
     SELECT id FROM skiplock_jobs
     WHERE status = 'queued' AND queue = :queue
       AND available_at <= CAST(unixepoch('subsec') * 1000 AS INTEGER)
+      AND NOT EXISTS (SELECT 1 FROM skiplock_queues AS q WHERE q.queue = :queue AND q.paused)
     ORDER BY priority DESC, available_at, id
     LIMIT :limit)
 RETURNING *
@@ -152,3 +153,8 @@ WHERE id IN (
 -- name: count_jobs
 -- Jobs per queue and status of one tenant (dashboards, GET /queues, benchmarks' final check).
 SELECT queue, status, count(*) AS jobs FROM skiplock_jobs WHERE tenant = :tenant GROUP BY queue, status
+
+-- name: delete_job
+-- Deletes a terminal job; its events go with it (trigger).
+DELETE FROM skiplock_jobs
+WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')

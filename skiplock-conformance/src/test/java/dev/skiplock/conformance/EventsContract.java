@@ -1,0 +1,168 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobEvent;
+import dev.skiplock.JobNotFoundException;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStateException;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import dev.skiplock.WorkerInfo;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** DESIGN §5: the event log, progress, queue pause/resume, the worker registry, delete. */
+abstract class EventsContract extends ContractBase {
+
+    record Work(int lines) {
+    }
+
+    private static List<String> statuses(List<JobEvent> events) {
+        return events.stream().filter(event -> event.type().equals("status")).map(JobEvent::status).toList();
+    }
+
+    @Test
+    void everyStatusChangeIsAnEventInOrder() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("flaky", Work.class, context -> {
+                    if (context.attempt() == 1) {
+                        throw new IllegalStateException("first attempt fails");
+                    }
+                    return JobOutcome.complete();
+                }));
+        Job job = worker.enqueue(JobRequest.of("flaky", new Work(0)).withMaxAttempts(2));
+        awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
+
+        List<JobEvent> events = worker.events(job.id(), 0, 100);
+        assertThat(statuses(events)).containsExactly("queued", "running", "queued", "running", "succeeded");
+        assertThat(events).extracting(JobEvent::seq).isSorted().doesNotHaveDuplicates();
+        assertThat(events).extracting(JobEvent::attempt).containsExactly(0, 1, 1, 2, 2);
+        assertThat(events.get(2).message()).isEqualTo("java.lang.IllegalStateException: first attempt fails");
+        assertThat(events.getLast().isTerminal()).isTrue();
+        assertThat(worker.events(job.id(), events.get(2).seq(), 100)).hasSize(2);
+    }
+
+    @Test
+    void logLinesArriveInOrderBeforeTheTerminalStatus() throws Exception {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("chatty", Work.class, context -> {
+                    for (int i = 1; i <= context.args().lines(); i++) {
+                        context.log(i % 2 == 0 ? "stderr" : "stdout", "line " + i);
+                    }
+                    return JobOutcome.complete();
+                }));
+        Job job = worker.enqueue(JobRequest.of("chatty", new Work(50)));
+
+        List<JobEvent> seen = new ArrayList<>();
+        long after = 0;
+        while (seen.isEmpty() || !seen.getLast().isTerminal()) {
+            List<JobEvent> batch = worker.awaitEvents(job.id(), after, 1000, WAIT);
+            assertThat(batch).as("events within %s", WAIT).isNotEmpty();
+            seen.addAll(batch);
+            after = batch.getLast().seq();
+        }
+        List<JobEvent> logs = seen.stream().filter(event -> event.type().equals("log")).toList();
+        assertThat(logs).hasSize(50);
+        assertThat(logs.get(0).message()).isEqualTo("line 1");
+        assertThat(logs.get(0).stream()).isEqualTo("stdout");
+        assertThat(logs.get(1).stream()).isEqualTo("stderr");
+        assertThat(logs.getLast().message()).isEqualTo("line 50");
+        assertThat(logs).allSatisfy(event -> assertThat(event.attempt()).isEqualTo(1));
+        assertThat(seen.getLast().status()).isEqualTo("succeeded");
+    }
+
+    @Test
+    void progressIsStoredOnTheJobAndLogged() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("steps", Work.class, context -> {
+                    context.progress(Map.of("done", 1, "of", 2));
+                    context.progress(Map.of("done", 2, "of", 2));
+                    return JobOutcome.complete();
+                }));
+        Job job = worker.enqueue(JobRequest.of("steps", new Work(0)));
+
+        Job done = awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
+        assertThat(done.progress().get("done").asInt()).isEqualTo(2);
+        List<JobEvent> progress = worker.events(job.id(), 0, 100).stream()
+                .filter(event -> event.type().equals("progress")).toList();
+        assertThat(progress).extracting(event -> event.data().get("done").asInt()).containsExactly(1, 2);
+    }
+
+    @Test
+    void awaitEventsWakesAFollowerWhenTheJobFinishes() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("wait", Work.class, context -> {
+                    release.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    return JobOutcome.complete();
+                }));
+        Job job = worker.enqueue(JobRequest.of("wait", new Work(0)));
+        awaitStatus(worker, job.id(), JobStatus.RUNNING);
+        long lastSeen = worker.events(job.id(), 0, 100).getLast().seq();
+
+        release.countDown();
+        List<JobEvent> next = worker.awaitEvents(job.id(), lastSeen, 100, WAIT);
+
+        assertThat(statuses(next)).containsExactly("succeeded");
+        assertThatThrownBy(() -> worker.tenant("other").awaitEvents(job.id(), 0, 10, Duration.ofMillis(10)))
+                .isInstanceOf(JobNotFoundException.class);
+    }
+
+    @Test
+    void pausedQueueIsNotClaimedUntilResumed() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        worker.pauseQueue("default");
+        Job job = worker.enqueue(JobRequest.of("work", new Work(0)));
+
+        assertThat(worker.pausedQueues()).containsExactly("default");
+        await().during(Duration.ofMillis(500)).atMost(WAIT)
+                .until(() -> worker.get(job.id()).orElseThrow().status() == JobStatus.QUEUED);
+
+        worker.resumeQueue("default");
+        awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
+        assertThat(worker.pausedQueues()).isEmpty();
+    }
+
+    @Test
+    void workerRegistryShowsRunningAndStoppedWorkers() {
+        Skiplock worker = started(builder(config -> config.queue("default", 3).queue("mail", 2))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        Skiplock client = client();
+
+        WorkerInfo info = client.workers().stream()
+                .filter(candidate -> candidate.id().equals(worker.config().workerId())).findFirst().orElseThrow();
+        assertThat(info.status()).isEqualTo("active");
+        assertThat(info.queues()).containsExactly("default", "mail");
+        assertThat(info.concurrency()).isEqualTo(5);
+        assertThat(info.pid()).isEqualTo(ProcessHandle.current().pid());
+
+        worker.close();
+        assertThat(client.workers()).filteredOn(candidate -> candidate.id().equals(worker.config().workerId()))
+                .extracting(WorkerInfo::status).containsExactly("stopped");
+    }
+
+    @Test
+    void deleteRemovesATerminalJobAndItsEventsButRefusesALiveOne() {
+        Skiplock client = client();
+        Job live = client.enqueue(JobRequest.of("work", new Work(0)));
+        assertThatThrownBy(() -> client.delete(live.id())).isInstanceOf(JobStateException.class);
+
+        client.cancel(live.id());
+        client.delete(live.id());
+
+        assertThat(client.get(live.id())).isEmpty();
+        assertThat(client.events(live.id(), 0, 10)).isEmpty();
+        assertThatThrownBy(() -> client.delete(live.id())).isInstanceOf(JobNotFoundException.class);
+    }
+}

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteEventsTest extends EventsContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}

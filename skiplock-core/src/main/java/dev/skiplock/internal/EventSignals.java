@@ -1,0 +1,53 @@
+package dev.skiplock.internal;
+
+import java.util.Collection;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Wakes followers of a job's events: the engine signals after it wrote events, the notifier when
+ * another process did. A follower registers before it reads, so a signal between read and wait
+ * is never lost. Thread-safe.
+ */
+public final class EventSignals {
+    private final ConcurrentHashMap<UUID, Set<CompletableFuture<Void>>> waiters = new ConcurrentHashMap<>();
+
+    /** Registers interest in {@code jobId}; pass the result to {@link #await}. */
+    public CompletableFuture<Void> register(UUID jobId) {
+        CompletableFuture<Void> signal = new CompletableFuture<>();
+        waiters.computeIfAbsent(jobId, key -> ConcurrentHashMap.newKeySet()).add(signal);
+        return signal;
+    }
+
+    /** Waits for a signal on a registration, at most {@code millis}; always unregisters it. */
+    public void await(UUID jobId, CompletableFuture<Void> signal, long millis) throws InterruptedException {
+        try {
+            signal.get(millis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // Timed out: the caller reads again anyway (the safety net for lost signals).
+        } finally {
+            waiters.computeIfPresent(jobId, (key, set) -> {
+                set.remove(signal);
+                return set.isEmpty() ? null : set;
+            });
+        }
+    }
+
+    public void signal(UUID jobId) {
+        Set<CompletableFuture<Void>> set = waiters.get(jobId);
+        if (set != null) {
+            set.forEach(signal -> signal.complete(null));
+        }
+    }
+
+    public void signalAll(Collection<UUID> jobIds) {
+        if (!waiters.isEmpty()) {
+            jobIds.forEach(this::signal);
+        }
+    }
+}

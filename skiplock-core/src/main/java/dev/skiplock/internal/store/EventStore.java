@@ -1,0 +1,71 @@
+package dev.skiplock.internal.store;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.skiplock.JobEvent;
+import dev.skiplock.internal.Json;
+import dev.skiplock.spi.Driver;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/** Reads and appends job events ({@code events.sql}). Status and progress events come from triggers. */
+public final class EventStore {
+    /** The statements every driver's {@code events.sql} must define. */
+    public static final List<String> STATEMENTS = List.of("list_events", "append_logs", "update_progress");
+
+    /** One log line of a running attempt. */
+    public record LogLine(HeldAttempt attempt, String stream, String message) {
+    }
+
+    private final SqlRunner sql;
+
+    public EventStore(DataSource dataSource, Driver driver) {
+        this.sql = SqlRunner.forTable(dataSource, driver, "events");
+    }
+
+    public List<JobEvent> list(String tenant, UUID jobId, long afterSeq, int limit) {
+        return sql.query("list_events", Params.of("tenant", tenant, "job_id", jobId, "after_seq", afterSeq,
+                "limit", limit), row -> new JobEvent(
+                        row.getLong("seq"),
+                        sql.dialect().getInstant(row, row.findColumn("ts")),
+                        sql.dialect().getUuid(row, row.findColumn("job_id")),
+                        row.getInt("attempt"),
+                        row.getString("type"),
+                        row.getString("status"),
+                        row.getString("step"),
+                        row.getString("stream"),
+                        row.getString("message"),
+                        Json.read(row.getString("data"))));
+    }
+
+    public void appendLogs(List<LogLine> lines) {
+        if (lines.isEmpty()) {
+            return;
+        }
+        StringWriter text = new StringWriter(lines.size() * 100);
+        try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(text)) {
+            json.writeStartArray();
+            for (LogLine line : lines) {
+                json.writeStartObject();
+                json.writeStringField("job_id", line.attempt().id().toString());
+                json.writeNumberField("attempt", line.attempt().attempt());
+                json.writeStringField("stream", line.stream());
+                json.writeStringField("message", line.message());
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        sql.query("append_logs", Params.of("lines", text.toString()), row -> 1);
+    }
+
+    /** Fenced progress write; false when the attempt no longer holds the job. */
+    public boolean updateProgress(String worker, HeldAttempt attempt, String progressJson) {
+        return sql.update("update_progress", Params.of("worker", worker, "id", attempt.id(),
+                "attempt", attempt.attempt(), "progress", progressJson)) == 1;
+    }
+}

@@ -1,0 +1,45 @@
+package dev.skiplock.internal.store;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.WorkerInfo;
+import dev.skiplock.internal.Json;
+import dev.skiplock.spi.Driver;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/** The worker registry ({@code workers.sql}). */
+public final class WorkerStore {
+    public static final List<String> STATEMENTS = List.of("register_worker", "touch_worker", "stop_worker",
+            "list_workers");
+
+    private final SqlRunner sql;
+
+    public WorkerStore(DataSource dataSource, Driver driver) {
+        this.sql = SqlRunner.forTable(dataSource, driver, "workers");
+    }
+
+    public void register(String id, String host, long pid, List<String> queues, int concurrency) {
+        sql.update("register_worker", Params.of("id", id, "host", host, "pid", pid,
+                "queues", Json.write(queues), "concurrency", concurrency));
+    }
+
+    public void touch(String id) {
+        sql.update("touch_worker", Params.of("id", id));
+    }
+
+    public void stop(String id) {
+        sql.update("stop_worker", Params.of("id", id));
+    }
+
+    public List<WorkerInfo> list(long heartbeatMillis) {
+        return sql.query("list_workers", Params.of("heartbeat_ms", heartbeatMillis), row -> {
+            List<String> queues = new ArrayList<>();
+            JsonNode names = Json.read(row.getString("queues"));
+            names.forEach(name -> queues.add(name.asText()));
+            return new WorkerInfo(row.getString("id"), row.getString("host"), row.getLong("pid"), queues,
+                    row.getInt("concurrency"), sql.dialect().getInstant(row, row.findColumn("started_at")),
+                    sql.dialect().getInstant(row, row.findColumn("last_heartbeat_at")), row.getString("status"));
+        });
+    }
+}

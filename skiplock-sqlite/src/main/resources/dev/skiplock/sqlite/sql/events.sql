@@ -1,0 +1,20 @@
+-- name: list_events
+-- One job's events after :after_seq, oldest first; the join keeps other tenants' jobs invisible.
+SELECT e.seq, e.ts, e.job_id, e.attempt, e.type, e.status, e.step, e.stream, e.message, e.data
+FROM skiplock_job_events AS e
+JOIN skiplock_jobs AS j ON j.id = e.job_id
+WHERE j.tenant = :tenant AND e.job_id = :job_id AND e.seq > :after_seq
+ORDER BY e.seq
+LIMIT :limit
+
+-- name: append_logs
+-- Log lines of running attempts, many per statement.
+INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message)
+SELECT value ->> '$.job_id', value ->> '$.attempt', 'log', value ->> '$.stream', value ->> '$.message'
+FROM json_each(:lines)
+RETURNING seq
+
+-- name: update_progress
+-- Fenced like every write of a running job; the trigger records the progress event.
+UPDATE skiplock_jobs SET progress = :progress
+WHERE id = :id AND attempt = :attempt AND locked_by = :worker AND status = 'running'

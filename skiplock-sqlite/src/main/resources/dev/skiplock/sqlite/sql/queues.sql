@@ -1,0 +1,6 @@
+-- name: set_paused
+INSERT INTO skiplock_queues (queue, paused) VALUES (:queue, :paused)
+ON CONFLICT (queue) DO UPDATE SET paused = excluded.paused
+
+-- name: list_paused
+SELECT queue FROM skiplock_queues WHERE paused
