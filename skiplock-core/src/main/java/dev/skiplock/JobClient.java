@@ -22,6 +22,12 @@ public interface JobClient {
      */
     Job enqueue(Connection connection, JobRequest request);
 
+    /**
+     * Like {@link #enqueue(JobRequest)}, and tells whether the job was created or an existing live
+     * job with the same unique key was returned ("reuse or create").
+     */
+    Enqueued enqueueOrReuse(JobRequest request);
+
     /** Enqueues up to 10,000 jobs in one statement, atomically; results are in request order. */
     List<Job> enqueueMany(List<JobRequest> requests);
 

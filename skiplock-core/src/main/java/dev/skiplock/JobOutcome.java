@@ -25,6 +25,10 @@ public sealed interface JobOutcome {
     record Cancel(String reason) implements JobOutcome {
     }
 
+    /** Failed with {@code reason} as {@code lastError}, retried per policy: like throwing, with a chosen message. */
+    record Fail(String reason) implements JobOutcome {
+    }
+
     static JobOutcome complete() {
         return new Complete(null);
     }
@@ -39,5 +43,9 @@ public sealed interface JobOutcome {
 
     static JobOutcome cancel(String reason) {
         return new Cancel(reason);
+    }
+
+    static JobOutcome fail(String reason) {
+        return new Fail(reason);
     }
 }

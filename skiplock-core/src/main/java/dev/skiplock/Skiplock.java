@@ -145,6 +145,11 @@ public final class Skiplock implements JobClient, AutoCloseable {
     }
 
     @Override
+    public Enqueued enqueueOrReuse(JobRequest request) {
+        return defaultTenant.enqueueOrReuse(request);
+    }
+
+    @Override
     public Job enqueue(Connection connection, JobRequest request) {
         return defaultTenant.enqueue(connection, request);
     }

@@ -55,6 +55,15 @@ final class TenantJobClient implements JobClient {
     }
 
     @Override
+    public Enqueued enqueueOrReuse(JobRequest request) {
+        NewJob job = toNewJobs(List.of(request)).getFirst();
+        Job stored = store.insert(null, List.of(job)).getFirst();
+        wakeQueuesOf(List.of(request));
+        signals.signal(stored.id());
+        return new Enqueued(stored, stored.id().equals(job.id()));
+    }
+
+    @Override
     public Job enqueue(Connection connection, JobRequest request) {
         return enqueueMany(connection, List.of(request)).getFirst();
     }

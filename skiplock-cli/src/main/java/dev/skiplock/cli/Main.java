@@ -2,6 +2,10 @@ package dev.skiplock.cli;
 
 import dev.skiplock.SkiplockException;
 import dev.skiplock.cli.bench.BenchCommand;
+import dev.skiplock.cli.client.CliFailure;
+import dev.skiplock.cli.client.JobCommands;
+import dev.skiplock.cli.client.LogsCommand;
+import dev.skiplock.cli.client.SubmitCommand;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,7 +16,10 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "skiplock", mixinStandardHelpOptions = true, version = "skiplock 0.1.0",
         description = "Durable job queue and worker engine on PostgreSQL and SQLite.",
-        subcommands = {DemoCommand.class, MigrateCommand.class, BenchCommand.class})
+        subcommands = {ServeCommand.class, WorkerCommand.class, SubmitCommand.class, JobCommands.Status.class,
+            JobCommands.List.class, LogsCommand.class, JobCommands.Cancel.class, JobCommands.Remove.class,
+            JobCommands.Retry.class, JobCommands.Queue.class, MigrateCommand.class, BenchCommand.class,
+            DemoCommand.class})
 public final class Main {
     public static final int EXIT_FAILED = 1;
     public static final int EXIT_USAGE = 2;
@@ -34,6 +41,10 @@ public final class Main {
 
     private static int handleFailure(Exception error, CommandLine commandLine, CommandLine.ParseResult parsed) {
         PrintWriter err = commandLine.getErr();
+        if (error instanceof CliFailure failure) {
+            err.println("skiplock: " + failure.getMessage());
+            return failure.exitCode();
+        }
         if (error instanceof IllegalArgumentException) {
             err.println("skiplock: " + error.getMessage());
             return EXIT_USAGE;

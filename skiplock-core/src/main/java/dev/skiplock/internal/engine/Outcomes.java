@@ -29,6 +29,7 @@ final class Outcomes {
                     new Completion(attempt, JobStatus.QUEUED, snooze.delay().toMillis(), null, null, 1);
             case JobOutcome.Cancel cancel ->
                     new Completion(attempt, JobStatus.CANCELLED, 0, null, truncate(cancel.reason()), 0);
+            case JobOutcome.Fail fail -> failed(job, fail.reason(), kindPolicy);
         };
     }
 

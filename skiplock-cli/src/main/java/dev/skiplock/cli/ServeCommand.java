@@ -1,0 +1,104 @@
+package dev.skiplock.cli;
+
+import dev.skiplock.Skiplock;
+import dev.skiplock.SkiplockConfig;
+import dev.skiplock.server.ServerConfig;
+import dev.skiplock.server.SkiplockServer;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code skiplock serve}: HTTP API + workers + reaper on one database; runs until SIGTERM/SIGINT. */
+@Command(name = "serve", description = "Run the HTTP API with workers (SQLite by default).")
+final class ServeCommand implements Callable<Integer> {
+    @Mixin
+    DatabaseOption database;
+
+    @Mixin
+    WorkerOptions lease;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default ${DEFAULT-VALUE})")
+    String host;
+
+    @Option(names = "--port", defaultValue = "8080", description = "port, 0 for any free one (default ${DEFAULT-VALUE})")
+    int port;
+
+    @Option(names = "--config", description = "YAML config file (queues, tools, retention)")
+    Path config;
+
+    @Option(names = "--tools", description = "tools file (YAML or JSON): {name: {argv: [...]}}")
+    Path tools;
+
+    @Option(names = "--workers", defaultValue = "8", description = "jobs this process runs at once; 0 = API only (default ${DEFAULT-VALUE})")
+    int workers;
+
+    @Option(names = "--queues", split = ",", description = "queues to work (default: default, plus the config's)")
+    List<String> queues;
+
+    @Option(names = "--allow-commands", description = "accept command jobs with any argv (otherwise only tools)")
+    boolean allowCommands;
+
+    @Option(names = "--no-queue", description = "fallback mode: run each job synchronously (not supported yet)")
+    boolean noQueue;
+
+    @Option(names = "--max-concurrent", description = "fallback mode: global cap (not supported yet)")
+    Integer maxConcurrent;
+
+    @Option(names = "--max-body", defaultValue = "1048576", description = "largest request body in bytes (default ${DEFAULT-VALUE})")
+    long maxBody;
+
+    @Override
+    public Integer call() throws Exception {
+        if (noQueue || maxConcurrent != null) {
+            throw new IllegalArgumentException("--no-queue: fallback mode is not supported by this version yet");
+        }
+        if (workers < 0 || workers > SkiplockConfig.MAX_CONCURRENCY) {
+            throw new IllegalArgumentException("--workers: must be between 0 and " + SkiplockConfig.MAX_CONCURRENCY);
+        }
+        ServiceConfigFile file = config == null ? ServiceConfigFile.empty() : ServiceConfigFile.read(config);
+        Map<String, List<String>> toolMap = new LinkedHashMap<>(file.tools());
+        if (tools != null) {
+            toolMap.putAll(ServiceConfigFile.readTools(tools));
+        }
+        SkiplockConfig.Builder builder = lease.apply(SkiplockConfig.builder());
+        if (file.retention() != null) {
+            builder.retention(file.retention());
+        }
+        if (workers > 0) {
+            Map<String, Integer> work = new LinkedHashMap<>();
+            (queues == null ? List.of("default") : queues).forEach(queue -> work.put(queue, workers));
+            if (queues == null) {
+                work.putAll(file.queues());
+            }
+            work.forEach(builder::queue);
+        }
+        Skiplock skiplock = Skiplock.builder().url(database.jdbcUrl()).config(builder.build())
+                .handler("command", com.fasterxml.jackson.databind.JsonNode.class, SkiplockServer.commandRunner())
+                .build();
+        SkiplockServer server;
+        try {
+            skiplock.start();
+            server = SkiplockServer.start(skiplock, new ServerConfig(host, port, maxBody, allowCommands, toolMap));
+        } catch (RuntimeException e) {
+            skiplock.close();
+            throw e;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            skiplock.close();
+            stopped.countDown();
+        }, "skiplock-shutdown"));
+        System.out.println("skiplock serving on http://" + host + ":" + server.port() + " (" + skiplock.driverName()
+                + ", " + (workers > 0 ? skiplock.config().queues() + " workers" : "API only") + ")");
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,51 @@
+package dev.skiplock.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.Skiplock;
+import dev.skiplock.SkiplockConfig;
+import dev.skiplock.server.SkiplockServer;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code skiplock worker}: a worker-only process (scale-out) running command jobs of the given
+ * queues; SIGTERM shuts it down gracefully. Tools were resolved at submit, so it needs none.
+ */
+@Command(name = "worker", description = "Run workers only, against the same database as a server.")
+final class WorkerCommand implements Callable<Integer> {
+    @Mixin
+    DatabaseOption database;
+
+    @Mixin
+    WorkerOptions lease;
+
+    @Option(names = "--queues", split = ",", defaultValue = "default", description = "queues to work (default ${DEFAULT-VALUE})")
+    List<String> queues;
+
+    @Option(names = "--concurrency", defaultValue = "8", description = "jobs per queue at once (default ${DEFAULT-VALUE})")
+    int concurrency;
+
+    @Override
+    public Integer call() throws Exception {
+        SkiplockConfig.Builder builder = lease.apply(SkiplockConfig.builder());
+        queues.forEach(queue -> builder.queue(queue, concurrency));
+        Skiplock skiplock = Skiplock.builder().url(database.jdbcUrl()).config(builder.build())
+                .handler("command", JsonNode.class, SkiplockServer.commandRunner())
+                .build();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            skiplock.close();
+            stopped.countDown();
+        }, "skiplock-shutdown"));
+        skiplock.start();
+        System.out.println("skiplock worker " + skiplock.config().workerId() + " on " + skiplock.driverName()
+                + " " + skiplock.config().queues());
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+}

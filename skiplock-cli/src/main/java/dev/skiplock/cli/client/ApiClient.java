@@ -1,0 +1,102 @@
+package dev.skiplock.cli.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.internal.Json;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.function.Predicate;
+
+/**
+ * A small client of the HTTP API for the CLI. Maps answers to exit codes: 4xx → 2 (bad input, with
+ * the server's message), unreachable or 5xx → 3.
+ */
+public final class ApiClient {
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final String base;
+    private final String token;
+
+    ApiClient(String base, String token) {
+        if (!base.startsWith("http://") && !base.startsWith("https://")) {
+            throw new IllegalArgumentException("--server: expected http://host:port, got '" + base + "'");
+        }
+        this.base = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
+        this.token = token;
+    }
+
+    public JsonNode get(String path) {
+        return send("GET", path, null);
+    }
+
+    public JsonNode post(String path, JsonNode body) {
+        return send("POST", path, body);
+    }
+
+    public JsonNode delete(String path) {
+        return send("DELETE", path, null);
+    }
+
+    /** Reads an NDJSON stream line by line until {@code onLine} returns true (or the stream ends). */
+    public void stream(String path, Predicate<JsonNode> onLine) {
+        HttpResponse<InputStream> response = exchange(request("GET", path, null), HttpResponse.BodyHandlers.ofInputStream());
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+            if (response.statusCode() >= 300) {
+                fail(response.statusCode(), Json.read(lines.lines().reduce("", String::concat)));
+            }
+            String line;
+            while ((line = lines.readLine()) != null) {
+                if (!line.isBlank() && onLine.test(Json.read(line))) {
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            throw new CliFailure(3, "lost the connection to " + base + ": " + e.getMessage());
+        }
+    }
+
+    private JsonNode send(String method, String path, JsonNode body) {
+        HttpResponse<String> response = exchange(request(method, path, body), HttpResponse.BodyHandlers.ofString());
+        JsonNode json = response.body() == null || response.body().isBlank() ? null : Json.read(response.body());
+        if (response.statusCode() >= 300) {
+            fail(response.statusCode(), json);
+        }
+        return json;
+    }
+
+    private HttpRequest request(String method, String path, JsonNode body) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofMinutes(60))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body.toString()));
+        if (body != null) {
+            builder.header("Content-Type", "application/json");
+        }
+        if (token != null && !token.isBlank()) {
+            builder.header("Authorization", "Bearer " + token);
+        }
+        return builder.build();
+    }
+
+    private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+        try {
+            return http.send(request, handler);
+        } catch (IOException e) {
+            throw new CliFailure(3, "cannot reach " + base + ": " + (e.getMessage() == null ? e : e.getMessage()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliFailure(3, "interrupted");
+        }
+    }
+
+    private static void fail(int status, JsonNode body) {
+        String message = body != null && body.path("error").has("message") ? body.path("error").path("message").asText()
+                : "HTTP " + status;
+        throw new CliFailure(status >= 500 ? 3 : 2, message);
+    }
+}

@@ -1,0 +1,154 @@
+package dev.skiplock.cli.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.internal.Json;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The small job commands: status, ls, cancel, retry, rm, and queue pause/resume. */
+public final class JobCommands {
+    private JobCommands() {
+    }
+
+    static void printJson(JsonNode node) {
+        try {
+            System.out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(node));
+        } catch (Exception e) {
+            System.out.println(node);
+        }
+    }
+
+    @Command(name = "status", description = "Show one job.")
+    public static final class Status implements Callable<Integer> {
+        @Mixin
+        ServerOptions server;
+
+        @Parameters(paramLabel = "ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            printJson(server.client().get("/api/v1/jobs/" + id));
+            return 0;
+        }
+    }
+
+    @Command(name = "ls", description = "List jobs, newest first.")
+    public static final class List implements Callable<Integer> {
+        @Mixin
+        ServerOptions server;
+
+        @Option(names = "--status")
+        String status;
+
+        @Option(names = "--queue")
+        String queue;
+
+        @Option(names = "--limit", defaultValue = "50")
+        int limit;
+
+        @Option(names = "--json", description = "print the API's JSON")
+        boolean json;
+
+        @Override
+        public Integer call() {
+            StringBuilder query = new StringBuilder("?limit=").append(limit);
+            if (status != null) {
+                query.append("&status=").append(URLEncoder.encode(status, StandardCharsets.UTF_8));
+            }
+            if (queue != null) {
+                query.append("&queue=").append(URLEncoder.encode(queue, StandardCharsets.UTF_8));
+            }
+            JsonNode page = server.client().get("/api/v1/jobs" + query);
+            if (json) {
+                printJson(page);
+                return 0;
+            }
+            System.out.printf("%-36s  %-10s  %-12s  %-16s  %s%n", "ID", "STATUS", "QUEUE", "KIND", "REQUESTED");
+            page.path("jobs").forEach(job -> System.out.printf("%-36s  %-10s  %-12s  %-16s  %s%n",
+                    job.path("id").asText(), job.path("status").asText(), job.path("queue").asText(),
+                    job.path("kind").asText(), job.path("requestedAt").asText()));
+            return 0;
+        }
+    }
+
+    @Command(name = "cancel", description = "Cancel a job (a running one is stopped).")
+    public static final class Cancel implements Callable<Integer> {
+        @Mixin
+        ServerOptions server;
+
+        @Parameters(paramLabel = "ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            JsonNode job = server.client().post("/api/v1/jobs/" + id + "/cancel", Json.object());
+            System.out.println(job.path("id").asText() + " " + job.path("status").asText()
+                    + (job.path("cancelRequested").asBoolean() ? " (cancel requested)" : ""));
+            return 0;
+        }
+    }
+
+    @Command(name = "retry", description = "Queue one more attempt of a finished job.")
+    public static final class Retry implements Callable<Integer> {
+        @Mixin
+        ServerOptions server;
+
+        @Parameters(paramLabel = "ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            JsonNode job = server.client().post("/api/v1/jobs/" + id + "/retry", Json.object());
+            System.out.println(job.path("id").asText() + " " + job.path("status").asText());
+            return 0;
+        }
+    }
+
+    @Command(name = "rm", description = "Delete a finished job; --force cancels a live one first.")
+    public static final class Remove implements Callable<Integer> {
+        @Mixin
+        ServerOptions server;
+
+        @Option(names = "--force")
+        boolean force;
+
+        @Parameters(paramLabel = "ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            server.client().delete("/api/v1/jobs/" + id + (force ? "?force=true" : ""));
+            System.out.println(id + (force ? " removed (cancelled first if it was live)" : " removed"));
+            return 0;
+        }
+    }
+
+    @Command(name = "queue", description = "Pause or resume a queue.")
+    public static final class Queue implements Callable<Integer> {
+        @Mixin
+        ServerOptions server;
+
+        @Parameters(index = "0", paramLabel = "ACTION", description = "pause or resume")
+        String action;
+
+        @Parameters(index = "1", paramLabel = "QUEUE")
+        String queue;
+
+        @Override
+        public Integer call() {
+            if (!action.equals("pause") && !action.equals("resume")) {
+                throw new IllegalArgumentException("ACTION: expected pause or resume, got '" + action + "'");
+            }
+            JsonNode answer = server.client().post("/api/v1/queues/" + URLEncoder.encode(queue, StandardCharsets.UTF_8)
+                    + "/" + action, Json.object());
+            System.out.println(answer.path("name").asText() + (answer.path("paused").asBoolean() ? " paused" : " resumed"));
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package dev.skiplock.cli.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.JobStatus;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code skiplock logs [-f] ID}: prints a job's events; {@code -f} follows until the job ends. */
+@Command(name = "logs", description = "Print a job's events; -f follows until it ends.")
+public final class LogsCommand implements Callable<Integer> {
+    @Mixin
+    ServerOptions server;
+
+    @Option(names = {"-f", "--follow"})
+    boolean follow;
+
+    @Parameters(paramLabel = "ID")
+    String id;
+
+    @Override
+    public Integer call() {
+        ApiClient client = server.client();
+        if (follow) {
+            follow(client, id, false);
+            return 0;
+        }
+        client.get("/api/v1/jobs/" + id + "/events").path("events").forEach(LogsCommand::print);
+        return 0;
+    }
+
+    /** Follows until the terminal status; returns 0 if the job succeeded, 1 if not (for --wait). */
+    static int follow(ApiClient client, String id, boolean quiet) {
+        AtomicReference<String> terminal = new AtomicReference<>();
+        client.stream("/api/v1/jobs/" + id + "/events?follow=true", event -> {
+            if (!quiet || event.path("type").asText().equals("log")) {
+                print(event);
+            }
+            boolean end = event.path("type").asText().equals("status")
+                    && JobStatus.fromWireName(event.path("status").asText()).isTerminal();
+            if (end) {
+                terminal.set(event.path("status").asText());
+            }
+            return end;
+        });
+        return "succeeded".equals(terminal.get()) ? 0 : 1;
+    }
+
+    static void print(JsonNode event) {
+        switch (event.path("type").asText()) {
+            case "log" -> (event.path("stream").asText().equals("stderr") ? System.err : System.out)
+                    .println(event.path("message").asText());
+            case "status" -> System.out.println("[" + event.path("ts").asText() + "] " + event.path("status").asText()
+                    + (event.path("message").isTextual() ? " (" + event.path("message").asText() + ")" : ""));
+            default -> System.out.println("[" + event.path("ts").asText() + "] " + event.path("type").asText() + " "
+                    + event.path("data"));
+        }
+        System.out.flush();
+    }
+}

@@ -1,0 +1,103 @@
+package dev.skiplock.cli.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skiplock.cli.Durations;
+import dev.skiplock.internal.Json;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code skiplock submit … -- CMD ARGS…} or {@code --kind K --args JSON}: prints the job id. */
+@Command(name = "submit", description = "Enqueue a command job (or any kind with --kind/--args); prints its id.")
+public final class SubmitCommand implements Callable<Integer> {
+    @Mixin
+    ServerOptions server;
+
+    @Option(names = "--queue")
+    String queue;
+
+    @Option(names = "--priority")
+    Integer priority;
+
+    @Option(names = "--max-attempts")
+    Integer maxAttempts;
+
+    @Option(names = "--timeout", description = "e.g. 30s, 5m")
+    String timeout;
+
+    @Option(names = "--run-at", description = "ISO-8601 time, e.g. 2026-12-01T08:00:00Z")
+    String runAt;
+
+    @Option(names = "--depends-on")
+    List<String> dependsOn;
+
+    @Option(names = "--unique-key")
+    String uniqueKey;
+
+    @Option(names = "--kind", description = "job kind (default: command)")
+    String kind;
+
+    @Option(names = "--args", description = "job args as JSON (with --kind)")
+    String args;
+
+    @Option(names = "--wait", description = "follow the job and exit 0 if it succeeded, 1 if not")
+    boolean await;
+
+    @Parameters(paramLabel = "CMD", description = "command and arguments (after --)")
+    List<String> command;
+
+    @Override
+    public Integer call() {
+        ObjectNode body = Json.object();
+        if (kind == null || kind.equals("command")) {
+            if (command == null || command.isEmpty()) {
+                throw new IllegalArgumentException("CMD: give the command after --, e.g. skiplock submit -- echo hi");
+            }
+            body.put("kind", "command");
+            body.putObject("args").set("argv", Json.MAPPER.valueToTree(command));
+        } else {
+            if (command != null && !command.isEmpty()) {
+                throw new IllegalArgumentException("CMD: only command jobs take a command; use --args for " + kind);
+            }
+            body.put("kind", kind);
+            body.set("args", args == null ? Json.object() : parseArgs(args));
+        }
+        if (queue != null) {
+            body.put("queue", queue);
+        }
+        if (priority != null) {
+            body.put("priority", priority);
+        }
+        if (maxAttempts != null) {
+            body.put("maxAttempts", maxAttempts);
+        }
+        if (timeout != null) {
+            body.put("timeoutSeconds", Durations.parse("--timeout", timeout).toSeconds());
+        }
+        if (runAt != null) {
+            body.put("runAt", runAt);
+        }
+        if (dependsOn != null) {
+            body.set("dependsOn", Json.MAPPER.valueToTree(dependsOn));
+        }
+        if (uniqueKey != null) {
+            body.put("uniqueKey", uniqueKey);
+        }
+        ApiClient client = server.client();
+        String id = client.post("/api/v1/jobs", body).path("id").asText();
+        System.out.println(id);
+        return await ? LogsCommand.follow(client, id, true) : 0;
+    }
+
+    private static JsonNode parseArgs(String text) {
+        try {
+            return Json.MAPPER.readTree(text);
+        } catch (Exception e) {
+            throw new IllegalArgumentException("--args: not valid JSON");
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package dev.skiplock.server;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skiplock.Job;
+import dev.skiplock.JobEvent;
+import dev.skiplock.internal.Json;
+
+/** The API's job and event JSON (API.md): field names and shapes clients rely on. */
+final class JobJson {
+    private JobJson() {
+    }
+
+    static ObjectNode job(Job job) {
+        ObjectNode node = Json.MAPPER.valueToTree(job);
+        node.putArray("dependsOn");
+        return node;
+    }
+
+    static ObjectNode event(JobEvent event) {
+        ObjectNode node = Json.object();
+        node.put("seq", event.seq());
+        node.put("ts", event.ts() == null ? null : event.ts().toString());
+        node.put("jobId", event.jobId().toString());
+        node.put("attempt", event.attempt());
+        node.put("type", event.type());
+        node.put("status", event.status());
+        node.put("step", event.step());
+        node.put("stream", event.stream());
+        node.put("message", event.message());
+        node.set("data", event.data());
+        return node;
+    }
+}

@@ -1,0 +1,96 @@
+package dev.skiplock.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.JobNotFoundException;
+import dev.skiplock.JobStateException;
+import dev.skiplock.Skiplock;
+import dev.skiplock.SkiplockException;
+import dev.skiplock.internal.Json;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP face of a {@link Skiplock} instance (API.md): jobs, events (list, NDJSON, SSE), queues,
+ * workers, health and metrics. Calls the public API only. Handlers run on virtual threads.
+ */
+public final class SkiplockServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SkiplockServer.class);
+    /** Grace between SIGTERM and SIGKILL when a command is cancelled or times out. */
+    public static final Duration COMMAND_GRACE = Duration.ofSeconds(5);
+
+    private final Javalin app;
+
+    private SkiplockServer(Javalin app) {
+        this.app = app;
+    }
+
+    /** The handler to register for kind {@code command} on workers of this service. */
+    public static dev.skiplock.JobHandler<JsonNode> commandRunner() {
+        return new CommandRunner(COMMAND_GRACE);
+    }
+
+    /** Starts serving {@code skiplock}; returns once the port is bound. */
+    public static SkiplockServer start(Skiplock skiplock, ServerConfig config) {
+        Tools tools = new Tools(config.tools(), config.allowCommands());
+        JobsApi jobs = new JobsApi(skiplock, new SubmitParser(tools), config.maxBodyBytes());
+        EventsApi events = new EventsApi(skiplock);
+        AdminApi admin = new AdminApi(skiplock);
+        Javalin app = Javalin.create(javalin -> {
+            javalin.jetty.host = config.host();
+            javalin.jetty.port = config.port();
+            javalin.concurrency.useVirtualThreads = true;
+            javalin.http.maxRequestSize = config.maxBodyBytes();
+            javalin.startup.showJavalinBanner = false;
+            jobs.register(javalin.routes);
+            events.register(javalin.routes);
+            admin.register(javalin.routes);
+            javalin.routes.exception(ApiError.class, (error, ctx) -> send(ctx, error));
+            javalin.routes.exception(IllegalArgumentException.class, (error, ctx) -> send(ctx, ApiError.invalid(error)));
+            javalin.routes.exception(JobNotFoundException.class, (error, ctx) -> send(ctx, ApiError.notFound("job")));
+            javalin.routes.exception(JobStateException.class, (error, ctx) ->
+                    send(ctx, ApiError.conflict(error.getMessage())));
+            javalin.routes.exception(SkiplockException.class, (error, ctx) -> {
+                LOG.warn("database failure answering {} {}: {}", ctx.method(), ctx.path(), error.getMessage());
+                send(ctx, new ApiError(503, "unavailable", "database unavailable", null));
+            });
+            javalin.routes.exception(io.javalin.http.HttpResponseException.class, (error, ctx) ->
+                    send(ctx, new ApiError(error.getStatus(), error.getStatus() == 413 ? "payload_too_large"
+                            : "invalid_argument", error.getMessage(), null)));
+            javalin.routes.exception(Exception.class, (error, ctx) -> {
+                LOG.error("unexpected failure answering {} {}", ctx.method(), ctx.path(), error);
+                send(ctx, new ApiError(500, "internal", "internal error", null));
+            });
+            javalin.routes.error(404, "*", ctx -> {
+                if (ctx.result() == null || ctx.result().isEmpty()) {
+                    send(ctx, ApiError.notFound("route " + ctx.method() + " " + ctx.path()));
+                }
+            });
+        }).start();
+        return new SkiplockServer(app);
+    }
+
+    public int port() {
+        return app.port();
+    }
+
+    static void send(Context ctx, ApiError error) {
+        var body = Json.object();
+        var detail = body.putObject("error");
+        detail.put("code", error.code);
+        detail.put("message", error.getMessage());
+        detail.put("field", error.field);
+        ctx.status(error.status).contentType("application/json").result(body.toString());
+    }
+
+    static void json(Context ctx, int status, JsonNode body) {
+        ctx.status(status).contentType("application/json").result(body.toString());
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+}

@@ -1,0 +1,117 @@
+package dev.skiplock.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.JobRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.Set;
+
+/** Turns one enqueue body (API.md) into a {@link JobRequest}, naming the field of any error. */
+final class SubmitParser {
+    static final String COMMAND = "command";
+    private static final Set<String> FIELDS = Set.of("kind", "queue", "args", "metadata", "priority", "maxAttempts",
+            "timeoutSeconds", "runAt", "dependsOn", "uniqueKey", "durable");
+    /** Command jobs run once and for at most an hour unless they say otherwise (DESIGN §1, API.md). */
+    private static final int COMMAND_MAX_ATTEMPTS = 1;
+    private static final int COMMAND_TIMEOUT_SECONDS = 3600;
+
+    private final Tools tools;
+
+    SubmitParser(Tools tools) {
+        this.tools = tools;
+    }
+
+    JobRequest parse(JsonNode body, String prefix) {
+        if (body == null || !body.isObject()) {
+            throw ApiError.invalid(prefix.isEmpty() ? "body" : prefix, "must be a JSON object");
+        }
+        body.fieldNames().forEachRemaining(field -> {
+            if (!FIELDS.contains(field)) {
+                throw ApiError.invalid(prefix + field, "unknown field");
+            }
+        });
+        try {
+            String kind = text(body, "kind", prefix, null);
+            if (kind == null) {
+                throw ApiError.invalid(prefix + "kind", "is required");
+            }
+            boolean command = COMMAND.equals(kind);
+            JsonNode args = body.get("args");
+            Object storedArgs = command ? tools.resolve(args) : args == null || args.isNull() ? null : args;
+            JobRequest request = JobRequest.of(kind, storedArgs)
+                    .withQueue(text(body, "queue", prefix, JobRequest.DEFAULT_QUEUE))
+                    .withPriority(integer(body, "priority", prefix, 0));
+            Integer maxAttempts = body.has("maxAttempts") ? integer(body, "maxAttempts", prefix, 0)
+                    : command ? COMMAND_MAX_ATTEMPTS : null;
+            if (maxAttempts != null) {
+                request = request.withMaxAttempts(maxAttempts);
+            }
+            int timeout = integer(body, "timeoutSeconds", prefix, command ? COMMAND_TIMEOUT_SECONDS : 0);
+            if (body.has("timeoutSeconds") || command) {
+                request = request.withTimeout(Duration.ofSeconds(timeout));
+            }
+            if (body.hasNonNull("runAt")) {
+                request = request.withRunAt(instant(body, "runAt", prefix));
+            }
+            String uniqueKey = text(body, "uniqueKey", prefix, null);
+            if (uniqueKey != null) {
+                request = request.withUniqueKey(uniqueKey);
+            }
+            if (body.hasNonNull("metadata")) {
+                if (!body.get("metadata").isObject()) {
+                    throw ApiError.invalid(prefix + "metadata", "must be an object");
+                }
+                request = request.withMetadata(dev.skiplock.internal.Json.MAPPER.convertValue(body.get("metadata"),
+                        Map.class));
+            }
+            rejectUnsupported(body, prefix);
+            return request;
+        } catch (IllegalArgumentException e) {
+            ApiError error = ApiError.invalid(e);
+            throw error.field == null ? error
+                    : new ApiError(400, error.code, prefix + e.getMessage(), prefix + error.field);
+        }
+    }
+
+    /** Fields of the contract this server does not implement yet are refused, never silently ignored. */
+    private static void rejectUnsupported(JsonNode body, String prefix) {
+        if (body.has("dependsOn") && !(body.get("dependsOn").isArray() && body.get("dependsOn").isEmpty())) {
+            throw ApiError.invalid(prefix + "dependsOn", "job dependencies are not supported by this server yet");
+        }
+        if (body.has("durable") && !(body.get("durable").isBoolean() && body.get("durable").asBoolean())) {
+            throw ApiError.invalid(prefix + "durable", "in-memory jobs are not supported by this server yet");
+        }
+    }
+
+    private static String text(JsonNode body, String field, String prefix, String fallback) {
+        JsonNode node = body.get(field);
+        if (node == null || node.isNull()) {
+            return fallback;
+        }
+        if (!node.isTextual()) {
+            throw ApiError.invalid(prefix + field, "must be a string");
+        }
+        return node.asText();
+    }
+
+    private static int integer(JsonNode body, String field, String prefix, int fallback) {
+        JsonNode node = body.get(field);
+        if (node == null || node.isNull()) {
+            return fallback;
+        }
+        if (!node.isIntegralNumber() || !node.canConvertToInt()) {
+            throw ApiError.invalid(prefix + field, "must be an integer");
+        }
+        return node.asInt();
+    }
+
+    private static Instant instant(JsonNode body, String field, String prefix) {
+        try {
+            return Instant.parse(text(body, field, prefix, null));
+        } catch (DateTimeParseException e) {
+            throw ApiError.invalid(prefix + field, "must be an ISO-8601 UTC time like 2026-01-31T12:00:00Z");
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.skiplock.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skiplock.Names;
+import dev.skiplock.internal.Json;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What command jobs may run: the named tools of the config ({@code {name: {argv: [...]}}} with
+ * {@code {param}} placeholders), and any argv only when the operator allowed arbitrary commands.
+ * Checked where jobs are submitted; the stored job carries the resolved argv (API.md).
+ */
+final class Tools {
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{([A-Za-z0-9_.-]+)}");
+
+    private final Map<String, List<String>> tools;
+    private final boolean allowCommands;
+
+    Tools(Map<String, List<String>> tools, boolean allowCommands) {
+        tools.keySet().forEach(name -> Names.check("tools", name));
+        this.tools = Map.copyOf(tools);
+        this.allowCommands = allowCommands;
+    }
+
+    /** Validates command args and returns what is stored: {@code {argv, env, cwd}} (+ {@code tool, params}). */
+    ObjectNode resolve(JsonNode args) {
+        if (args == null || !args.isObject()) {
+            throw ApiError.invalid("args", "a command job needs {\"argv\": [...]} or {\"tool\": \"name\"}");
+        }
+        args.fieldNames().forEachRemaining(field -> {
+            if (!List.of("argv", "env", "cwd", "tool", "params").contains(field)) {
+                throw ApiError.invalid("args." + field, "unknown field");
+            }
+        });
+        ObjectNode stored = Json.object();
+        if (args.has("tool")) {
+            if (args.has("argv")) {
+                throw ApiError.invalid("args.argv", "give either argv or tool, not both");
+            }
+            stored.set("argv", toolArgv(args));
+            stored.put("tool", args.get("tool").asText());
+            stored.set("params", args.has("params") ? args.get("params") : Json.object());
+        } else {
+            if (!allowCommands) {
+                throw ApiError.invalid("args.argv", "arbitrary commands are disabled on this server "
+                        + "(start it with --allow-commands, or submit a configured tool)");
+            }
+            stored.set("argv", stringArray(args.get("argv"), "args.argv"));
+        }
+        if (args.has("env")) {
+            JsonNode env = args.get("env");
+            if (!env.isObject()) {
+                throw ApiError.invalid("args.env", "must be an object of strings");
+            }
+            env.fields().forEachRemaining(entry -> {
+                if (!entry.getKey().matches("[A-Za-z_][A-Za-z0-9_]{0,127}") || !entry.getValue().isTextual()) {
+                    throw ApiError.invalid("args.env", "names must be [A-Za-z_][A-Za-z0-9_]* and values strings");
+                }
+            });
+            stored.set("env", env);
+        }
+        if (args.has("cwd")) {
+            if (!args.get("cwd").isTextual() || args.get("cwd").asText().isEmpty()) {
+                throw ApiError.invalid("args.cwd", "must be a non-empty string");
+            }
+            stored.put("cwd", args.get("cwd").asText());
+        }
+        return stored;
+    }
+
+    private ArrayNode toolArgv(JsonNode args) {
+        JsonNode nameNode = args.get("tool");
+        if (!nameNode.isTextual() || !tools.containsKey(nameNode.asText())) {
+            throw ApiError.invalid("args.tool", "unknown tool '" + nameNode.asText() + "'");
+        }
+        JsonNode params = args.has("params") ? args.get("params") : Json.object();
+        if (!params.isObject()) {
+            throw ApiError.invalid("args.params", "must be an object");
+        }
+        ArrayNode argv = Json.MAPPER.createArrayNode();
+        for (String part : tools.get(nameNode.asText())) {
+            Matcher matcher = PLACEHOLDER.matcher(part);
+            StringBuilder resolved = new StringBuilder();
+            while (matcher.find()) {
+                JsonNode value = params.get(matcher.group(1));
+                if (value == null || value.isContainerNode() || value.isNull()) {
+                    throw ApiError.invalid("args.params." + matcher.group(1), "is required by tool "
+                            + nameNode.asText() + " and must be a string or number");
+                }
+                matcher.appendReplacement(resolved, Matcher.quoteReplacement(value.asText()));
+            }
+            matcher.appendTail(resolved);
+            argv.add(resolved.toString());
+        }
+        return argv;
+    }
+
+    private static ArrayNode stringArray(JsonNode node, String field) {
+        if (node == null || !node.isArray() || node.isEmpty()) {
+            throw ApiError.invalid(field, "must be a non-empty array of strings");
+        }
+        node.forEach(item -> {
+            if (!item.isTextual()) {
+                throw ApiError.invalid(field, "must be a non-empty array of strings");
+            }
+        });
+        return (ArrayNode) node;
+    }
+}
