@@ -43,10 +43,10 @@ final class SubmitParser {
             JobRequest request = JobRequest.of(kind, storedArgs)
                     .withQueue(text(body, "queue", prefix, JobRequest.DEFAULT_QUEUE))
                     .withPriority(integer(body, "priority", prefix, 0));
-            Integer maxAttempts = body.has("maxAttempts") ? integer(body, "maxAttempts", prefix, 0)
-                    : command ? COMMAND_MAX_ATTEMPTS : null;
-            if (maxAttempts != null) {
-                request = request.withMaxAttempts(maxAttempts);
+            if (body.hasNonNull("maxAttempts")) {
+                request = request.withMaxAttempts(integer(body, "maxAttempts", prefix, 0));
+            } else if (command) {
+                request = request.withMaxAttempts(COMMAND_MAX_ATTEMPTS);
             }
             int timeout = integer(body, "timeoutSeconds", prefix, command ? COMMAND_TIMEOUT_SECONDS : 0);
             if (body.has("timeoutSeconds") || command) {

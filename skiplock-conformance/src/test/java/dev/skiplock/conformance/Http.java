@@ -1,0 +1,78 @@
+package dev.skiplock.conformance;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.internal.Json;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** A plain HTTP client for the service tests: status code plus parsed JSON (or raw lines for streams). */
+final class Http {
+    record Answer(int status, JsonNode json, String text) {
+    }
+
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final String base;
+
+    Http(int port) {
+        this.base = "http://127.0.0.1:" + port;
+    }
+
+    Answer get(String path) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
+    }
+
+    Answer post(String path, String body) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)));
+    }
+
+    Answer delete(String path) {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).DELETE());
+    }
+
+    /** Reads a stream to its end (the server closes it after the terminal event); returns non-blank lines. */
+    List<String> streamLines(String path, Map<String, String> headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60)).GET();
+        headers.forEach(request::header);
+        try {
+            HttpResponse<InputStream> response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+            List<String> lines = new ArrayList<>();
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = reader.readLine()) != null) {
+                    if (!line.isBlank()) {
+                        lines.add(line);
+                    }
+                }
+            }
+            return lines;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Answer send(HttpRequest.Builder request) {
+        try {
+            HttpResponse<String> response = client.send(request.timeout(Duration.ofSeconds(60)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            String body = response.body();
+            JsonNode json = null;
+            if (body != null && !body.isBlank() && body.strip().startsWith("{")) {
+                json = Json.read(body);
+            }
+            return new Answer(response.statusCode(), json, body);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

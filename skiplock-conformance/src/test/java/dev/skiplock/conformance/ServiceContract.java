@@ -1,0 +1,220 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.Skiplock;
+import dev.skiplock.internal.Json;
+import dev.skiplock.server.ServerConfig;
+import dev.skiplock.server.SkiplockServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The HTTP service end to end (API.md): a real server on a random port, real command processes. */
+abstract class ServiceContract extends ContractBase {
+    protected Skiplock skiplock;
+    protected SkiplockServer server;
+    protected Http http;
+
+    @BeforeEach
+    void startServer() {
+        skiplock = started(builder(config -> config.queue("default", 4))
+                .handler("command", JsonNode.class, SkiplockServer.commandRunner()));
+        server = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", 0, 1024 * 1024, true,
+                Map.of("greet", List.of("echo", "hello", "{name}"))));
+        http = new Http(server.port());
+    }
+
+    @AfterEach
+    void stopServer() {
+        server.close();
+    }
+
+    String submit(String body) {
+        Http.Answer answer = http.post("/api/v1/jobs", body);
+        assertThat(answer.status()).as(answer.text()).isEqualTo(201);
+        return answer.json().get("id").asText();
+    }
+
+    JsonNode awaitJob(String id, String status) {
+        return await().atMost(WAIT).pollInterval(Duration.ofMillis(50))
+                .until(() -> http.get("/api/v1/jobs/" + id).json(), job -> job.get("status").asText().equals(status));
+    }
+
+    @Test
+    void submitFollowToTheTerminalEventThenStatus() {
+        String id = submit("""
+                {"kind": "command", "args": {"argv": ["sh", "-c", "echo one; echo two >&2; echo three; echo $SKIPLOCK_ATTEMPT"]}}""");
+
+        List<JsonNode> events = http.streamLines("/api/v1/jobs/" + id + "/events?follow=true", Map.of()).stream()
+                .map(Json::read).toList();
+
+        assertThat(events.getLast().get("status").asText()).isEqualTo("succeeded");
+        assertThat(events.stream().filter(e -> e.get("type").asText().equals("log"))
+                .map(e -> e.get("stream").asText() + ":" + e.get("message").asText()).toList())
+                .containsSubsequence("stdout:one", "stdout:three", "stdout:1").contains("stderr:two");
+        JsonNode job = http.get("/api/v1/jobs/" + id).json();
+        assertThat(job.get("status").asText()).isEqualTo("succeeded");
+        assertThat(job.get("maxAttempts").asInt()).isEqualTo(1);
+        assertThat(job.get("timeoutSeconds").asInt()).isEqualTo(3600);
+        assertThat(job.get("startedAt").asText()).isNotEmpty();
+        assertThat(job.get("dependsOn").isArray()).isTrue();
+    }
+
+    @Test
+    void sseResumesAfterLastEventId() {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"hi\"]}}");
+        awaitJob(id, "succeeded");
+        List<String> all = http.streamLines("/api/v1/jobs/" + id + "/events/stream", Map.of());
+        List<String> ids = all.stream().filter(line -> line.startsWith("id: ")).toList();
+        assertThat(ids).hasSizeGreaterThanOrEqualTo(4);
+
+        List<String> resumed = http.streamLines("/api/v1/jobs/" + id + "/events/stream",
+                Map.of("Last-Event-ID", ids.get(1).substring(4)));
+
+        assertThat(resumed.stream().filter(line -> line.startsWith("id: ")).toList())
+                .containsExactlyElementsOf(ids.subList(2, ids.size()));
+    }
+
+    @Test
+    void cancellingARunningSleepStopsItWithinTwoSeconds() {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"sleep\", \"30\"]}}");
+        awaitJob(id, "running");
+
+        long start = System.nanoTime();
+        Http.Answer cancel = http.post("/api/v1/jobs/" + id + "/cancel", "");
+        assertThat(cancel.status()).isEqualTo(202);
+        awaitJob(id, "cancelled");
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+        await().atMost(WAIT).until(() -> ProcessHandle.allProcesses().noneMatch(process ->
+                process.info().commandLine().orElse("").equals("sleep 30")
+                        && process.parent().map(parent -> parent.pid() == ProcessHandle.current().pid()).orElse(false)));
+        assertThat(http.post("/api/v1/jobs/" + id + "/cancel", "").status()).isEqualTo(409);
+    }
+
+    @Test
+    void forcedRemoveCancelsThenDeletesARunningJob() {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"sleep\", \"30\"]}}");
+        awaitJob(id, "running");
+        assertThat(http.delete("/api/v1/jobs/" + id).status()).isEqualTo(409);
+
+        assertThat(http.delete("/api/v1/jobs/" + id + "?force=true").status()).isEqualTo(202);
+
+        await().atMost(WAIT).until(() -> http.get("/api/v1/jobs/" + id).status() == 404);
+    }
+
+    @Test
+    void commandThatOutlivesItsTimeoutIsTimedOut() {
+        String id = submit("{\"kind\": \"command\", \"timeoutSeconds\": 1, \"args\": {\"argv\": [\"sleep\", \"30\"]}}");
+
+        JsonNode job = awaitJob(id, "timed_out");
+
+        assertThat(job.get("lastError").asText()).isEqualTo("timed out after 1s in attempt 1");
+    }
+
+    @Test
+    void failingCommandRecordsItsExitCode() {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"sh\", \"-c\", \"exit 3\"]}}");
+
+        assertThat(awaitJob(id, "failed").get("lastError").asText()).isEqualTo("exit code 3");
+    }
+
+    @Test
+    void toolJobsStoreTheResolvedArgv() {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"tool\": \"greet\", \"params\": {\"name\": \"ada\"}}}");
+
+        JsonNode job = awaitJob(id, "succeeded");
+        assertThat(job.get("args").get("argv").toString()).isEqualTo("[\"echo\",\"hello\",\"ada\"]");
+        assertThat(http.get("/api/v1/jobs/" + id + "/events").json().get("events").toString()).contains("hello ada");
+    }
+
+    @Test
+    void badInputGetsA4xxNamingTheFieldAndWritesNothing() {
+        Map<String, String> bodies = Map.of(
+                "{\"kind\": \"x\", \"priority\": \"high\"}", "priority",
+                "{\"kind\": \"x\", \"surprise\": 1}", "surprise",
+                "{\"queue\": \"q\"}", "kind",
+                "{\"kind\": \"bad kind\"}", "kind",
+                "{\"kind\": \"x\", \"maxAttempts\": -1}", "maxAttempts",
+                "{\"kind\": \"command\", \"args\": {\"tool\": \"nope\"}}", "args.tool",
+                "{\"kind\": \"x\", \"runAt\": \"tomorrow\"}", "runAt",
+                "not json", "body",
+                "[1, 2]", "body");
+        bodies.forEach((body, field) -> {
+            Http.Answer answer = http.post("/api/v1/jobs", body);
+            assertThat(answer.status()).as(body).isEqualTo(400);
+            assertThat(answer.json().get("error").get("field").asText()).as(body).isEqualTo(field);
+            assertThat(answer.json().get("error").get("code").asText()).isEqualTo("invalid_argument");
+        });
+        assertThat(http.post("/api/v1/jobs/batch", "{\"jobs\": [{\"kind\": \"a\"}, {\"kind\": \"b\", \"x\": 1}]}")
+                .json().get("error").get("field").asText()).isEqualTo("jobs[1].x");
+        assertThat(http.post("/api/v1/jobs", "{\"kind\": \"x\", \"args\": \"" + "a".repeat(1024 * 1024) + "\"}")
+                .status()).isEqualTo(413);
+        assertThat(http.get("/api/v1/jobs/12345").json().get("error").get("field").asText()).isEqualTo("id");
+        assertThat(http.get("/api/v1/jobs?cursor=zzz").json().get("error").get("field").asText()).isEqualTo("cursor");
+        assertThat(http.get("/api/v1/jobs?status=lost").json().get("error").get("field").asText()).isEqualTo("status");
+        assertThat(http.get("/api/v1/jobs?limit=0").status()).isEqualTo(400);
+        assertThat(http.get("/api/v1/jobs/" + java.util.UUID.randomUUID()).status()).isEqualTo(404);
+
+        assertThat(http.get("/api/v1/jobs").json().get("jobs")).isEmpty();
+        assertThat(http.get("/healthz").status()).isEqualTo(200);
+    }
+
+    @Test
+    void uniqueKeyAnswers200WithTheLiveJobAndBatchIsAtomic() {
+        String body = "{\"kind\": \"report\", \"uniqueKey\": \"daily\", \"runAt\": \"2999-01-01T00:00:00Z\"}";
+        Http.Answer first = http.post("/api/v1/jobs", body);
+        Http.Answer second = http.post("/api/v1/jobs", body);
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(second.status()).isEqualTo(200);
+        assertThat(second.json().get("id")).isEqualTo(first.json().get("id"));
+
+        Http.Answer batch = http.post("/api/v1/jobs/batch",
+                "{\"jobs\": [{\"kind\": \"a\", \"queue\": \"later\"}, {\"kind\": \"b\", \"queue\": \"later\"}]}");
+        assertThat(batch.status()).isEqualTo(201);
+        assertThat(batch.json().get("jobs")).hasSize(2);
+        JsonNode page = http.get("/api/v1/jobs?queue=later&limit=1").json();
+        assertThat(page.get("jobs")).hasSize(1);
+        assertThat(http.get("/api/v1/jobs?queue=later&cursor=" + page.get("nextCursor").asText()).json().get("jobs"))
+                .hasSize(1);
+    }
+
+    @Test
+    void queuesCanBePausedAndWorkersAreListed() {
+        assertThat(http.post("/api/v1/queues/default/pause", "").status()).isEqualTo(200);
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"true\"]}}");
+        JsonNode queues = http.get("/api/v1/queues").json().get("queues");
+        assertThat(queues.get(0).get("name").asText()).isEqualTo("default");
+        assertThat(queues.get(0).get("paused").asBoolean()).isTrue();
+        assertThat(queues.get(0).get("counts").get("queued").asInt()).isEqualTo(1);
+
+        assertThat(http.post("/api/v1/queues/default/resume", "").status()).isEqualTo(200);
+        awaitJob(id, "succeeded");
+        JsonNode workers = http.get("/api/v1/workers").json().get("workers");
+        assertThat(workers.get(0).get("status").asText()).isEqualTo("active");
+        assertThat(workers.get(0).get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+        assertThat(http.get("/metrics").text()).contains("skiplock_jobs_succeeded_total 1");
+        assertThat(http.get("/readyz").status()).isEqualTo(200);
+    }
+
+    @Test
+    void retryOfAFinishedJobQueuesAnotherAttempt() {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"false\"]}}");
+        awaitJob(id, "failed");
+
+        Http.Answer retried = http.post("/api/v1/jobs/" + id + "/retry", "");
+
+        assertThat(retried.status()).isEqualTo(202);
+        JsonNode again = awaitJob(id, "failed");
+        assertThat(again.get("attempt").asInt()).isEqualTo(2);
+        assertThat(again.get("maxAttempts").asInt()).isEqualTo(2);
+        assertThat(http.post("/api/v1/jobs/" + submit("{\"kind\": \"x\", \"queue\": \"idle\"}") + "/retry", "")
+                .status()).isEqualTo(409);
+    }
+}

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteServiceTest extends ServiceContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}
