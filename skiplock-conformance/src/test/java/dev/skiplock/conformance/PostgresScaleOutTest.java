@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class PostgresScaleOutTest extends ScaleOutContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+}

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteCliTest extends CliContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}
