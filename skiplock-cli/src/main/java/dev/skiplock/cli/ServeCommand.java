@@ -44,20 +44,27 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--allow-commands", description = "accept command jobs with any argv (otherwise only tools)")
     boolean allowCommands;
 
-    @Option(names = "--no-queue", description = "fallback mode: run each job synchronously (not supported yet)")
+    @Option(names = "--no-queue", description = "fallback mode: run each submitted job at once, answer when done")
     boolean noQueue;
 
-    @Option(names = "--max-concurrent", description = "fallback mode: global cap (not supported yet)")
-    Integer maxConcurrent;
+    @Option(names = "--max-concurrent", defaultValue = "4",
+            description = "fallback mode: jobs at once; more get 429 (default ${DEFAULT-VALUE})")
+    int maxConcurrent;
+
+    @Option(names = "--tokens", description = "tokens file: '<tenant> <sha256-hex>' per line (default: $SKIPLOCK_TOKENS_FILE)")
+    Path tokens;
 
     @Option(names = "--max-body", defaultValue = "1048576", description = "largest request body in bytes (default ${DEFAULT-VALUE})")
     long maxBody;
 
     @Override
     public Integer call() throws Exception {
-        if (noQueue || maxConcurrent != null) {
-            throw new IllegalArgumentException("--no-queue: fallback mode is not supported by this version yet");
+        if (maxConcurrent < 1 || maxConcurrent > SkiplockConfig.MAX_CONCURRENCY) {
+            throw new IllegalArgumentException("--max-concurrent: must be between 1 and " + SkiplockConfig.MAX_CONCURRENCY);
         }
+        Path tokensFile = tokens != null ? tokens
+                : System.getenv("SKIPLOCK_TOKENS_FILE") != null ? Path.of(System.getenv("SKIPLOCK_TOKENS_FILE")) : null;
+        Map<String, String> tokenMap = tokensFile == null ? Map.of() : TokensFile.read(tokensFile);
         if (workers < 0 || workers > SkiplockConfig.MAX_CONCURRENCY) {
             throw new IllegalArgumentException("--workers: must be between 0 and " + SkiplockConfig.MAX_CONCURRENCY);
         }
@@ -70,7 +77,9 @@ final class ServeCommand implements Callable<Integer> {
         if (file.retention() != null) {
             builder.retention(file.retention());
         }
-        if (workers > 0) {
+        if (noQueue) {
+            builder.queue(ServerConfig.FALLBACK_QUEUE, maxConcurrent);
+        } else if (workers > 0) {
             Map<String, Integer> work = new LinkedHashMap<>();
             (queues == null ? List.of("default") : queues).forEach(queue -> work.put(queue, workers));
             if (queues == null) {
@@ -84,7 +93,8 @@ final class ServeCommand implements Callable<Integer> {
         SkiplockServer server;
         try {
             skiplock.start();
-            server = SkiplockServer.start(skiplock, new ServerConfig(host, port, maxBody, allowCommands, toolMap));
+            server = SkiplockServer.start(skiplock, new ServerConfig(host, port, maxBody, allowCommands, toolMap,
+                    tokenMap, noQueue ? maxConcurrent : null));
         } catch (RuntimeException e) {
             skiplock.close();
             throw e;
@@ -96,7 +106,8 @@ final class ServeCommand implements Callable<Integer> {
             stopped.countDown();
         }, "skiplock-shutdown"));
         System.out.println("skiplock serving on http://" + host + ":" + server.port() + " (" + skiplock.driverName()
-                + ", " + (workers > 0 ? skiplock.config().queues() + " workers" : "API only") + ")");
+                + ", " + (noQueue ? "fallback mode, " + maxConcurrent + " at once"
+                        : workers > 0 ? skiplock.config().queues() + " workers" : "API only") + ")");
         System.out.flush();
         stopped.await();
         return 0;

@@ -18,9 +18,11 @@ import java.util.TreeMap;
 /** Queues, workers, health and metrics (API.md). */
 final class AdminApi {
     private final Skiplock skiplock;
+    private final Auth auth;
 
-    AdminApi(Skiplock skiplock) {
+    AdminApi(Skiplock skiplock, Auth auth) {
         this.skiplock = skiplock;
+        this.auth = auth;
     }
 
     void register(RoutesConfig routes) {
@@ -36,7 +38,7 @@ final class AdminApi {
     private void queues(Context ctx) {
         Map<String, ObjectNode> byName = new TreeMap<>();
         Set<String> paused = skiplock.pausedQueues();
-        for (QueueCount count : skiplock.count()) {
+        for (QueueCount count : auth.client(ctx).count()) {
             queue(byName, count.queue(), paused).with("counts").put(count.status().wireName(), count.jobs());
         }
         paused.forEach(name -> queue(byName, name, paused));
@@ -62,6 +64,7 @@ final class AdminApi {
     }
 
     private void pause(Context ctx, boolean pause) {
+        auth.requireAdmin(ctx);
         String queue;
         try {
             queue = Names.check("queue", ctx.pathParam("queue"));
@@ -77,6 +80,7 @@ final class AdminApi {
     }
 
     private void workers(Context ctx) {
+        auth.requireAdmin(ctx);
         ObjectNode answer = Json.object();
         ArrayNode list = answer.putArray("workers");
         for (WorkerInfo worker : skiplock.workers()) {

@@ -3,7 +3,7 @@ package dev.skiplock.server;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.JobEvent;
-import dev.skiplock.Skiplock;
+import dev.skiplock.JobClient;
 import dev.skiplock.internal.Json;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -17,17 +17,17 @@ import java.util.UUID;
 /**
  * A job's events: the whole list, an NDJSON stream ({@code ?follow=true}) and SSE with
  * {@code Last-Event-ID}. Streams end after the terminal status event. Followers wait on
- * {@link Skiplock#awaitEvents}, woken by the worker or a notification, not by tight polling.
+ * {@link JobClient#awaitEvents}, woken by the worker or a notification, not by tight polling.
  */
 final class EventsApi {
     private static final int PAGE = 1000;
     /** An SSE comment this often keeps proxies from closing an idle stream. */
     private static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
 
-    private final Skiplock skiplock;
+    private final Auth auth;
 
-    EventsApi(Skiplock skiplock) {
-        this.skiplock = skiplock;
+    EventsApi(Auth auth) {
+        this.auth = auth;
     }
 
     void register(RoutesConfig routes) {
@@ -37,13 +37,14 @@ final class EventsApi {
 
     private void events(Context ctx) throws Exception {
         UUID id = Requests.id(ctx);
+        JobClient skiplock = auth.client(ctx);
         String follow = ctx.queryParam("follow");
         if (follow != null && !follow.equals("true") && !follow.equals("false")) {
             throw ApiError.invalid("follow", "must be true or false");
         }
         skiplock.get(id).orElseThrow(() -> ApiError.notFound("job"));
         if ("true".equals(follow)) {
-            stream(ctx, id, 0, "application/x-ndjson", event -> JobJson.event(event) + "\n");
+            stream(ctx, skiplock, id, 0, "application/x-ndjson", event -> JobJson.event(event) + "\n");
             return;
         }
         ObjectNode answer = Json.object();
@@ -62,6 +63,7 @@ final class EventsApi {
 
     private void sse(Context ctx) throws Exception {
         UUID id = Requests.id(ctx);
+        JobClient skiplock = auth.client(ctx);
         long after = 0;
         String lastEventId = ctx.header("Last-Event-ID");
         if (lastEventId != null && !lastEventId.isBlank()) {
@@ -72,7 +74,7 @@ final class EventsApi {
             }
         }
         skiplock.get(id).orElseThrow(() -> ApiError.notFound("job"));
-        stream(ctx, id, after, "text/event-stream",
+        stream(ctx, skiplock, id, after, "text/event-stream",
                 event -> "id: " + event.seq() + "\nevent: " + event.type() + "\ndata: " + JobJson.event(event) + "\n\n");
     }
 
@@ -80,7 +82,8 @@ final class EventsApi {
         String line(JobEvent event);
     }
 
-    private void stream(Context ctx, UUID id, long after, String contentType, Format format) throws Exception {
+    private static void stream(Context ctx, JobClient skiplock, UUID id, long after, String contentType,
+            Format format) throws Exception {
         ctx.status(200);
         ctx.res().setContentType(contentType + "; charset=utf-8");
         ctx.res().setHeader("Cache-Control", "no-cache");

@@ -9,7 +9,7 @@ import dev.skiplock.JobPage;
 import dev.skiplock.JobQuery;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
-import dev.skiplock.Skiplock;
+import dev.skiplock.JobClient;
 import dev.skiplock.internal.Json;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,12 +29,15 @@ final class JobsApi {
     /** How long {@code DELETE ?force=true} waits in the background for a cancelled job to end. */
     private static final Duration FORCE_DELETE_WAIT = Duration.ofMinutes(10);
 
-    private final Skiplock skiplock;
+    private final Auth auth;
     private final SubmitParser parser;
     private final long maxBodyBytes;
+    /** Fallback mode's cap, or null when jobs are queued normally. */
+    private final Semaphore fallbackSlots;
 
-    JobsApi(Skiplock skiplock, SubmitParser parser, long maxBodyBytes) {
-        this.skiplock = skiplock;
+    JobsApi(Auth auth, SubmitParser parser, long maxBodyBytes, Integer fallbackCap) {
+        this.auth = auth;
+        this.fallbackSlots = fallbackCap == null ? null : new Semaphore(fallbackCap);
         this.parser = parser;
         this.maxBodyBytes = maxBodyBytes;
     }
@@ -43,18 +47,48 @@ final class JobsApi {
         routes.post("/api/v1/jobs/batch", this::submitBatch);
         routes.get("/api/v1/jobs", this::list);
         routes.get("/api/v1/jobs/{id}", ctx -> SkiplockServer.json(ctx, 200,
-                JobJson.job(skiplock.get(Requests.id(ctx)).orElseThrow(() -> ApiError.notFound("job")))));
+                JobJson.job(auth.client(ctx).get(Requests.id(ctx)).orElseThrow(() -> ApiError.notFound("job")))));
         routes.post("/api/v1/jobs/{id}/cancel", ctx -> SkiplockServer.json(ctx, 202,
-                JobJson.job(skiplock.cancel(Requests.id(ctx)))));
+                JobJson.job(auth.client(ctx).cancel(Requests.id(ctx)))));
         routes.post("/api/v1/jobs/{id}/retry", ctx -> SkiplockServer.json(ctx, 202,
-                JobJson.job(skiplock.retry(Requests.id(ctx)))));
+                JobJson.job(auth.client(ctx).retry(Requests.id(ctx)))));
         routes.delete("/api/v1/jobs/{id}", this::delete);
     }
 
-    private void submit(Context ctx) {
+    private void submit(Context ctx) throws InterruptedException {
         JobRequest request = parser.parse(Requests.body(ctx, maxBodyBytes), "");
-        Enqueued enqueued = skiplock.enqueueOrReuse(request);
+        if (fallbackSlots != null) {
+            runNow(ctx, request);
+            return;
+        }
+        Enqueued enqueued = auth.client(ctx).enqueueOrReuse(request);
         SkiplockServer.json(ctx, enqueued.created() ? 201 : 200, JobJson.job(enqueued.job()));
+    }
+
+    /**
+     * Fallback mode (seed ADR-0062 §7): the job runs at once on this server's own fallback queue and
+     * the answer is the finished job; when the cap is full the caller is told at once (429).
+     */
+    private void runNow(Context ctx, JobRequest request) throws InterruptedException {
+        if (!fallbackSlots.tryAcquire()) {
+            ctx.header("Retry-After", "1");
+            throw new ApiError(429, "resource_exhausted", "all " + "fallback slots are busy; retry later", null);
+        }
+        try {
+            JobClient client = auth.client(ctx);
+            Job job = client.enqueue(request.withQueue(ServerConfig.FALLBACK_QUEUE));
+            long after = 0;
+            while (!job.status().isTerminal()) {
+                var events = client.awaitEvents(job.id(), after, 1000, Duration.ofSeconds(5));
+                if (!events.isEmpty()) {
+                    after = events.getLast().seq();
+                }
+                job = client.get(job.id()).orElseThrow(() -> ApiError.notFound("job"));
+            }
+            SkiplockServer.json(ctx, 200, JobJson.job(job));
+        } finally {
+            fallbackSlots.release();
+        }
     }
 
     private void submitBatch(Context ctx) {
@@ -77,7 +111,7 @@ final class JobsApi {
         }
         ObjectNode answer = Json.object();
         ArrayNode created = answer.putArray("jobs");
-        skiplock.enqueueMany(requests).forEach(job -> created.add(JobJson.job(job)));
+        auth.client(ctx).enqueueMany(requests).forEach(job -> created.add(JobJson.job(job)));
         SkiplockServer.json(ctx, 201, answer);
     }
 
@@ -104,7 +138,7 @@ final class JobsApi {
         if (ctx.queryParam("cursor") != null) {
             query = query.withCursor(parseCursor(ctx.queryParam("cursor")));
         }
-        JobPage page = skiplock.list(query);
+        JobPage page = auth.client(ctx).list(query);
         ObjectNode answer = Json.object();
         ArrayNode jobs = answer.putArray("jobs");
         page.jobs().forEach(job -> jobs.add(JobJson.job(job)));
@@ -114,6 +148,7 @@ final class JobsApi {
 
     private void delete(Context ctx) {
         UUID id = Requests.id(ctx);
+        JobClient skiplock = auth.client(ctx);
         String force = ctx.queryParam("force");
         if (force != null && !force.equals("true") && !force.equals("false")) {
             throw ApiError.invalid("force", "must be true or false");
@@ -132,12 +167,12 @@ final class JobsApi {
         if (cancelled.status().isTerminal()) {
             skiplock.delete(id);
         } else {
-            Thread.ofVirtual().name("skiplock-force-delete").start(() -> deleteOnceTerminal(id));
+            Thread.ofVirtual().name("skiplock-force-delete").start(() -> deleteOnceTerminal(skiplock, id));
         }
         SkiplockServer.json(ctx, 202, JobJson.job(cancelled));
     }
 
-    private void deleteOnceTerminal(UUID id) {
+    private static void deleteOnceTerminal(JobClient skiplock, UUID id) {
         long deadline = System.nanoTime() + FORCE_DELETE_WAIT.toNanos();
         long after = 0;
         try {

@@ -35,15 +35,21 @@ public final class SkiplockServer implements AutoCloseable {
     /** Starts serving {@code skiplock}; returns once the port is bound. */
     public static SkiplockServer start(Skiplock skiplock, ServerConfig config) {
         Tools tools = new Tools(config.tools(), config.allowCommands());
-        JobsApi jobs = new JobsApi(skiplock, new SubmitParser(tools), config.maxBodyBytes());
-        EventsApi events = new EventsApi(skiplock);
-        AdminApi admin = new AdminApi(skiplock);
+        Auth auth = new Auth(config.tokens(), skiplock);
+        if (!auth.enabled() && !isLoopback(config.host())) {
+            throw new IllegalArgumentException("host: without tokens the server listens on loopback only; "
+                    + "configure --tokens to listen on " + config.host());
+        }
+        JobsApi jobs = new JobsApi(auth, new SubmitParser(tools), config.maxBodyBytes(), config.fallbackCap());
+        EventsApi events = new EventsApi(auth);
+        AdminApi admin = new AdminApi(skiplock, auth);
         Javalin app = Javalin.create(javalin -> {
             javalin.jetty.host = config.host();
             javalin.jetty.port = config.port();
             javalin.concurrency.useVirtualThreads = true;
             javalin.http.maxRequestSize = config.maxBodyBytes();
             javalin.startup.showJavalinBanner = false;
+            javalin.routes.before("/api/v1/*", auth::authenticate);
             jobs.register(javalin.routes);
             events.register(javalin.routes);
             admin.register(javalin.routes);
@@ -70,6 +76,14 @@ public final class SkiplockServer implements AutoCloseable {
             });
         }).start();
         return new SkiplockServer(app);
+    }
+
+    private static boolean isLoopback(String host) {
+        try {
+            return java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException("host: unknown host '" + host + "'");
+        }
     }
 
     public int port() {

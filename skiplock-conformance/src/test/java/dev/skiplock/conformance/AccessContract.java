@@ -1,0 +1,112 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.Skiplock;
+import dev.skiplock.server.ServerConfig;
+import dev.skiplock.server.SkiplockServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** Tokens and tenants, and fallback mode (API.md, DESIGN §6, seed ADR-0062 §7). */
+abstract class AccessContract extends ContractBase {
+    private final HttpClient client = HttpClient.newHttpClient();
+
+    private Skiplock commandWorker(String queue, int concurrency) {
+        return started(builder(config -> config.queue(queue, concurrency))
+                .handler("command", JsonNode.class, SkiplockServer.commandRunner()));
+    }
+
+    private HttpResponse<String> call(int port, String method, String path, String token, String body)
+            throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String sha256(String token) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void tokensMapToTenantsAndTenantsCannotSeeEachOther() throws Exception {
+        Skiplock skiplock = commandWorker("default", 1);
+        Map<String, String> tokens = Map.of(sha256("acme-token"), "acme", sha256("globex-token"), "globex",
+                sha256("root-token"), "*");
+        try (SkiplockServer server = SkiplockServer.start(skiplock,
+                new ServerConfig("127.0.0.1", 0, 1 << 20, true, Map.of(), tokens, null))) {
+            int port = server.port();
+            assertThat(call(port, "GET", "/api/v1/jobs", null, null).statusCode()).isEqualTo(401);
+            assertThat(call(port, "GET", "/api/v1/jobs", "wrong", null).body()).contains("\"code\":\"unauthenticated\"");
+            assertThat(call(port, "GET", "/healthz", null, null).statusCode()).isEqualTo(200);
+
+            HttpResponse<String> created = call(port, "POST", "/api/v1/jobs", "acme-token",
+                    "{\"kind\": \"report\", \"queue\": \"idle\", \"tenant\": \"globex\"}");
+            assertThat(created.statusCode()).as("a tenant field in the body is refused").isEqualTo(400);
+            created = call(port, "POST", "/api/v1/jobs", "acme-token", "{\"kind\": \"report\", \"queue\": \"idle\"}");
+            assertThat(created.statusCode()).isEqualTo(201);
+            String id = dev.skiplock.internal.Json.read(created.body()).get("id").asText();
+            assertThat(created.body()).contains("\"tenant\":\"acme\"");
+
+            assertThat(call(port, "GET", "/api/v1/jobs/" + id, "globex-token", null).statusCode()).isEqualTo(404);
+            assertThat(call(port, "POST", "/api/v1/jobs/" + id + "/cancel", "globex-token", "").statusCode())
+                    .isEqualTo(404);
+            assertThat(call(port, "GET", "/api/v1/jobs", "globex-token", null).body()).contains("\"jobs\":[]");
+            assertThat(call(port, "GET", "/api/v1/jobs/" + id, "acme-token", null).statusCode()).isEqualTo(200);
+            assertThat(call(port, "POST", "/api/v1/queues/idle/pause", "acme-token", "").statusCode()).isEqualTo(403);
+            assertThat(call(port, "POST", "/api/v1/queues/idle/pause", "root-token", "").statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void withoutTokensTheServerRefusesToListenBeyondLoopback() {
+        Skiplock skiplock = client();
+        assertThatThrownBy(() -> SkiplockServer.start(skiplock,
+                new ServerConfig("0.0.0.0", 0, 1 << 20, false, Map.of())))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("host:");
+    }
+
+    @Test
+    void fallbackModeRunsJobsAtOnceAndRejectsWhenTheCapIsFull() throws Exception {
+        Skiplock skiplock = commandWorker(ServerConfig.FALLBACK_QUEUE, 1);
+        try (SkiplockServer server = SkiplockServer.start(skiplock,
+                new ServerConfig("127.0.0.1", 0, 1 << 20, true, Map.of(), Map.of(), 1))) {
+            int port = server.port();
+            CompletableFuture<HttpResponse<String>> slow = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return call(port, "POST", "/api/v1/jobs", null,
+                            "{\"kind\": \"command\", \"args\": {\"argv\": [\"sh\", \"-c\", \"sleep 1; echo done\"]}}");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            await().atMost(WAIT).until(() -> skiplock.list(dev.skiplock.JobQuery.all()
+                    .withStatus(dev.skiplock.JobStatus.RUNNING)).jobs().size() == 1);
+
+            HttpResponse<String> rejected = call(port, "POST", "/api/v1/jobs", null,
+                    "{\"kind\": \"command\", \"args\": {\"argv\": [\"true\"]}}");
+            assertThat(rejected.statusCode()).isEqualTo(429);
+            assertThat(rejected.headers().firstValue("Retry-After")).isPresent();
+
+            HttpResponse<String> finished = slow.get();
+            assertThat(finished.statusCode()).isEqualTo(200);
+            assertThat(finished.body()).contains("\"status\":\"succeeded\"");
+            assertThat(call(port, "POST", "/api/v1/jobs", null,
+                    "{\"kind\": \"command\", \"args\": {\"argv\": [\"true\"]}}").statusCode()).isEqualTo(200);
+        }
+    }
+}

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteAccessTest extends AccessContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}
