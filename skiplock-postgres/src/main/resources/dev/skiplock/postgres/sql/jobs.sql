@@ -164,19 +164,18 @@ WHERE j.id = locked.id AND locked.locked_by = :worker AND locked.status = 'runni
 RETURNING j.id
 
 -- name: reap_expired_leases
--- Clears the lease of running jobs whose owner stopped heartbeating. Keeps status and attempt:
--- adoption decides what happened. Idempotent, so every node may run it; SKIP LOCKED leaves rows
--- another statement is writing right now to the next round instead of waiting or deadlocking.
-WITH expired AS (
+-- Clears the lease of running jobs whose owner stopped heartbeating, up to 1,000 per run. Keeps
+-- status and attempt: adoption decides what happened. Idempotent, so every node may run it; SKIP
+-- LOCKED leaves rows another statement is writing to the next round. The ids go through an array
+-- so the update always walks the primary key, whatever the statistics say.
+UPDATE skiplock_jobs
+SET locked_by = NULL, locked_until = NULL
+WHERE id = ANY(ARRAY(
     SELECT id FROM skiplock_jobs
     WHERE status = 'running' AND locked_until < now()
     ORDER BY id
-    FOR UPDATE SKIP LOCKED
-)
-UPDATE skiplock_jobs AS j
-SET locked_by = NULL, locked_until = NULL
-FROM expired
-WHERE j.id = expired.id
+    LIMIT 1000
+    FOR UPDATE SKIP LOCKED))
 
 -- name: cancel_job
 -- Waiting or queued: cancelled at once. Running: only flagged, and the owner is told by
