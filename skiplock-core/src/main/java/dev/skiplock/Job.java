@@ -2,6 +2,7 @@ package dev.skiplock;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -29,6 +30,7 @@ public record Job(
         Instant finishedAt,
         Integer timeoutSeconds,
         String uniqueKey,
+        List<UUID> dependsOn,
         boolean cancelRequested,
         JsonNode progress,
         JsonNode result,

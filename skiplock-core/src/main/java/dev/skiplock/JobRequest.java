@@ -2,7 +2,10 @@ package dev.skiplock;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * What to enqueue: a kind, its arguments (any Jackson-serializable value) and per-job options.
@@ -16,6 +19,8 @@ import java.util.Map;
  * @param runAt       {@code null} means now (database clock)
  * @param timeout     per-attempt limit; {@code null} takes {@link SkiplockConfig#defaultTimeout()}
  * @param uniqueKey   while a job with this key is waiting, queued or running, enqueue returns it instead
+ * @param dependsOn   jobs (of the same tenant) that must succeed first; the job waits until they do and
+ *                    fails if one of them fails, times out or is cancelled
  */
 public record JobRequest(
         String kind,
@@ -26,13 +31,15 @@ public record JobRequest(
         Instant runAt,
         Duration timeout,
         String uniqueKey,
-        Map<String, Object> metadata) {
+        Map<String, Object> metadata,
+        List<UUID> dependsOn) {
 
     public static final String DEFAULT_QUEUE = "default";
     public static final int MIN_PRIORITY = -1000;
     public static final int MAX_PRIORITY = 1000;
     public static final int MAX_ATTEMPTS_LIMIT = 1000;
     public static final Duration MAX_TIMEOUT = Duration.ofDays(7);
+    public static final int MAX_DEPENDENCIES = 100;
 
     public JobRequest {
         Names.check("kind", kind);
@@ -52,39 +59,59 @@ public record JobRequest(
             Names.check("uniqueKey", uniqueKey);
         }
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+        if (dependsOn == null) {
+            dependsOn = List.of();
+        }
+        if (dependsOn.size() > MAX_DEPENDENCIES || dependsOn.stream().anyMatch(java.util.Objects::isNull)) {
+            throw new IllegalArgumentException("dependsOn: at most " + MAX_DEPENDENCIES + " job ids, none null");
+        }
+        dependsOn = List.copyOf(new LinkedHashSet<>(dependsOn));
     }
 
     /** A job of {@code kind} with {@code args} ({@code null} is stored as an empty object) on the default queue. */
     public static JobRequest of(String kind, Object args) {
-        return new JobRequest(kind, args, DEFAULT_QUEUE, 0, null, null, null, null, Map.of());
+        return new JobRequest(kind, args, DEFAULT_QUEUE, 0, null, null, null, null, Map.of(), List.of());
     }
 
     public JobRequest withQueue(String newQueue) {
-        return new JobRequest(kind, args, newQueue, priority, maxAttempts, runAt, timeout, uniqueKey, metadata);
+        return new JobRequest(kind, args, newQueue, priority, maxAttempts, runAt, timeout, uniqueKey,
+                metadata, dependsOn);
     }
 
     /** Higher runs first; {@value #MIN_PRIORITY}..{@value #MAX_PRIORITY}, default 0. */
     public JobRequest withPriority(int newPriority) {
-        return new JobRequest(kind, args, queue, newPriority, maxAttempts, runAt, timeout, uniqueKey, metadata);
+        return new JobRequest(kind, args, queue, newPriority, maxAttempts, runAt, timeout, uniqueKey,
+                metadata, dependsOn);
     }
 
     public JobRequest withMaxAttempts(int newMaxAttempts) {
-        return new JobRequest(kind, args, queue, priority, newMaxAttempts, runAt, timeout, uniqueKey, metadata);
+        return new JobRequest(kind, args, queue, priority, newMaxAttempts, runAt, timeout, uniqueKey,
+                metadata, dependsOn);
     }
 
     public JobRequest withRunAt(Instant newRunAt) {
-        return new JobRequest(kind, args, queue, priority, maxAttempts, newRunAt, timeout, uniqueKey, metadata);
+        return new JobRequest(kind, args, queue, priority, maxAttempts, newRunAt, timeout, uniqueKey,
+                metadata, dependsOn);
     }
 
     public JobRequest withTimeout(Duration newTimeout) {
-        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, newTimeout, uniqueKey, metadata);
+        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, newTimeout, uniqueKey,
+                metadata, dependsOn);
     }
 
     public JobRequest withUniqueKey(String newUniqueKey) {
-        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, newUniqueKey, metadata);
+        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, newUniqueKey,
+                metadata, dependsOn);
+    }
+
+    /** Jobs that must succeed before this one runs (see {@link #dependsOn()}). */
+    public JobRequest withDependsOn(List<UUID> newDependsOn) {
+        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, uniqueKey, metadata,
+                newDependsOn);
     }
 
     public JobRequest withMetadata(Map<String, Object> newMetadata) {
-        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, uniqueKey, newMetadata);
+        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, uniqueKey,
+                newMetadata, dependsOn);
     }
 }

@@ -107,7 +107,8 @@ final class TenantJobClient implements JobClient {
         int maxAttempts = request.maxAttempts() != null ? request.maxAttempts() : config.defaultMaxAttempts();
         Integer timeoutSeconds = request.timeout() == null ? null : (int) request.timeout().toSeconds();
         return new NewJob(Uuid7.next(), tenant, request.queue(), request.kind(), args, metadata,
-                request.priority(), maxAttempts, request.runAt(), timeoutSeconds, request.uniqueKey());
+                request.priority(), maxAttempts, request.runAt(), timeoutSeconds, request.uniqueKey(),
+                request.dependsOn(), JobStatus.QUEUED, null);
     }
 
     private void wakeQueuesOf(List<JobRequest> requests) {

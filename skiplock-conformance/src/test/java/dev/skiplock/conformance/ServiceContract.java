@@ -136,16 +136,18 @@ abstract class ServiceContract extends ContractBase {
 
     @Test
     void badInputGetsA4xxNamingTheFieldAndWritesNothing() {
-        Map<String, String> bodies = Map.of(
-                "{\"kind\": \"x\", \"priority\": \"high\"}", "priority",
-                "{\"kind\": \"x\", \"surprise\": 1}", "surprise",
-                "{\"queue\": \"q\"}", "kind",
-                "{\"kind\": \"bad kind\"}", "kind",
-                "{\"kind\": \"x\", \"maxAttempts\": -1}", "maxAttempts",
-                "{\"kind\": \"command\", \"args\": {\"tool\": \"nope\"}}", "args.tool",
-                "{\"kind\": \"x\", \"runAt\": \"tomorrow\"}", "runAt",
-                "not json", "body",
-                "[1, 2]", "body");
+        Map<String, String> bodies = Map.ofEntries(
+                Map.entry("{\"kind\": \"x\", \"priority\": \"high\"}", "priority"),
+                Map.entry("{\"kind\": \"x\", \"surprise\": 1}", "surprise"),
+                Map.entry("{\"queue\": \"q\"}", "kind"),
+                Map.entry("{\"kind\": \"bad kind\"}", "kind"),
+                Map.entry("{\"kind\": \"x\", \"maxAttempts\": -1}", "maxAttempts"),
+                Map.entry("{\"kind\": \"command\", \"args\": {\"tool\": \"nope\"}}", "args.tool"),
+                Map.entry("{\"kind\": \"x\", \"runAt\": \"tomorrow\"}", "runAt"),
+                Map.entry("{\"kind\": \"x\", \"dependsOn\": [\"nope\"]}", "dependsOn"),
+                Map.entry("{\"kind\": \"x\", \"durable\": false}", "durable"),
+                Map.entry("not json", "body"),
+                Map.entry("[1, 2]", "body"));
         bodies.forEach((body, field) -> {
             Http.Answer answer = http.post("/api/v1/jobs", body);
             assertThat(answer.status()).as(body).isEqualTo(400);
@@ -201,6 +203,18 @@ abstract class ServiceContract extends ContractBase {
         assertThat(workers.get(0).get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
         assertThat(http.get("/metrics").text()).contains("skiplock_jobs_succeeded_total 1");
         assertThat(http.get("/readyz").status()).isEqualTo(200);
+    }
+
+    @Test
+    void jobWithDependenciesWaitsForThem() {
+        String first = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"sleep\", \"0.3\"]}}");
+        Http.Answer second = http.post("/api/v1/jobs", "{\"kind\": \"command\", \"dependsOn\": [\"" + first
+                + "\"], \"args\": {\"argv\": [\"true\"]}}");
+
+        assertThat(second.status()).isEqualTo(201);
+        assertThat(second.json().get("status").asText()).isEqualTo("waiting");
+        assertThat(second.json().get("dependsOn").get(0).asText()).isEqualTo(first);
+        awaitJob(second.json().get("id").asText(), "succeeded");
     }
 
     @Test

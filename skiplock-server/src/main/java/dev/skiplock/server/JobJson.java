@@ -11,9 +11,7 @@ final class JobJson {
     }
 
     static ObjectNode job(Job job) {
-        ObjectNode node = Json.MAPPER.valueToTree(job);
-        node.putArray("dependsOn");
-        return node;
+        return Json.MAPPER.valueToTree(job);
     }
 
     static ObjectNode event(JobEvent event) {

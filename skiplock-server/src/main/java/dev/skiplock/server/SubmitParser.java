@@ -5,7 +5,10 @@ import dev.skiplock.JobRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.Set;
 
 /** Turns one enqueue body (API.md) into a {@link JobRequest}, naming the field of any error. */
@@ -66,6 +69,9 @@ final class SubmitParser {
                 request = request.withMetadata(dev.skiplock.internal.Json.MAPPER.convertValue(body.get("metadata"),
                         Map.class));
             }
+            if (body.hasNonNull("dependsOn")) {
+                request = request.withDependsOn(ids(body.get("dependsOn"), prefix + "dependsOn"));
+            }
             rejectUnsupported(body, prefix);
             return request;
         } catch (IllegalArgumentException e) {
@@ -75,14 +81,29 @@ final class SubmitParser {
         }
     }
 
-    /** Fields of the contract this server does not implement yet are refused, never silently ignored. */
+    /** A field of the contract this server does not implement yet is refused, never silently ignored. */
     private static void rejectUnsupported(JsonNode body, String prefix) {
-        if (body.has("dependsOn") && !(body.get("dependsOn").isArray() && body.get("dependsOn").isEmpty())) {
-            throw ApiError.invalid(prefix + "dependsOn", "job dependencies are not supported by this server yet");
-        }
         if (body.has("durable") && !(body.get("durable").isBoolean() && body.get("durable").asBoolean())) {
             throw ApiError.invalid(prefix + "durable", "in-memory jobs are not supported by this server yet");
         }
+    }
+
+    private static List<UUID> ids(JsonNode node, String field) {
+        if (!node.isArray()) {
+            throw ApiError.invalid(field, "must be an array of job ids");
+        }
+        List<UUID> ids = new ArrayList<>();
+        for (JsonNode item : node) {
+            try {
+                ids.add(UUID.fromString(item.asText()));
+            } catch (IllegalArgumentException e) {
+                throw ApiError.invalid(field, "not a job id: '" + item.asText() + "'");
+            }
+            if (!item.isTextual()) {
+                throw ApiError.invalid(field, "must be an array of job ids");
+            }
+        }
+        return ids;
     }
 
     private static String text(JsonNode body, String field, String prefix, String fallback) {

@@ -18,8 +18,8 @@ import javax.sql.DataSource;
 public final class SqliteDriver implements Driver {
     /** Writers take turns on one lock, so a few connections are enough; readers in WAL run alongside. */
     static final int POOL_SIZE = 4;
-    static final String SETTINGS =
-            "journal_mode=WAL&busy_timeout=10000&synchronous=NORMAL&transaction_mode=IMMEDIATE&foreign_keys=true";
+    static final String SETTINGS = "journal_mode=WAL&busy_timeout=10000&synchronous=NORMAL"
+            + "&transaction_mode=IMMEDIATE&foreign_keys=true&recursive_triggers=true";
 
     private static final SqliteDialect DIALECT = new SqliteDialect();
 
@@ -58,7 +58,7 @@ public final class SqliteDriver implements Driver {
 
     @Override
     public List<String> migrations() {
-        return List.of("0001_jobs", "0002_events");
+        return List.of("0001_jobs", "0002_events", "0003_dependencies");
     }
 
     @Override

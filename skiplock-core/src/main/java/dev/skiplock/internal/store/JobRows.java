@@ -6,6 +6,9 @@ import dev.skiplock.internal.Json;
 import dev.skiplock.spi.Dialect;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
 
 /**
  * Reads {@code skiplock_jobs} rows (all columns) into {@link Job}s. One instance per query: it
@@ -15,8 +18,8 @@ import java.sql.SQLException;
 final class JobRows implements SqlRunner.RowMapper<Job> {
     private static final String[] COLUMNS = {"id", "tenant", "queue", "kind", "args", "metadata", "priority",
         "status", "attempt", "max_attempts", "available_at", "requested_at", "started_at", "finished_at",
-        "timeout_seconds", "unique_key", "cancel_requested", "progress", "result", "last_error", "locked_by",
-        "locked_until"};
+        "timeout_seconds", "unique_key", "depends_on", "cancel_requested", "progress", "result", "last_error",
+        "locked_by", "locked_until"};
 
     private final Dialect dialect;
     private final int[] index = new int[COLUMNS.length];
@@ -53,11 +56,22 @@ final class JobRows implements SqlRunner.RowMapper<Job> {
                 dialect.getInstant(row, index[13]),
                 timeoutSeconds,
                 row.getString(index[15]),
-                row.getBoolean(index[16]),
-                Json.read(row.getString(index[17])),
+                ids(row.getString(index[16])),
+                row.getBoolean(index[17]),
                 Json.read(row.getString(index[18])),
-                row.getString(index[19]),
+                Json.read(row.getString(index[19])),
                 row.getString(index[20]),
-                dialect.getInstant(row, index[21]));
+                row.getString(index[21]),
+                dialect.getInstant(row, index[22]));
+    }
+
+    /** The {@code depends_on} JSON array; {@code []} (nearly every job) skips the parser. */
+    static List<UUID> ids(String json) {
+        if (json == null || json.equals("[]")) {
+            return List.of();
+        }
+        List<UUID> ids = new ArrayList<>();
+        Json.read(json).forEach(node -> ids.add(UUID.fromString(node.asText())));
+        return List.copyOf(ids);
     }
 }

@@ -37,7 +37,7 @@ public final class JobStore {
     /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
             "list_jobs", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
-            "reap_expired_leases", "cancel_job", "retry_job", "prune_finished", "count_jobs", "delete_job");
+            "reap_expired_leases", "cancel_job", "retry_job", "prune_finished", "count_jobs", "delete_job", "lock_dependencies", "insert_dependencies");
 
     private final SqlRunner sql;
 
@@ -51,31 +51,106 @@ public final class JobStore {
      * live job that already holds its unique key.
      */
     public List<Job> insert(Connection connection, List<NewJob> jobs) {
+        boolean hasDependencies = jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty());
         if (connection == null) {
-            return withConnection(own -> insert(own, jobs));
+            return hasDependencies ? inTransaction(own -> insert(own, jobs)) : withConnection(own -> insert(own, jobs));
         }
+        List<NewJob> resolved = hasDependencies ? resolveDependencies(connection, jobs) : jobs;
         Map<UUID, Job> inserted = new HashMap<>();
         Map<UUID, NewJob> byId = new HashMap<>();
-        jobs.forEach(job -> byId.put(job.id(), job));
-        sql.query(connection, "insert_jobs", Params.of("jobs", jobsJson(jobs)), row -> {
+        resolved.forEach(job -> byId.put(job.id(), job));
+        sql.query(connection, "insert_jobs", Params.of("jobs", jobsJson(resolved)), row -> {
             UUID id = sql.dialect().getUuid(row, row.findColumn("id"));
             Instant availableAt = sql.dialect().getInstant(row, row.findColumn("available_at"));
             Instant requestedAt = sql.dialect().getInstant(row, row.findColumn("requested_at"));
-            return inserted.put(id, queued(byId.get(id), availableAt, requestedAt));
+            return inserted.put(id, inserted(byId.get(id), availableAt, requestedAt));
         });
+        if (hasDependencies) {
+            insertDependencies(connection, resolved, inserted.keySet());
+        }
         List<Job> result = new ArrayList<>(jobs.size());
-        for (NewJob job : jobs) {
+        for (NewJob job : resolved) {
             Job stored = inserted.get(job.id());
             result.add(stored != null ? stored : findLiveByUniqueKey(connection, job));
         }
         return result;
     }
 
+    /**
+     * Decides each job's first status from its dependencies, locked until the enqueue commits (so
+     * none can finish unseen): all succeeded → queued; one failed, timed out or was cancelled →
+     * failed naming it; otherwise waiting. An unknown dependency (or another tenant's) is an error.
+     */
+    private List<NewJob> resolveDependencies(Connection connection, List<NewJob> jobs) {
+        Map<String, Set<UUID>> idsByTenant = new HashMap<>();
+        jobs.forEach(job -> idsByTenant.computeIfAbsent(job.tenant(), key -> new HashSet<>()).addAll(job.dependsOn()));
+        Map<UUID, JobStatus> statuses = new HashMap<>();
+        idsByTenant.forEach((tenant, ids) -> sql.query(connection, "lock_dependencies",
+                Params.of("tenant", tenant, "ids", Json.write(ids.stream().map(UUID::toString).toList())), row ->
+                        statuses.put(sql.dialect().getUuid(row, row.findColumn("id")),
+                                JobStatus.fromWireName(row.getString("status")))));
+        List<NewJob> resolved = new ArrayList<>(jobs.size());
+        for (NewJob job : jobs) {
+            JobStatus status = JobStatus.QUEUED;
+            String lastError = null;
+            for (UUID dependency : job.dependsOn()) {
+                JobStatus current = statuses.get(dependency);
+                if (current == null) {
+                    throw new IllegalArgumentException("dependsOn: job " + dependency + " not found");
+                }
+                if (current.isTerminal() && current != JobStatus.SUCCEEDED) {
+                    status = JobStatus.FAILED;
+                    lastError = "dependency " + dependency + " " + current.wireName();
+                    break;
+                }
+                if (current != JobStatus.SUCCEEDED) {
+                    status = JobStatus.WAITING;
+                }
+            }
+            resolved.add(job.withStatus(status, lastError));
+        }
+        return resolved;
+    }
+
+    private void insertDependencies(Connection connection, List<NewJob> jobs, Set<UUID> inserted) {
+        List<Map<String, String>> edges = new ArrayList<>();
+        for (NewJob job : jobs) {
+            if (inserted.contains(job.id())) {
+                job.dependsOn().forEach(dependency -> edges.add(Map.of("job_id", job.id().toString(),
+                        "depends_on", dependency.toString())));
+            }
+        }
+        if (!edges.isEmpty()) {
+            sql.update(connection, "insert_dependencies", Params.of("edges", Json.write(edges)));
+        }
+    }
+
+    private <T> T inTransaction(Function<Connection, T> work) {
+        return withConnection(connection -> {
+            try {
+                connection.setAutoCommit(false);
+                try {
+                    T result = work.apply(connection);
+                    connection.commit();
+                    return result;
+                } catch (RuntimeException e) {
+                    connection.rollback();
+                    throw e;
+                } finally {
+                    connection.setAutoCommit(true);
+                }
+            } catch (SQLException e) {
+                throw sql.failure("transaction", e);
+            }
+        });
+    }
+
     /** The job as the insert wrote it: everything but the database-clock times came from the request. */
-    private static Job queued(NewJob job, Instant availableAt, Instant requestedAt) {
+    private static Job inserted(NewJob job, Instant availableAt, Instant requestedAt) {
+        Instant finishedAt = job.status() == JobStatus.FAILED ? requestedAt : null;
         return new Job(job.id(), job.tenant(), job.queue(), job.kind(), job.args(), job.metadata(), job.priority(),
-                JobStatus.QUEUED, 0, job.maxAttempts(), availableAt, requestedAt, null, null, job.timeoutSeconds(),
-                job.uniqueKey(), false, null, null, null, null, null);
+                job.status(), 0, job.maxAttempts(), availableAt, requestedAt, null, finishedAt, job.timeoutSeconds(),
+                job.uniqueKey(), job.dependsOn(), false, null, null, job.lastError(), null, null);
     }
 
     private Job findLiveByUniqueKey(Connection connection, NewJob job) {
@@ -112,6 +187,13 @@ public final class JobStore {
                     json.writeNumberField("timeout_seconds", job.timeoutSeconds());
                 }
                 json.writeStringField("unique_key", job.uniqueKey());
+                json.writeStringField("status", job.status().wireName());
+                json.writeStringField("last_error", job.lastError());
+                json.writeArrayFieldStart("depends_on");
+                for (UUID dependency : job.dependsOn()) {
+                    json.writeString(dependency.toString());
+                }
+                json.writeEndArray();
                 json.writeEndObject();
             }
             json.writeEndArray();

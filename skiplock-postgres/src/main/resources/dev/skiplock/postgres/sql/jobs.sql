@@ -5,12 +5,15 @@
 -- listeners; PostgreSQL delivers it only on commit, so a rolled-back enqueue wakes nobody.
 WITH inserted AS (
     INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status, max_attempts,
-                               available_at, requested_at, timeout_seconds, unique_key)
-    SELECT r.id, r.tenant, r.queue, r.kind, r.args, r.metadata, r.priority, 'queued', r.max_attempts,
-           COALESCE(to_timestamp(r.run_at_ms / 1000.0), now()), now(), r.timeout_seconds, r.unique_key
+                               available_at, requested_at, finished_at, timeout_seconds, unique_key, last_error,
+                               depends_on)
+    SELECT r.id, r.tenant, r.queue, r.kind, r.args, r.metadata, r.priority, r.status, r.max_attempts,
+           COALESCE(to_timestamp(r.run_at_ms / 1000.0), now()), now(),
+           CASE WHEN r.status = 'failed' THEN now() END, r.timeout_seconds, r.unique_key, r.last_error,
+           r.depends_on
     FROM jsonb_to_recordset(CAST(:jobs AS jsonb)) AS r(id uuid, tenant text, queue text, kind text, args jsonb,
-         metadata jsonb, priority integer, max_attempts integer, run_at_ms bigint, timeout_seconds integer,
-         unique_key text)
+         metadata jsonb, priority integer, status text, max_attempts integer, run_at_ms bigint,
+         timeout_seconds integer, unique_key text, last_error text, depends_on jsonb)
     ON CONFLICT (tenant, unique_key) WHERE unique_key IS NOT NULL AND status IN ('waiting', 'queued', 'running')
     DO NOTHING
     RETURNING id, available_at, requested_at, queue
@@ -219,3 +222,14 @@ SELECT queue, status, count(*) AS jobs FROM skiplock_jobs WHERE tenant = :tenant
 -- Deletes a terminal job; its events go with it (trigger).
 DELETE FROM skiplock_jobs
 WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+
+-- name: lock_dependencies
+-- The dependencies of jobs being enqueued, locked FOR SHARE until the enqueue commits: a
+-- dependency cannot finish in between, so its trigger always sees the new dependency rows.
+SELECT id, status FROM skiplock_jobs
+WHERE tenant = :tenant AND id IN (SELECT CAST(value AS uuid) FROM jsonb_array_elements_text(CAST(:ids AS jsonb)))
+FOR SHARE
+
+-- name: insert_dependencies
+INSERT INTO skiplock_job_dependencies (job_id, depends_on)
+SELECT e.job_id, e.depends_on FROM jsonb_to_recordset(CAST(:edges AS jsonb)) AS e(job_id uuid, depends_on uuid)

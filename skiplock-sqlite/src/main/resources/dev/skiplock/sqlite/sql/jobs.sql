@@ -6,11 +6,15 @@
 -- same unique key wins (DO NOTHING); the caller then reads it with find_live_by_unique_key.
 -- "WHERE true" is SQLite's required disambiguation between SELECT and ON CONFLICT.
 INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status, max_attempts,
-                           available_at, requested_at, timeout_seconds, unique_key)
+                           available_at, requested_at, finished_at, timeout_seconds, unique_key, last_error,
+                           depends_on)
 SELECT value ->> '$.id', value ->> '$.tenant', value ->> '$.queue', value ->> '$.kind',
-       value -> '$.args', value -> '$.metadata', value ->> '$.priority', 'queued', value ->> '$.max_attempts',
+       value -> '$.args', value -> '$.metadata', value ->> '$.priority', value ->> '$.status',
+       value ->> '$.max_attempts',
        COALESCE(value ->> '$.run_at_ms', CAST(unixepoch('subsec') * 1000 AS INTEGER)),
-       CAST(unixepoch('subsec') * 1000 AS INTEGER), value ->> '$.timeout_seconds', value ->> '$.unique_key'
+       CAST(unixepoch('subsec') * 1000 AS INTEGER),
+       CASE WHEN value ->> '$.status' = 'failed' THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
+       value ->> '$.timeout_seconds', value ->> '$.unique_key', value ->> '$.last_error', value -> '$.depends_on'
 FROM json_each(:jobs)
 WHERE true
 ON CONFLICT (tenant, unique_key) WHERE unique_key IS NOT NULL AND status IN ('waiting', 'queued', 'running')
@@ -158,3 +162,13 @@ SELECT queue, status, count(*) AS jobs FROM skiplock_jobs WHERE tenant = :tenant
 -- Deletes a terminal job; its events go with it (trigger).
 DELETE FROM skiplock_jobs
 WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+
+-- name: lock_dependencies
+-- The dependencies of jobs being enqueued. The enqueue transaction (BEGIN IMMEDIATE) holds
+-- SQLite's write lock, so no dependency can finish before the dependency rows are written.
+SELECT id, status FROM skiplock_jobs
+WHERE tenant = :tenant AND id IN (SELECT value FROM json_each(:ids))
+
+-- name: insert_dependencies
+INSERT INTO skiplock_job_dependencies (job_id, depends_on)
+SELECT value ->> '$.job_id', value ->> '$.depends_on' FROM json_each(:edges)

@@ -1,0 +1,103 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobEvent;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobQuery;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** DESIGN §5 dependencies: wait for every dependency to succeed; fail when one does not. */
+abstract class DependenciesContract extends ContractBase {
+
+    record Step(String name, boolean fail) {
+    }
+
+    private Skiplock worker(CountDownLatch release) {
+        return started(builder(config -> config.queue("default", 4))
+                .handler("step", Step.class, context -> {
+                    if (context.args().name().equals("gate")) {
+                        release.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    }
+                    return context.args().fail() ? JobOutcome.fail("step failed") : JobOutcome.complete();
+                }));
+    }
+
+    @Test
+    void jobWaitsUntilEveryDependencySucceeded() {
+        CountDownLatch release = new CountDownLatch(1);
+        Skiplock worker = worker(release);
+        Job gate = worker.enqueue(JobRequest.of("step", new Step("gate", false)));
+        Job quick = worker.enqueue(JobRequest.of("step", new Step("quick", false)));
+        Job after = worker.enqueue(JobRequest.of("step", new Step("after", false))
+                .withDependsOn(List.of(gate.id(), quick.id())));
+
+        assertThat(after.status()).isEqualTo(JobStatus.WAITING);
+        assertThat(after.dependsOn()).containsExactly(gate.id(), quick.id());
+        awaitStatus(worker, quick.id(), JobStatus.SUCCEEDED);
+        assertThat(worker.get(after.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
+
+        release.countDown();
+        awaitStatus(worker, after.id(), JobStatus.SUCCEEDED);
+        assertThat(worker.events(after.id(), 0, 100).stream().filter(event -> event.type().equals("status"))
+                .map(JobEvent::status)).containsExactly("waiting", "queued", "running", "succeeded");
+    }
+
+    @Test
+    void failureOfADependencyFailsItsDependentsInCascade() {
+        Skiplock worker = worker(new CountDownLatch(0));
+        Job broken = worker.enqueue(JobRequest.of("step", new Step("broken", true)).withMaxAttempts(1)
+                .withQueue("held"));
+        Job child = worker.enqueue(JobRequest.of("step", new Step("child", false)).withDependsOn(List.of(broken.id())));
+        Job grandchild = worker.enqueue(JobRequest.of("step", new Step("grandchild", false))
+                .withDependsOn(List.of(child.id())));
+
+        worker.cancel(broken.id());
+
+        Job failedChild = awaitStatus(worker, child.id(), JobStatus.FAILED);
+        assertThat(failedChild.lastError()).isEqualTo("dependency " + broken.id() + " cancelled");
+        assertThat(awaitStatus(worker, grandchild.id(), JobStatus.FAILED).lastError())
+                .isEqualTo("dependency " + child.id() + " failed");
+        assertThat(failedChild.finishedAt()).isNotNull();
+    }
+
+    @Test
+    void finishedDependenciesDecideAtEnqueue() {
+        Skiplock worker = worker(new CountDownLatch(0));
+        Job ok = worker.enqueue(JobRequest.of("step", new Step("ok", false)));
+        Job bad = worker.enqueue(JobRequest.of("step", new Step("bad", true)).withMaxAttempts(1));
+        awaitStatus(worker, ok.id(), JobStatus.SUCCEEDED);
+        awaitStatus(worker, bad.id(), JobStatus.FAILED);
+
+        Job afterOk = worker.enqueue(JobRequest.of("step", new Step("x", false)).withDependsOn(List.of(ok.id())));
+        Job afterBad = worker.enqueue(JobRequest.of("step", new Step("y", false)).withDependsOn(List.of(bad.id())));
+
+        assertThat(afterOk.status()).isEqualTo(JobStatus.QUEUED);
+        assertThat(afterBad.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(afterBad.lastError()).isEqualTo("dependency " + bad.id() + " failed");
+        awaitStatus(worker, afterOk.id(), JobStatus.SUCCEEDED);
+    }
+
+    @Test
+    void unknownOrForeignDependencyIsRejectedAndNothingIsWritten() {
+        Skiplock client = client();
+        Job foreign = client.tenant("other").enqueue(JobRequest.of("step", new Step("x", false)));
+        int before = client.list(JobQuery.all()).jobs().size();
+
+        assertThatThrownBy(() -> client.enqueue(JobRequest.of("step", null).withDependsOn(List.of(UUID.randomUUID()))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("dependsOn:");
+        assertThatThrownBy(() -> client.enqueue(JobRequest.of("step", null).withDependsOn(List.of(foreign.id()))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("dependsOn:");
+
+        assertThat(client.list(JobQuery.all()).jobs()).hasSize(before);
+    }
+}
