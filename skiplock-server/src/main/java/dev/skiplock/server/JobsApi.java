@@ -72,7 +72,7 @@ final class JobsApi {
     private void runNow(Context ctx, JobRequest request) throws InterruptedException {
         if (!fallbackSlots.tryAcquire()) {
             ctx.header("Retry-After", "1");
-            throw new ApiError(429, "resource_exhausted", "all " + "fallback slots are busy; retry later", null);
+            throw new ApiError(429, "resource_exhausted", "all fallback slots are busy; retry later", null);
         }
         try {
             JobClient client = auth.client(ctx);

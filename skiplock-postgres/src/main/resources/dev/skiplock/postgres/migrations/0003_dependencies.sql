@@ -10,18 +10,24 @@ CREATE TABLE skiplock_job_dependencies (
 
 CREATE INDEX skiplock_job_dependencies_on ON skiplock_job_dependencies (depends_on);
 
--- Fires only when a job reaches a terminal status: one index probe finds its dependents (none
--- for most jobs). Failing a dependent fires this trigger again for it, so failure cascades.
+-- Fires only when a job reaches a terminal status, and for a job without dependents (nearly all)
+-- costs one index probe: without that guard, the planner's choice for the UPDATE below scanned
+-- the jobs table once per finished job and stalled completion batches past their leases
+-- (measured in the 5,000-job conformance run). The dependents' ids go through an array so the
+-- UPDATE walks the primary key. Failing a dependent fires this trigger again, so failure cascades.
 CREATE FUNCTION skiplock_dependency_finished() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     notified bigint;
 BEGIN
+    IF NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d WHERE d.depends_on = NEW.id) THEN
+        RETURN NULL;
+    END IF;
     IF NEW.status = 'succeeded' THEN
         WITH released AS (
             UPDATE skiplock_jobs AS j
             SET status = 'queued', available_at = now()
-            WHERE j.status = 'waiting'
-              AND j.id IN (SELECT d.job_id FROM skiplock_job_dependencies AS d WHERE d.depends_on = NEW.id)
+            WHERE j.id = ANY(ARRAY(SELECT d.job_id FROM skiplock_job_dependencies AS d WHERE d.depends_on = NEW.id))
+              AND j.status = 'waiting'
               AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                               JOIN skiplock_jobs AS p ON p.id = d.depends_on
                               WHERE d.job_id = j.id AND p.status <> 'succeeded')
@@ -33,8 +39,8 @@ BEGIN
         UPDATE skiplock_jobs AS j
         SET status = 'failed', finished_at = now(),
             last_error = 'dependency ' || NEW.id || ' ' || NEW.status
-        WHERE j.status = 'waiting'
-          AND j.id IN (SELECT d.job_id FROM skiplock_job_dependencies AS d WHERE d.depends_on = NEW.id);
+        WHERE j.id = ANY(ARRAY(SELECT d.job_id FROM skiplock_job_dependencies AS d WHERE d.depends_on = NEW.id))
+          AND j.status = 'waiting';
     END IF;
     RETURN NULL;
 END

@@ -1,6 +1,7 @@
 -- Job dependencies (DESIGN §5): a job waits until every job it depends on succeeded; if one of
 -- them fails, times out or is cancelled, it fails too, naming that dependency. Failure cascades
--- because the driver turns on recursive_triggers.
+-- because the driver turns on recursive_triggers. The WHEN guard keeps the cost for jobs without
+-- dependents (nearly all) at one index probe.
 ALTER TABLE skiplock_jobs ADD COLUMN depends_on TEXT NOT NULL DEFAULT '[]';
 
 CREATE TABLE skiplock_job_dependencies (
@@ -13,6 +14,7 @@ CREATE INDEX skiplock_job_dependencies_on ON skiplock_job_dependencies (depends_
 
 CREATE TRIGGER skiplock_dependency_succeeded AFTER UPDATE OF status ON skiplock_jobs
 WHEN NEW.status = 'succeeded' AND OLD.status IS NOT NEW.status
+     AND EXISTS (SELECT 1 FROM skiplock_job_dependencies WHERE depends_on = NEW.id)
 BEGIN
     UPDATE skiplock_jobs
     SET status = 'queued', available_at = CAST(unixepoch('subsec') * 1000 AS INTEGER)
@@ -25,6 +27,7 @@ END;
 
 CREATE TRIGGER skiplock_dependency_failed AFTER UPDATE OF status ON skiplock_jobs
 WHEN NEW.status IN ('failed', 'timed_out', 'cancelled') AND OLD.status IS NOT NEW.status
+     AND EXISTS (SELECT 1 FROM skiplock_job_dependencies WHERE depends_on = NEW.id)
 BEGIN
     UPDATE skiplock_jobs
     SET status = 'failed', finished_at = CAST(unixepoch('subsec') * 1000 AS INTEGER),
