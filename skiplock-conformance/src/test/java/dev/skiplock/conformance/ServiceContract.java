@@ -206,6 +206,30 @@ abstract class ServiceContract extends ContractBase {
     }
 
     @Test
+    void inMemoryJobsAnswerTheSameApiButAreNotStored() {
+        Http.Answer created = http.post("/api/v1/jobs",
+                "{\"kind\": \"command\", \"durable\": false, \"args\": {\"argv\": [\"sh\", \"-c\", \"echo in-memory\"]}}");
+        assertThat(created.status()).isEqualTo(201);
+        String id = created.json().get("id").asText();
+
+        List<JsonNode> events = http.streamLines("/api/v1/jobs/" + id + "/events?follow=true", Map.of()).stream()
+                .map(Json::read).toList();
+        assertThat(events.getLast().get("status").asText()).isEqualTo("succeeded");
+        assertThat(events.toString()).contains("in-memory");
+        assertThat(awaitJob(id, "succeeded").get("attempt").asInt()).isEqualTo(1);
+        assertThat(skiplock.get(java.util.UUID.fromString(id))).isEmpty();
+        assertThat(http.post("/api/v1/jobs/" + id + "/retry", "").status()).isEqualTo(409);
+
+        String sleeper = http.post("/api/v1/jobs", "{\"kind\": \"command\", \"durable\": false, "
+                + "\"args\": {\"argv\": [\"sleep\", \"30\"]}}").json().get("id").asText();
+        awaitJob(sleeper, "running");
+        assertThat(http.post("/api/v1/jobs/" + sleeper + "/cancel", "").status()).isEqualTo(202);
+        awaitJob(sleeper, "cancelled");
+        assertThat(http.delete("/api/v1/jobs/" + sleeper).status()).isEqualTo(204);
+        assertThat(http.get("/api/v1/jobs/" + sleeper).status()).isEqualTo(404);
+    }
+
+    @Test
     void jobWithDependenciesWaitsForThem() {
         String first = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"sleep\", \"0.3\"]}}");
         Http.Answer second = http.post("/api/v1/jobs", "{\"kind\": \"command\", \"dependsOn\": [\"" + first

@@ -25,9 +25,28 @@ final class EventsApi {
     private static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
 
     private final Auth auth;
+    private final MemoryJobs memory;
 
-    EventsApi(Auth auth) {
+    EventsApi(Auth auth, MemoryJobs memory) {
         this.auth = auth;
+        this.memory = memory;
+    }
+
+    /** Waits up to {@code millis} for events after {@code after}; empty on timeout. */
+    private interface Source {
+        List<JobEvent> await(long after, long millis) throws InterruptedException;
+    }
+
+    /** The job's event source: the in-memory job if it is one, else the database (404 if neither). */
+    private Source source(Context ctx, UUID id) {
+        String tenant = auth.tenant(ctx);
+        if (memory.owns(tenant, id)) {
+            return (after, millis) -> memory.events(tenant, id, after, PAGE, millis);
+        }
+        JobClient skiplock = auth.client(ctx);
+        skiplock.get(id).orElseThrow(() -> ApiError.notFound("job"));
+        return (after, millis) -> millis == 0 ? skiplock.events(id, after, PAGE)
+                : skiplock.awaitEvents(id, after, PAGE, Duration.ofMillis(millis));
     }
 
     void register(RoutesConfig routes) {
@@ -37,21 +56,20 @@ final class EventsApi {
 
     private void events(Context ctx) throws Exception {
         UUID id = Requests.id(ctx);
-        JobClient skiplock = auth.client(ctx);
         String follow = ctx.queryParam("follow");
         if (follow != null && !follow.equals("true") && !follow.equals("false")) {
             throw ApiError.invalid("follow", "must be true or false");
         }
-        skiplock.get(id).orElseThrow(() -> ApiError.notFound("job"));
+        Source source = source(ctx, id);
         if ("true".equals(follow)) {
-            stream(ctx, skiplock, id, 0, "application/x-ndjson", event -> JobJson.event(event) + "\n");
+            stream(ctx, source, 0, "application/x-ndjson", event -> JobJson.event(event) + "\n");
             return;
         }
         ObjectNode answer = Json.object();
         ArrayNode list = answer.putArray("events");
         long after = 0;
         while (true) {
-            List<JobEvent> page = skiplock.events(id, after, PAGE);
+            List<JobEvent> page = source.await(after, 0);
             page.forEach(event -> list.add(JobJson.event(event)));
             if (page.size() < PAGE) {
                 break;
@@ -63,7 +81,6 @@ final class EventsApi {
 
     private void sse(Context ctx) throws Exception {
         UUID id = Requests.id(ctx);
-        JobClient skiplock = auth.client(ctx);
         long after = 0;
         String lastEventId = ctx.header("Last-Event-ID");
         if (lastEventId != null && !lastEventId.isBlank()) {
@@ -73,8 +90,8 @@ final class EventsApi {
                 throw ApiError.invalid("Last-Event-ID", "must be the id of an event received before");
             }
         }
-        skiplock.get(id).orElseThrow(() -> ApiError.notFound("job"));
-        stream(ctx, skiplock, id, after, "text/event-stream",
+        Source source = source(ctx, id);
+        stream(ctx, source, after, "text/event-stream",
                 event -> "id: " + event.seq() + "\nevent: " + event.type() + "\ndata: " + JobJson.event(event) + "\n\n");
     }
 
@@ -82,8 +99,8 @@ final class EventsApi {
         String line(JobEvent event);
     }
 
-    private static void stream(Context ctx, JobClient skiplock, UUID id, long after, String contentType,
-            Format format) throws Exception {
+    private static void stream(Context ctx, Source source, long after, String contentType, Format format)
+            throws Exception {
         ctx.status(200);
         ctx.res().setContentType(contentType + "; charset=utf-8");
         ctx.res().setHeader("Cache-Control", "no-cache");
@@ -91,7 +108,7 @@ final class EventsApi {
         out.flush();
         long last = after;
         while (true) {
-            List<JobEvent> events = skiplock.awaitEvents(id, last, PAGE, KEEP_ALIVE);
+            List<JobEvent> events = source.await(last, KEEP_ALIVE.toMillis());
             if (events.isEmpty()) {
                 write(out, contentType.startsWith("text/event-stream") ? ": keep-alive\n\n" : "");
                 continue;

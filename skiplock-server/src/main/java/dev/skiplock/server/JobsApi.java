@@ -35,8 +35,11 @@ final class JobsApi {
     /** Fallback mode's cap, or null when jobs are queued normally. */
     private final Semaphore fallbackSlots;
 
-    JobsApi(Auth auth, SubmitParser parser, long maxBodyBytes, Integer fallbackCap) {
+    private final MemoryJobs memory;
+
+    JobsApi(Auth auth, SubmitParser parser, long maxBodyBytes, Integer fallbackCap, MemoryJobs memory) {
         this.auth = auth;
+        this.memory = memory;
         this.fallbackSlots = fallbackCap == null ? null : new Semaphore(fallbackCap);
         this.parser = parser;
         this.maxBodyBytes = maxBodyBytes;
@@ -46,17 +49,38 @@ final class JobsApi {
         routes.post("/api/v1/jobs", this::submit);
         routes.post("/api/v1/jobs/batch", this::submitBatch);
         routes.get("/api/v1/jobs", this::list);
-        routes.get("/api/v1/jobs/{id}", ctx -> SkiplockServer.json(ctx, 200,
-                JobJson.job(auth.client(ctx).get(Requests.id(ctx)).orElseThrow(() -> ApiError.notFound("job")))));
-        routes.post("/api/v1/jobs/{id}/cancel", ctx -> SkiplockServer.json(ctx, 202,
-                JobJson.job(auth.client(ctx).cancel(Requests.id(ctx)))));
-        routes.post("/api/v1/jobs/{id}/retry", ctx -> SkiplockServer.json(ctx, 202,
-                JobJson.job(auth.client(ctx).retry(Requests.id(ctx)))));
+        routes.get("/api/v1/jobs/{id}", ctx -> SkiplockServer.json(ctx, 200, JobJson.job(get(ctx))));
+        routes.post("/api/v1/jobs/{id}/cancel", ctx -> SkiplockServer.json(ctx, 202, JobJson.job(cancel(ctx))));
+        routes.post("/api/v1/jobs/{id}/retry", ctx -> SkiplockServer.json(ctx, 202, JobJson.job(retry(ctx))));
         routes.delete("/api/v1/jobs/{id}", this::delete);
     }
 
+    private Job get(Context ctx) {
+        UUID id = Requests.id(ctx);
+        return memory.get(auth.tenant(ctx), id)
+                .or(() -> auth.client(ctx).get(id)).orElseThrow(() -> ApiError.notFound("job"));
+    }
+
+    private Job cancel(Context ctx) {
+        UUID id = Requests.id(ctx);
+        return memory.owns(auth.tenant(ctx), id) ? memory.cancel(auth.tenant(ctx), id) : auth.client(ctx).cancel(id);
+    }
+
+    private Job retry(Context ctx) {
+        UUID id = Requests.id(ctx);
+        if (memory.owns(auth.tenant(ctx), id)) {
+            throw ApiError.conflict("job " + id + " is an in-memory job; those are never restarted");
+        }
+        return auth.client(ctx).retry(id);
+    }
+
     private void submit(Context ctx) throws InterruptedException {
-        JobRequest request = parser.parse(Requests.body(ctx, maxBodyBytes), "");
+        SubmitParser.Submission submission = parser.parse(Requests.body(ctx, maxBodyBytes), "");
+        JobRequest request = submission.request();
+        if (!submission.durable()) {
+            SkiplockServer.json(ctx, 201, JobJson.job(memory.submit(auth.tenant(ctx), request)));
+            return;
+        }
         if (fallbackSlots != null) {
             runNow(ctx, request);
             return;
@@ -107,7 +131,11 @@ final class JobsApi {
         }
         List<JobRequest> requests = new ArrayList<>();
         for (int i = 0; i < jobs.size(); i++) {
-            requests.add(parser.parse(jobs.get(i), "jobs[" + i + "]."));
+            SubmitParser.Submission submission = parser.parse(jobs.get(i), "jobs[" + i + "].");
+            if (!submission.durable()) {
+                throw ApiError.invalid("jobs[" + i + "].durable", "in-memory jobs cannot be submitted in a batch");
+            }
+            requests.add(submission.request());
         }
         ObjectNode answer = Json.object();
         ArrayNode created = answer.putArray("jobs");
@@ -148,6 +176,10 @@ final class JobsApi {
 
     private void delete(Context ctx) {
         UUID id = Requests.id(ctx);
+        if (memory.owns(auth.tenant(ctx), id)) {
+            deleteInMemory(ctx, id);
+            return;
+        }
         JobClient skiplock = auth.client(ctx);
         String force = ctx.queryParam("force");
         if (force != null && !force.equals("true") && !force.equals("false")) {
@@ -169,6 +201,33 @@ final class JobsApi {
         } else {
             Thread.ofVirtual().name("skiplock-force-delete").start(() -> deleteOnceTerminal(skiplock, id));
         }
+        SkiplockServer.json(ctx, 202, JobJson.job(cancelled));
+    }
+
+    private void deleteInMemory(Context ctx, UUID id) {
+        String tenant = auth.tenant(ctx);
+        Job job = memory.get(tenant, id).orElseThrow(() -> ApiError.notFound("job"));
+        if (job.status().isTerminal()) {
+            memory.delete(tenant, id);
+            ctx.status(204);
+            return;
+        }
+        if (!"true".equals(ctx.queryParam("force"))) {
+            throw ApiError.conflict("job " + id + " is " + job.status().wireName() + "; cancel it first or use ?force=true");
+        }
+        Job cancelled = memory.cancel(tenant, id);
+        Thread.ofVirtual().name("skiplock-force-delete").start(() -> {
+            try {
+                long after = 0;
+                while (!memory.get(tenant, id).map(current -> current.status().isTerminal()).orElse(true)) {
+                    var events = memory.events(tenant, id, after, 1000, 5000);
+                    after = events.isEmpty() ? after : events.getLast().seq();
+                }
+                memory.delete(tenant, id);
+            } catch (Exception e) {
+                LOG.warn("forced delete of in-memory job {} failed: {}", id, e.getMessage());
+            }
+        });
         SkiplockServer.json(ctx, 202, JobJson.job(cancelled));
     }
 

@@ -40,8 +40,9 @@ public final class SkiplockServer implements AutoCloseable {
             throw new IllegalArgumentException("host: without tokens the server listens on loopback only; "
                     + "configure --tokens to listen on " + config.host());
         }
-        JobsApi jobs = new JobsApi(auth, new SubmitParser(tools), config.maxBodyBytes(), config.fallbackCap());
-        EventsApi events = new EventsApi(auth);
+        MemoryJobs memory = new MemoryJobs(commandRunner());
+        JobsApi jobs = new JobsApi(auth, new SubmitParser(tools), config.maxBodyBytes(), config.fallbackCap(), memory);
+        EventsApi events = new EventsApi(auth, memory);
         AdminApi admin = new AdminApi(skiplock, auth);
         Javalin app = Javalin.create(javalin -> {
             javalin.jetty.host = config.host();

@@ -26,7 +26,11 @@ final class SubmitParser {
         this.tools = tools;
     }
 
-    JobRequest parse(JsonNode body, String prefix) {
+    /** A parsed enqueue body; {@code durable == false} asks for an in-memory job. */
+    record Submission(JobRequest request, boolean durable) {
+    }
+
+    Submission parse(JsonNode body, String prefix) {
         if (body == null || !body.isObject()) {
             throw ApiError.invalid(prefix.isEmpty() ? "body" : prefix, "must be a JSON object");
         }
@@ -72,19 +76,15 @@ final class SubmitParser {
             if (body.hasNonNull("dependsOn")) {
                 request = request.withDependsOn(ids(body.get("dependsOn"), prefix + "dependsOn"));
             }
-            rejectUnsupported(body, prefix);
-            return request;
+            JsonNode durable = body.get("durable");
+            if (durable != null && !durable.isNull() && !durable.isBoolean()) {
+                throw ApiError.invalid(prefix + "durable", "must be true or false");
+            }
+            return new Submission(request, durable == null || durable.isNull() || durable.asBoolean());
         } catch (IllegalArgumentException e) {
             ApiError error = ApiError.invalid(e);
             throw error.field == null ? error
                     : new ApiError(400, error.code, prefix + e.getMessage(), prefix + error.field);
-        }
-    }
-
-    /** A field of the contract this server does not implement yet is refused, never silently ignored. */
-    private static void rejectUnsupported(JsonNode body, String prefix) {
-        if (body.has("durable") && !(body.get("durable").isBoolean() && body.get("durable").asBoolean())) {
-            throw ApiError.invalid(prefix + "durable", "in-memory jobs are not supported by this server yet");
         }
     }
 
