@@ -94,7 +94,7 @@ final class ServeCommand implements Callable<Integer> {
         try {
             skiplock.start();
             server = SkiplockServer.start(skiplock, new ServerConfig(host, port, maxBody, allowCommands, toolMap,
-                    tokenMap, noQueue ? maxConcurrent : null));
+                    tokenMap, noQueue ? maxConcurrent : null, file.cron()));
         } catch (RuntimeException e) {
             skiplock.close();
             throw e;

@@ -3,6 +3,7 @@ package dev.skiplock.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.skiplock.server.CronEntry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,11 +18,12 @@ import java.util.Map;
  * JSON) of API.md. Every key is optional; unknown keys and keys this version cannot honour are
  * rejected naming the key.
  */
-record ServiceConfigFile(Map<String, Integer> queues, Map<String, List<String>> tools, Duration retention) {
+record ServiceConfigFile(Map<String, Integer> queues, Map<String, List<String>> tools, Duration retention,
+        List<CronEntry> cron) {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     static ServiceConfigFile empty() {
-        return new ServiceConfigFile(Map.of(), Map.of(), null);
+        return new ServiceConfigFile(Map.of(), Map.of(), null, List.of());
     }
 
     static ServiceConfigFile read(Path file) {
@@ -30,10 +32,7 @@ record ServiceConfigFile(Map<String, Integer> queues, Map<String, List<String>> 
             return empty();
         }
         root.fieldNames().forEachRemaining(key -> {
-            if (key.equals("cron")) {
-                throw new IllegalArgumentException("cron: scheduled jobs are not supported by this version yet");
-            }
-            if (!List.of("queues", "tools", "retention").contains(key)) {
+            if (!List.of("queues", "tools", "retention", "cron").contains(key)) {
                 throw new IllegalArgumentException(key + ": unknown key in " + file);
             }
         });
@@ -47,7 +46,29 @@ record ServiceConfigFile(Map<String, Integer> queues, Map<String, List<String>> 
         });
         Duration retention = root.path("retention").has("finished")
                 ? Durations.parse("retention.finished", root.path("retention").path("finished").asText()) : null;
-        return new ServiceConfigFile(queues, tools(root.path("tools"), "tools"), retention);
+        return new ServiceConfigFile(queues, tools(root.path("tools"), "tools"), retention, cron(root.path("cron")));
+    }
+
+    private static List<CronEntry> cron(JsonNode node) {
+        List<CronEntry> entries = new ArrayList<>();
+        if (node.isMissingNode() || node.isNull()) {
+            return entries;
+        }
+        if (!node.isArray()) {
+            throw new IllegalArgumentException("cron: must be a list of {name, schedule, timezone, job}");
+        }
+        for (int i = 0; i < node.size(); i++) {
+            JsonNode entry = node.get(i);
+            int index = i;
+            entry.fieldNames().forEachRemaining(key -> {
+                if (!List.of("name", "schedule", "timezone", "job").contains(key)) {
+                    throw new IllegalArgumentException("cron[" + index + "]." + key + ": unknown key");
+                }
+            });
+            entries.add(new CronEntry(entry.path("name").asText(null), entry.path("schedule").asText(null),
+                    entry.path("timezone").asText(null), entry.get("job")));
+        }
+        return entries;
     }
 
     static Map<String, List<String>> readTools(Path file) {

@@ -48,7 +48,7 @@ abstract class AccessContract extends ContractBase {
         Map<String, String> tokens = Map.of(sha256("acme-token"), "acme", sha256("globex-token"), "globex",
                 sha256("root-token"), "*");
         try (SkiplockServer server = SkiplockServer.start(skiplock,
-                new ServerConfig("127.0.0.1", 0, 1 << 20, true, Map.of(), tokens, null))) {
+                new ServerConfig("127.0.0.1", 0, 1 << 20, true, Map.of(), tokens, null, java.util.List.of()))) {
             int port = server.port();
             assertThat(call(port, "GET", "/api/v1/jobs", null, null).statusCode()).isEqualTo(401);
             assertThat(call(port, "GET", "/api/v1/jobs", "wrong", null).body()).contains("\"code\":\"unauthenticated\"");
@@ -84,7 +84,7 @@ abstract class AccessContract extends ContractBase {
     void fallbackModeRunsJobsAtOnceAndRejectsWhenTheCapIsFull() throws Exception {
         Skiplock skiplock = commandWorker(ServerConfig.FALLBACK_QUEUE, 1);
         try (SkiplockServer server = SkiplockServer.start(skiplock,
-                new ServerConfig("127.0.0.1", 0, 1 << 20, true, Map.of(), Map.of(), 1))) {
+                new ServerConfig("127.0.0.1", 0, 1 << 20, true, Map.of(), Map.of(), 1, java.util.List.of()))) {
             int port = server.port();
             CompletableFuture<HttpResponse<String>> slow = CompletableFuture.supplyAsync(() -> {
                 try {

@@ -22,9 +22,11 @@ public final class SkiplockServer implements AutoCloseable {
     public static final Duration COMMAND_GRACE = Duration.ofSeconds(5);
 
     private final Javalin app;
+    private final CronScheduler cron;
 
-    private SkiplockServer(Javalin app) {
+    private SkiplockServer(Javalin app, CronScheduler cron) {
         this.app = app;
+        this.cron = cron;
     }
 
     /** The handler to register for kind {@code command} on workers of this service. */
@@ -41,7 +43,9 @@ public final class SkiplockServer implements AutoCloseable {
                     + "configure --tokens to listen on " + config.host());
         }
         MemoryJobs memory = new MemoryJobs(commandRunner());
-        JobsApi jobs = new JobsApi(auth, new SubmitParser(tools), config.maxBodyBytes(), config.fallbackCap(), memory);
+        SubmitParser parser = new SubmitParser(tools);
+        CronScheduler cron = CronScheduler.start(config.cron(), parser, skiplock);
+        JobsApi jobs = new JobsApi(auth, parser, config.maxBodyBytes(), config.fallbackCap(), memory);
         EventsApi events = new EventsApi(auth, memory);
         AdminApi admin = new AdminApi(skiplock, auth);
         Javalin app = Javalin.create(javalin -> {
@@ -76,7 +80,7 @@ public final class SkiplockServer implements AutoCloseable {
                 }
             });
         }).start();
-        return new SkiplockServer(app);
+        return new SkiplockServer(app, cron);
     }
 
     private static boolean isLoopback(String host) {
@@ -106,6 +110,7 @@ public final class SkiplockServer implements AutoCloseable {
 
     @Override
     public void close() {
+        cron.close();
         app.stop();
     }
 }

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteCronTest extends CronContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}
