@@ -57,9 +57,7 @@ final class TenantJobClient implements JobClient {
     @Override
     public Enqueued enqueueOrReuse(JobRequest request) {
         NewJob job = toNewJobs(List.of(request)).getFirst();
-        Job stored = store.insert(null, List.of(job)).getFirst();
-        wakeQueuesOf(List.of(request));
-        signals.signal(stored.id());
+        Job stored = insertCommitted(List.of(job), List.of(request)).getFirst();
         return new Enqueued(stored, stored.id().equals(job.id()));
     }
 
@@ -70,10 +68,15 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public List<Job> enqueueMany(List<JobRequest> requests) {
-        List<Job> jobs = store.insert(null, toNewJobs(requests));
+        return insertCommitted(toNewJobs(requests), requests);
+    }
+
+    /** Inserts in a transaction of its own, then wakes workers and followers: the jobs are committed. */
+    private List<Job> insertCommitted(List<NewJob> jobs, List<JobRequest> requests) {
+        List<Job> stored = store.insert(null, jobs);
         wakeQueuesOf(requests);
-        signals.signalAll(jobs.stream().map(Job::id).toList());
-        return jobs;
+        signals.signalAll(stored.stream().map(Job::id).toList());
+        return stored;
     }
 
     @Override

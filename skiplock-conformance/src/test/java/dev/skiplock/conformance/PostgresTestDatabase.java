@@ -65,42 +65,20 @@ final class PostgresTestDatabase implements TestDatabase {
 
     @Override
     public void expireLease(DataSource dataSource, UUID jobId) {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement statement = connection.prepareStatement(
-                        "UPDATE skiplock_jobs SET locked_until = now() - interval '1 second' WHERE id = ?")) {
-            statement.setObject(1, jobId);
-            statement.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET locked_until = now() - interval '1 second' WHERE id = ?",
+                jobId);
     }
 
     @Override
     public void stealLease(DataSource dataSource, UUID jobId, String otherWorker) {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement statement = connection.prepareStatement(
-                        "UPDATE skiplock_jobs SET locked_by = ? WHERE id = ?")) {
-            statement.setString(1, otherWorker);
-            statement.setObject(2, jobId);
-            statement.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET locked_by = ? WHERE id = ?", otherWorker, jobId);
     }
 
     @Override
     public void insertWithoutNotification(DataSource dataSource, UUID id, String kind) {
-        String sql = "INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status,"
+        Jdbc.update(dataSource, "INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status,"
                 + " max_attempts, available_at, requested_at)"
-                + " VALUES (?, 'default', 'default', ?, '{}', '{}', 0, 'queued', 1, now(), now())";
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setObject(1, id);
-            statement.setString(2, kind);
-            statement.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+                + " VALUES (?, 'default', 'default', ?, '{}', '{}', 0, 'queued', 1, now(), now())", id, kind);
     }
 
     @Override

@@ -4,9 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -34,44 +31,22 @@ final class SqliteTestDatabase implements TestDatabase {
 
     @Override
     public void expireLease(DataSource dataSource, UUID jobId) {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement statement = connection.prepareStatement(
-                        "UPDATE skiplock_jobs SET locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) - 1000"
-                                + " WHERE id = ?")) {
-            statement.setString(1, jobId.toString());
-            statement.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER)"
+                + " - 1000 WHERE id = ?", jobId.toString());
     }
 
     @Override
     public void stealLease(DataSource dataSource, UUID jobId, String otherWorker) {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement statement = connection.prepareStatement(
-                        "UPDATE skiplock_jobs SET locked_by = ? WHERE id = ?")) {
-            statement.setString(1, otherWorker);
-            statement.setString(2, jobId.toString());
-            statement.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET locked_by = ? WHERE id = ?", otherWorker, jobId.toString());
     }
 
     @Override
     public void insertWithoutNotification(DataSource dataSource, UUID id, String kind) {
-        String sql = "INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status,"
+        Jdbc.update(dataSource, "INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status,"
                 + " max_attempts, available_at, requested_at)"
                 + " VALUES (?, 'default', 'default', ?, '{}', '{}', 0, 'queued', 1,"
-                + " CAST(unixepoch('subsec') * 1000 AS INTEGER), CAST(unixepoch('subsec') * 1000 AS INTEGER))";
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setString(1, id.toString());
-            statement.setString(2, kind);
-            statement.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+                + " CAST(unixepoch('subsec') * 1000 AS INTEGER), CAST(unixepoch('subsec') * 1000 AS INTEGER))",
+                id.toString(), kind);
     }
 
     @Override

@@ -23,6 +23,14 @@ public final class JobCommands {
         }
     }
 
+    /** POSTs {@code /api/v1/jobs/{id}/{action}} and prints the job's id and status. */
+    static int act(ServerOptions server, String id, String action) {
+        JsonNode job = server.client().post("/api/v1/jobs/" + id + "/" + action, Json.object());
+        System.out.println(job.path("id").asText() + " " + job.path("status").asText()
+                + (job.path("cancelRequested").asBoolean() ? " (cancel requested)" : ""));
+        return 0;
+    }
+
     @Command(name = "status", description = "Show one job.")
     public static final class Status implements Callable<Integer> {
         @Mixin
@@ -87,10 +95,7 @@ public final class JobCommands {
 
         @Override
         public Integer call() {
-            JsonNode job = server.client().post("/api/v1/jobs/" + id + "/cancel", Json.object());
-            System.out.println(job.path("id").asText() + " " + job.path("status").asText()
-                    + (job.path("cancelRequested").asBoolean() ? " (cancel requested)" : ""));
-            return 0;
+            return act(server, id, "cancel");
         }
     }
 
@@ -104,9 +109,7 @@ public final class JobCommands {
 
         @Override
         public Integer call() {
-            JsonNode job = server.client().post("/api/v1/jobs/" + id + "/retry", Json.object());
-            System.out.println(job.path("id").asText() + " " + job.path("status").asText());
-            return 0;
+            return act(server, id, "retry");
         }
     }
 
