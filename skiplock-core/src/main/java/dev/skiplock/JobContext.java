@@ -21,6 +21,23 @@ public interface JobContext<A> {
     boolean stopRequested();
 
     /**
+     * True once this execution was stopped because its lease was lost (its worker was presumed dead
+     * and the job reaped): another worker may adopt the same attempt, so an execution that outlives
+     * its worker (a {@link ResumableHandler}'s process) must be left running, not killed.
+     */
+    default boolean leaseLost() {
+        return false;
+    }
+
+    /**
+     * How many {@code log} lines of this attempt are already recorded for {@code stream}: a
+     * {@link ResumableHandler} resuming another worker's execution continues its output after them.
+     */
+    default long loggedLines(String stream) {
+        return 0;
+    }
+
+    /**
      * Appends a {@code log} event (e.g. stream {@code stdout}). Buffered and written in order with
      * the job's outcome, so a follower sees every line before the terminal status. Thread-safe.
      */

@@ -9,6 +9,7 @@ package dev.skiplock;
  * @param staleFinalizations outcomes rejected because another worker owned the job by then (fencing)
  * @param leasesLost         running executions stopped because a heartbeat found their lease gone
  * @param adopted            orphaned jobs (lease cleared by a reaper) this instance took over
+ * @param resumed            adopted jobs whose execution outlived its worker and was resumed, not rerun
  * @param released           jobs given back at shutdown
  * @param leasesReaped       expired leases this instance's reaper cleared
  * @param claimStatements    claim statements that returned at least one job (claimed / this = mean batch)
@@ -24,6 +25,7 @@ public record SkiplockMetrics(
         long staleFinalizations,
         long leasesLost,
         long adopted,
+        long resumed,
         long released,
         long leasesReaped,
         long claimStatements,

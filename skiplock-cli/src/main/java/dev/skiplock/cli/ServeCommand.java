@@ -21,7 +21,7 @@ final class ServeCommand implements Callable<Integer> {
     DatabaseOption database;
 
     @Mixin
-    WorkerOptions lease;
+    WorkerOptions workerOptions;
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address to listen on (default ${DEFAULT-VALUE})")
     String host;
@@ -73,7 +73,7 @@ final class ServeCommand implements Callable<Integer> {
         if (tools != null) {
             toolMap.putAll(ServiceConfigFile.readTools(tools));
         }
-        SkiplockConfig.Builder builder = lease.apply(SkiplockConfig.builder());
+        SkiplockConfig.Builder builder = workerOptions.apply(SkiplockConfig.builder());
         if (file.retention() != null) {
             builder.retention(file.retention());
         }
@@ -87,9 +87,7 @@ final class ServeCommand implements Callable<Integer> {
             }
             work.forEach(builder::queue);
         }
-        Skiplock skiplock = Skiplock.builder().url(database.jdbcUrl()).config(builder.build())
-                .handler("command", com.fasterxml.jackson.databind.JsonNode.class, SkiplockServer.commandRunner())
-                .build();
+        Skiplock skiplock = workerOptions.handlers(Skiplock.builder().url(database.jdbcUrl()).config(builder.build())).build();
         SkiplockServer server;
         try {
             skiplock.start();

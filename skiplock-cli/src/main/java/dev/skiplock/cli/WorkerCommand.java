@@ -1,9 +1,7 @@
 package dev.skiplock.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockConfig;
-import dev.skiplock.server.SkiplockServer;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -12,8 +10,9 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code skiplock worker}: a worker-only process (scale-out) running command jobs of the given
- * queues; SIGTERM shuts it down gracefully. Tools were resolved at submit, so it needs none.
+ * {@code skiplock worker}: a worker-only process (scale-out) running command jobs (and the kinds of
+ * any {@link dev.skiplock.HandlerProvider} on the classpath) of the given queues; SIGTERM shuts it
+ * down gracefully. Tools were resolved at submit, so it needs none.
  */
 @Command(name = "worker", description = "Run workers only, against the same database as a server.")
 final class WorkerCommand implements Callable<Integer> {
@@ -21,7 +20,7 @@ final class WorkerCommand implements Callable<Integer> {
     DatabaseOption database;
 
     @Mixin
-    WorkerOptions lease;
+    WorkerOptions workerOptions;
 
     @Option(names = "--queues", split = ",", defaultValue = "default", description = "queues to work (default ${DEFAULT-VALUE})")
     List<String> queues;
@@ -31,11 +30,9 @@ final class WorkerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        SkiplockConfig.Builder builder = lease.apply(SkiplockConfig.builder());
+        SkiplockConfig.Builder builder = workerOptions.apply(SkiplockConfig.builder());
         queues.forEach(queue -> builder.queue(queue, concurrency));
-        Skiplock skiplock = Skiplock.builder().url(database.jdbcUrl()).config(builder.build())
-                .handler("command", JsonNode.class, SkiplockServer.commandRunner())
-                .build();
+        Skiplock skiplock = workerOptions.handlers(Skiplock.builder().url(database.jdbcUrl()).config(builder.build())).build();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             skiplock.close();

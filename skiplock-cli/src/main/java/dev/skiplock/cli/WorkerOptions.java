@@ -1,9 +1,14 @@
 package dev.skiplock.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.HandlerProvider;
+import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockConfig;
+import dev.skiplock.server.SkiplockServer;
+import java.util.ServiceLoader;
 import picocli.CommandLine.Option;
 
-/** Lease settings shared by {@code serve} and {@code worker} (API.md defaults). */
+/** Worker settings shared by {@code serve} and {@code worker}: leases (API.md defaults) and handlers. */
 public final class WorkerOptions {
     @Option(names = "--lease", defaultValue = "30s", description = "lease length (default ${DEFAULT-VALUE})")
     String lease;
@@ -16,6 +21,18 @@ public final class WorkerOptions {
 
     @Option(names = "--poll-interval", defaultValue = "1s", description = "poll interval (default ${DEFAULT-VALUE})")
     String pollInterval;
+
+    @Option(names = "--run-dir", description = "where command jobs keep pid, output and exit code; worker processes "
+            + "of one host share it to adopt each other's commands (default: $TMPDIR/skiplock-runs)")
+    java.nio.file.Path runDir;
+
+    /** Kind {@code command}, plus the handlers of every {@link HandlerProvider} on the classpath. */
+    Skiplock.Builder handlers(Skiplock.Builder builder) {
+        builder.handler("command", JsonNode.class,
+                SkiplockServer.commandRunner(runDir != null ? runDir : SkiplockServer.DEFAULT_RUN_DIR));
+        ServiceLoader.load(HandlerProvider.class).forEach(provider -> provider.register(builder));
+        return builder;
+    }
 
     SkiplockConfig.Builder apply(SkiplockConfig.Builder builder) {
         return builder.leaseTtl(Durations.parse("--lease", lease))

@@ -73,10 +73,6 @@ abstract class ScaleOutContract extends ContractBase {
     }
 
     private Process startWorker() throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        return new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-                System.getProperty("java.class.path"), "dev.skiplock.cli.Main", "worker", "--db", database.url(),
-                "--concurrency", "2", "--poll-interval", "200ms", "--heartbeat", "500ms", "--lease", "2s")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        return WorkerProcess.start(database.url(), ProcessBuilder.Redirect.DISCARD, "--concurrency", "2");
     }
 }

@@ -107,6 +107,8 @@ final class AdminApi {
         counter(text, "skiplock_stale_finalizations_total", "Outcomes rejected by fencing", metrics.staleFinalizations());
         counter(text, "skiplock_leases_lost_total", "Executions stopped after losing their lease", metrics.leasesLost());
         counter(text, "skiplock_jobs_adopted_total", "Orphaned jobs taken over", metrics.adopted());
+        counter(text, "skiplock_jobs_resumed_total", "Adopted jobs whose execution outlived its worker and was resumed",
+                metrics.resumed());
         counter(text, "skiplock_leases_reaped_total", "Expired leases cleared by this reaper", metrics.leasesReaped());
         text.append("# HELP skiplock_jobs Jobs per queue and status\n# TYPE skiplock_jobs gauge\n");
         for (QueueCount count : skiplock.count()) {

@@ -2,34 +2,45 @@ package dev.skiplock.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.JobContext;
-import dev.skiplock.JobHandler;
 import dev.skiplock.JobOutcome;
-import java.io.BufferedReader;
+import dev.skiplock.ResumableHandler;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The built-in {@code command} kind: runs the stored argv (no shell) with the job's env and cwd.
  * stdout and stderr lines become {@code log} events; exit code 0 succeeds, anything else fails
  * with the code in {@code lastError}. When the engine interrupts the handler (timeout, cancel,
- * lost lease, shutdown) the process tree gets SIGTERM, then SIGKILL after the grace period.
+ * shutdown) the process tree gets SIGTERM, then SIGKILL after the grace period.
+ *
+ * <p>The process outlives its worker ({@link CommandRun}): when the worker dies, the worker that
+ * adopts the job resumes it — finalizes a finished run from its recorded exit code and output,
+ * waits for a running one (a cancel still reaches it), and reports a vanished one as not found.
+ * A worker that merely lost its lease leaves the process alone for the adopter.
  */
-final class CommandRunner implements JobHandler<JsonNode> {
+final class CommandRunner implements ResumableHandler<JsonNode> {
     /** Variables passed through from the server's environment; everything else comes from the job. */
     private static final List<String> INHERITED = List.of("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR");
 
     private final Duration grace;
+    private final Path runs;
 
-    CommandRunner(Duration grace) {
+    CommandRunner(Duration grace, Path runs) {
         this.grace = grace;
+        this.runs = runs;
     }
 
     @Override
@@ -40,29 +51,87 @@ final class CommandRunner implements JobHandler<JsonNode> {
         if (argv.isEmpty()) {
             return JobOutcome.cancel("args.argv is empty; nothing to run");
         }
-        Process process = start(context, argv, args);
-        Thread stdout = Thread.ofVirtual().start(() -> pump(process.getInputStream(), "stdout", context));
-        Thread stderr = Thread.ofVirtual().start(() -> pump(process.getErrorStream(), "stderr", context));
-        int exit;
+        Map<String, String> environment = environment(context, args);
+        File cwd = args.hasNonNull("cwd") ? new File(args.get("cwd").asText()) : null;
+        if (HostTools.find(argv.getFirst(), environment.get("PATH"), cwd).isEmpty()) {
+            throw new IOException("cannot start " + argv.getFirst() + ": no such executable"
+                    + (argv.getFirst().contains("/") ? "" : " on PATH"));
+        }
+        CommandRun run = run(context);
+        Process process;
         try {
-            exit = process.waitFor();
+            process = run.start(argv, environment, cwd);
+        } catch (IOException e) {
+            throw new IOException("cannot start " + argv.getFirst() + ": " + e.getMessage(), e);
+        }
+        OptionalInt code = follow(context, run, process.onExit(), process.toHandle(), 0, 0);
+        return outcome(code.orElse(process.exitValue()));
+    }
+
+    @Override
+    public Optional<JobOutcome> resume(JobContext<JsonNode> context) throws Exception {
+        CommandRun run = run(context);
+        long stdoutLogged = context.loggedLines("stdout");
+        long stderrLogged = context.loggedLines("stderr");
+        Optional<ProcessHandle> alive = run.process();
+        if (alive.isPresent()) {
+            OptionalInt code = follow(context, run, alive.get().onExit(), alive.get(), stdoutLogged, stderrLogged);
+            return code.isPresent() ? Optional.of(outcome(code.getAsInt())) : Optional.empty();
+        }
+        OptionalInt code = run.exitCode(); // read after the liveness check: a run ending in between is finished
+        if (code.isEmpty()) {
+            return Optional.empty(); // the process is gone without a recorded exit: not found
+        }
+        follow(context, run, CompletableFuture.completedFuture(null), null, stdoutLogged, stderrLogged);
+        return Optional.of(outcome(code.getAsInt()));
+    }
+
+    @Override
+    public void settled(UUID jobId, int attempt) {
+        CommandRun.of(runs, jobId, attempt).delete();
+    }
+
+    private CommandRun run(JobContext<JsonNode> context) {
+        return CommandRun.of(runs, context.job().id(), context.attempt());
+    }
+
+    /**
+     * Sends the run's output lines as log events until the process has exited and both files are
+     * read, then returns the recorded exit code. Interrupted: terminates the process, unless the
+     * lease was lost, in which case the process is left to the worker that adopts the job.
+     */
+    private OptionalInt follow(JobContext<JsonNode> context, CommandRun run, CompletableFuture<?> exit,
+            ProcessHandle process, long stdoutLogged, long stderrLogged) throws InterruptedException {
+        Thread stdout = Thread.ofVirtual().start(new OutputTail(run.stdout(), "stdout", stdoutLogged, context, exit::isDone));
+        Thread stderr = Thread.ofVirtual().start(new OutputTail(run.stderr(), "stderr", stderrLogged, context, exit::isDone));
+        try {
+            exit.get();
             stdout.join();
             stderr.join();
         } catch (InterruptedException e) {
-            terminate(process);
+            if (context.leaseLost()) {
+                stdout.interrupt();
+                stderr.interrupt();
+            } else if (process != null) {
+                terminate(process);
+            }
             throw e;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("waiting for the command failed", e.getCause());
         }
-        if (exit == 0) {
-            return JobOutcome.complete(Map.of("exitCode", 0));
-        }
-        return JobOutcome.fail("exit code " + exit);
+        return run.exitCode();
     }
 
-    private static Process start(JobContext<JsonNode> context, List<String> argv, JsonNode args) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(argv);
-        Map<String, String> environment = builder.environment();
-        Map<String, String> inherited = Map.copyOf(environment);
-        environment.clear();
+    private static JobOutcome outcome(int exitCode) {
+        if (exitCode == 0) {
+            return JobOutcome.complete(Map.of("exitCode", 0));
+        }
+        return JobOutcome.fail("exit code " + exitCode);
+    }
+
+    private static Map<String, String> environment(JobContext<JsonNode> context, JsonNode args) {
+        Map<String, String> environment = new HashMap<>();
+        Map<String, String> inherited = System.getenv();
         INHERITED.forEach(name -> {
             if (inherited.containsKey(name)) {
                 environment.put(name, inherited.get(name));
@@ -71,40 +140,20 @@ final class CommandRunner implements JobHandler<JsonNode> {
         args.path("env").fields().forEachRemaining(entry -> environment.put(entry.getKey(), entry.getValue().asText()));
         environment.put("SKIPLOCK_JOB_ID", context.job().id().toString());
         environment.put("SKIPLOCK_ATTEMPT", Integer.toString(context.attempt()));
-        if (args.hasNonNull("cwd")) {
-            builder.directory(new File(args.get("cwd").asText()));
-        }
-        builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        try {
-            return builder.start();
-        } catch (IOException e) {
-            throw new IOException("cannot start " + argv.getFirst() + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static void pump(InputStream stream, String name, JobContext<JsonNode> context) {
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = lines.readLine()) != null) {
-                context.log(name, line);
-            }
-        } catch (IOException e) {
-            // The process was killed while we read: its remaining output is gone.
-        }
+        return environment;
     }
 
     /** SIGTERM to the process and its descendants, then SIGKILL to whatever outlives the grace period. */
-    private void terminate(Process process) {
+    private void terminate(ProcessHandle process) {
         List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
-        tree.add(process.toHandle());
+        tree.add(process);
         tree.forEach(ProcessHandle::destroy);
         try {
-            if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-                tree.forEach(ProcessHandle::destroyForcibly);
-            }
+            process.onExit().get(grace.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
-            tree.forEach(ProcessHandle::destroyForcibly);
             Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // still alive after the grace period (or cannot tell): kill below
         }
         tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
     }

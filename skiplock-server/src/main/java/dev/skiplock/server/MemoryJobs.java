@@ -164,6 +164,9 @@ final class MemoryJobs {
                 if (timeout != null) {
                     timeout.interrupt();
                 }
+                if (runner instanceof dev.skiplock.ResumableHandler<JsonNode> resumable) {
+                    resumable.settled(job.id(), job.attempt()); // nothing outlives a server for an in-memory job
+                }
             }
             JobStatus stopped = stop;
             if (stopped == JobStatus.CANCELLED) {

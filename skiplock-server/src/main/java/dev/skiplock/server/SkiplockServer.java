@@ -20,6 +20,9 @@ public final class SkiplockServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SkiplockServer.class);
     /** Grace between SIGTERM and SIGKILL when a command is cancelled or times out. */
     public static final Duration COMMAND_GRACE = Duration.ofSeconds(5);
+    /** Where command runs live unless told otherwise: shared by every worker process of the host. */
+    public static final java.nio.file.Path DEFAULT_RUN_DIR =
+            java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "skiplock-runs");
 
     private final Javalin app;
     private final CronScheduler cron;
@@ -31,7 +34,15 @@ public final class SkiplockServer implements AutoCloseable {
 
     /** The handler to register for kind {@code command} on workers of this service. */
     public static dev.skiplock.JobHandler<JsonNode> commandRunner() {
-        return new CommandRunner(COMMAND_GRACE);
+        return commandRunner(DEFAULT_RUN_DIR);
+    }
+
+    /**
+     * The handler for kind {@code command}, keeping each run's pid, output and exit code under
+     * {@code runDir}: the worker processes of one host must share it to adopt each other's commands.
+     */
+    public static dev.skiplock.JobHandler<JsonNode> commandRunner(java.nio.file.Path runDir) {
+        return new CommandRunner(COMMAND_GRACE, runDir);
     }
 
     /** Starts serving {@code skiplock}; returns once the port is bound. */

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,17 +43,21 @@ final class Completer {
     private final String workerId;
     private final Registry registry;
     private final Counters counters;
+    /** Told of every attempt whose outcome became durable (a resumable handler drops its traces). */
+    private final Consumer<HeldAttempt> settled;
     private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
     private final Thread thread;
     private volatile boolean running = true;
 
-    Completer(Stores stores, EventSignals signals, String workerId, Registry registry, Counters counters) {
+    Completer(Stores stores, EventSignals signals, String workerId, Registry registry, Counters counters,
+            Consumer<HeldAttempt> settled) {
         this.store = stores.jobs();
         this.events = stores.events();
         this.signals = signals;
         this.workerId = workerId;
         this.registry = registry;
         this.counters = counters;
+        this.settled = settled;
         this.thread = Thread.ofPlatform().name("skiplock-completer").daemon().unstarted(this::loop);
     }
 
@@ -122,7 +127,7 @@ final class Completer {
                 case Outcome outcome -> outcomes.add(outcome);
             }
         }
-        events.appendLogs(lines);
+        events.appendLogs(workerId, lines);
         if (!outcomes.isEmpty()) {
             writeOutcomes(outcomes);
         }
@@ -141,6 +146,7 @@ final class Completer {
             Completion completion = item.completion();
             if (applied.contains(completion.attempt())) {
                 count(completion);
+                settled.accept(completion.attempt());
             } else {
                 counters.staleFinalizations.increment();
                 LOG.warn("discarded the {} outcome of job {} attempt {}: its lease now belongs to another worker",

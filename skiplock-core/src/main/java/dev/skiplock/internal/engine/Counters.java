@@ -14,6 +14,7 @@ public final class Counters {
     final LongAdder staleFinalizations = new LongAdder();
     final LongAdder leasesLost = new LongAdder();
     final LongAdder adopted = new LongAdder();
+    final LongAdder resumed = new LongAdder();
     final LongAdder released = new LongAdder();
     final LongAdder leasesReaped = new LongAdder();
     final LongAdder claimStatements = new LongAdder();
@@ -21,7 +22,7 @@ public final class Counters {
 
     public SkiplockMetrics snapshot() {
         return new SkiplockMetrics(claimed.sum(), succeeded.sum(), failed.sum(), retried.sum(), cancelled.sum(),
-                timedOut.sum(), staleFinalizations.sum(), leasesLost.sum(), adopted.sum(), released.sum(),
+                timedOut.sum(), staleFinalizations.sum(), leasesLost.sum(), adopted.sum(), resumed.sum(), released.sum(),
                 leasesReaped.sum(), claimStatements.sum(), completionBatches.sum());
     }
 }

@@ -6,6 +6,8 @@ import java.util.HashMap;
 import dev.skiplock.Job;
 import dev.skiplock.JobContext;
 import dev.skiplock.JobOutcome;
+import dev.skiplock.ResumableHandler;
+import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.store.Completion;
@@ -55,7 +57,7 @@ public final class Engine implements QueueFetcher.Work {
         handlers.forEach((kind, binding) -> argsReaders.put(kind, Json.MAPPER.readerFor(binding.argsType())));
         this.counters = counters;
         this.outcomes = new Outcomes(config.retryPolicy());
-        this.completer = new Completer(stores, signals, config.workerId(), registry, counters);
+        this.completer = new Completer(stores, signals, config.workerId(), registry, counters, this::settled);
         this.leaseKeeper = new LeaseKeeper(config, stores, registry, counters, this);
         config.queues().forEach((queue, concurrency) ->
                 fetchers.add(new QueueFetcher(queue, concurrency, config.pollInterval(), this)));
@@ -109,14 +111,26 @@ public final class Engine implements QueueFetcher.Work {
     }
 
     /**
-     * An orphan's execution was in-process and died with its worker's JVM, so it is "not found":
-     * requeue it per the retry policy, or fail it (DESIGN §2, adoption).
+     * Takes over an orphan (DESIGN §2, adoption). A {@link ResumableHandler}'s execution may have
+     * outlived its worker: it is resumed (finished → its recorded outcome, running → waited for,
+     * not found → retried or failed). Any other handler ran in-process and died with its worker's
+     * JVM, so the attempt is "not found" at once.
      */
     @Override
     public void takeOver(Job orphan, QueueFetcher fetcher) {
         counters.adopted.increment();
         Execution execution = new Execution(orphan, fetcher::releaseSlot);
         registry.add(execution);
+        HandlerBinding<?> binding = handlers.get(orphan.kind());
+        if (binding != null && binding.handler() instanceof ResumableHandler<?>) {
+            LOG.info("adopting job {} attempt {}: resuming its execution", orphan.id(), orphan.attempt());
+            scheduleTimeout(execution, orphan.startedAt());
+            handlerThreads.execute(() -> execute(execution, true));
+            if (orphan.cancelRequested()) {
+                stop(execution, Execution.StopReason.CANCEL);
+            }
+            return;
+        }
         execution.finishByHandler();
         completer.submit(execution, outcomes.orphaned(orphan, retryPolicyOf(orphan)));
         execution.releaseSlot();
@@ -126,19 +140,28 @@ public final class Engine implements QueueFetcher.Work {
     public void run(Job job, QueueFetcher fetcher) {
         Execution execution = new Execution(job, fetcher::releaseSlot);
         registry.add(execution);
-        Integer timeoutSeconds = job.timeoutSeconds() != null ? job.timeoutSeconds()
-                : config.defaultTimeout() == null ? null : (int) config.defaultTimeout().toSeconds();
-        if (timeoutSeconds != null) {
-            execution.setTimeout(leaseKeeper.schedule(() -> stop(execution, Execution.StopReason.TIMEOUT),
-                    timeoutSeconds, TimeUnit.SECONDS));
-        }
-        handlerThreads.execute(() -> execute(execution));
+        scheduleTimeout(execution, null);
+        handlerThreads.execute(() -> execute(execution, false));
     }
 
-    private void execute(Execution execution) {
+    /** The job's timeout counts from its start: an adopted execution gets what its first worker left. */
+    private void scheduleTimeout(Execution execution, java.time.Instant startedAt) {
+        Job job = execution.job();
+        Integer timeoutSeconds = job.timeoutSeconds() != null ? job.timeoutSeconds()
+                : config.defaultTimeout() == null ? null : (int) config.defaultTimeout().toSeconds();
+        if (timeoutSeconds == null) {
+            return;
+        }
+        long elapsedMillis = startedAt == null ? 0 : Math.max(0, java.time.Duration.between(startedAt,
+                java.time.Instant.now()).toMillis());
+        execution.setTimeout(leaseKeeper.schedule(() -> stop(execution, Execution.StopReason.TIMEOUT),
+                Math.max(0, timeoutSeconds * 1000L - elapsedMillis), TimeUnit.MILLISECONDS));
+    }
+
+    private void execute(Execution execution, boolean resume) {
         execution.bindThread(Thread.currentThread());
         Job job = execution.job();
-        Completion completion = runHandler(execution, job);
+        Completion completion = resume ? resumeHandler(execution, job) : runHandler(execution, job);
         if (execution.finishByHandler()) {
             completer.submit(execution, completion);
             execution.releaseSlot();
@@ -157,6 +180,43 @@ public final class Engine implements QueueFetcher.Work {
             return outcomes.permanentFailure(job, e.getMessage());
         } catch (Throwable error) {
             return outcomes.fromException(job, error, binding.retryPolicy());
+        }
+    }
+
+    private Completion resumeHandler(Execution execution, Job job) {
+        HandlerBinding<?> binding = handlers.get(job.kind());
+        try {
+            return resume(binding, execution, job);
+        } catch (ArgsException e) {
+            return outcomes.permanentFailure(job, e.getMessage());
+        } catch (Throwable error) {
+            return outcomes.fromException(job, error, binding.retryPolicy());
+        }
+    }
+
+    private <A> Completion resume(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
+        A args = readArgs(binding, job);
+        ResumableHandler<A> handler = (ResumableHandler<A>) binding.handler();
+        java.util.Optional<JobOutcome> outcome = handler.resume(new Context<>(args, execution));
+        if (outcome.isEmpty()) {
+            LOG.info("job {} attempt {}: its execution is gone", job.id(), job.attempt());
+            return outcomes.orphaned(job, binding.retryPolicy());
+        }
+        counters.resumed.increment();
+        return outcomes.fromHandler(job, outcome.get(), binding.retryPolicy());
+    }
+
+    /** An outcome became durable: a resumable handler may drop what it kept for adoption. */
+    private void settled(HeldAttempt attempt) {
+        // Not cached per kind: the completer knows only the attempt, and settling is rare next to claims.
+        for (HandlerBinding<?> binding : handlers.values()) {
+            if (binding.handler() instanceof ResumableHandler<?> resumable) {
+                try {
+                    resumable.settled(attempt.id(), attempt.attempt());
+                } catch (RuntimeException e) {
+                    LOG.warn("{} could not clean up after job {}: {}", binding.kind(), attempt.id(), e.getMessage());
+                }
+            }
         }
     }
 
@@ -239,6 +299,7 @@ public final class Engine implements QueueFetcher.Work {
         try {
             int released = store.release(config.workerId(), stopped.stream().map(Execution::attempt).toList());
             counters.released.add(released);
+            stopped.forEach(execution -> settled(execution.attempt())); // each runs again as a new attempt
             LOG.info("released {} running jobs at shutdown", released);
         } catch (RuntimeException e) {
             LOG.warn("could not release {} jobs at shutdown; their leases will expire and be reaped: {}",
@@ -289,6 +350,16 @@ public final class Engine implements QueueFetcher.Work {
         @Override
         public boolean stopRequested() {
             return execution.stopRequested();
+        }
+
+        @Override
+        public boolean leaseLost() {
+            return execution.leaseLost();
+        }
+
+        @Override
+        public long loggedLines(String stream) {
+            return stores.events().countLogs(execution.attempt(), Names.check("stream", stream));
         }
 
         @Override

@@ -47,6 +47,10 @@ final class Execution {
         return stopReason != null;
     }
 
+    boolean leaseLost() {
+        return stopReason == StopReason.LEASE_LOST;
+    }
+
     void bindThread(Thread runner) {
         thread = runner;
     }

@@ -67,7 +67,7 @@ final class Outcomes {
         if (job.cancelRequested()) {
             return new Completion(held(job), JobStatus.CANCELLED, 0, null, "cancelled; its worker was lost", 0);
         }
-        String message = "worker " + job.lockedBy() + " lost during attempt " + job.attempt() + " (lease expired)";
+        String message = "worker lost during attempt " + job.attempt() + " (lease expired)";
         return retryOr(job, JobStatus.FAILED, message, kindPolicy);
     }
 

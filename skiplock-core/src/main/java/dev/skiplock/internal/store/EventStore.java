@@ -14,7 +14,7 @@ import javax.sql.DataSource;
 /** Reads and appends job events ({@code events.sql}). Status and progress events come from triggers. */
 public final class EventStore {
     /** The statements every driver's {@code events.sql} must define. */
-    public static final List<String> STATEMENTS = List.of("list_events", "append_logs", "update_progress");
+    public static final List<String> STATEMENTS = List.of("list_events", "append_logs", "count_logs", "update_progress");
 
     /** One log line of a running attempt. */
     public record LogLine(HeldAttempt attempt, String stream, String message) {
@@ -41,7 +41,11 @@ public final class EventStore {
                         Json.read(row.getString("data"))));
     }
 
-    public void appendLogs(List<LogLine> lines) {
+    /**
+     * Appends log lines of attempts {@code worker} runs. Lines of an attempt that another worker
+     * now holds (or that was reaped) are dropped: after adoption, only the adopter writes them.
+     */
+    public void appendLogs(String worker, List<LogLine> lines) {
         if (lines.isEmpty()) {
             return;
         }
@@ -60,7 +64,13 @@ public final class EventStore {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        sql.query("append_logs", Params.of("lines", text.toString()), row -> 1);
+        sql.query("append_logs", Params.of("worker", worker, "lines", text.toString()), row -> 1);
+    }
+
+    /** The number of log lines recorded for one attempt and stream. */
+    public long countLogs(HeldAttempt attempt, String stream) {
+        return sql.query("count_logs", Params.of("job_id", attempt.id(), "attempt", attempt.attempt(), "stream", stream),
+                row -> row.getLong(1)).getFirst();
     }
 
     /** Fenced progress write; false when the attempt no longer holds the job. */

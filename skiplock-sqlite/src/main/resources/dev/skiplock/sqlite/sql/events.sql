@@ -8,11 +8,22 @@ ORDER BY e.seq
 LIMIT :limit
 
 -- name: append_logs
--- Log lines of running attempts, many per statement.
+-- Log lines of running attempts, many per statement. A line of an attempt that is running but not
+-- held by :worker (reaped, or adopted by another worker) is dropped: the adopter re-reads the
+-- execution's output and writes those lines itself.
 INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message)
 SELECT value ->> '$.job_id', value ->> '$.attempt', 'log', value ->> '$.stream', value ->> '$.message'
 FROM json_each(:lines)
+WHERE NOT EXISTS (SELECT 1 FROM skiplock_jobs AS j WHERE j.id = value ->> '$.job_id'
+                  AND j.attempt = value ->> '$.attempt' AND j.status = 'running'
+                  AND j.locked_by IS NOT :worker)
+ORDER BY key -- seq must follow the order the lines were written
 RETURNING seq
+
+-- name: count_logs
+-- Lines already recorded for one attempt's stream: where an adopter resumes the output.
+SELECT count(*) FROM skiplock_job_events
+WHERE job_id = :job_id AND attempt = :attempt AND type = 'log' AND stream = :stream
 
 -- name: update_progress
 -- Fenced like every write of a running job; the trigger records the progress event.

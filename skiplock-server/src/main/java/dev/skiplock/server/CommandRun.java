@@ -1,0 +1,127 @@
+package dev.skiplock.server;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+/**
+ * One attempt of a command job as the host sees it: a directory named after the job id and the
+ * attempt (its deterministic identity) holding the wrapper's pid, the command's stdout and stderr,
+ * and its exit code. The process runs in its own session with no pipe to the worker, so it
+ * outlives a worker that dies, and any worker process on the host can find, follow or finish it.
+ */
+final class CommandRun {
+    /**
+     * Records its pid, runs the command with output to files, records the exit code. The trap
+     * keeps this shell alive through the SIGTERM sent to the whole session, so a terminated
+     * command's code (143) is still recorded; the command itself gets the default handler back
+     * at exec. The argv arrives as positional parameters: nothing in it is parsed by the shell.
+     */
+    private static final String WRAPPER = """
+            dir=$1; shift
+            echo $$ > "$dir/pid"
+            trap : TERM INT HUP
+            "$@" > "$dir/stdout" 2> "$dir/stderr" < /dev/null
+            echo $? > "$dir/exit"
+            """;
+    /** Marks the wrapper's command line, together with the run directory, so a reused pid is never mistaken for it. */
+    private static final String NAME = "skiplock-run";
+
+    private final Path dir;
+
+    private CommandRun(Path dir) {
+        this.dir = dir;
+    }
+
+    static CommandRun of(Path root, UUID jobId, int attempt) {
+        return new CommandRun(root.resolve(jobId + "-" + attempt));
+    }
+
+    Path stdout() {
+        return dir.resolve("stdout");
+    }
+
+    Path stderr() {
+        return dir.resolve("stderr");
+    }
+
+    /** Starts the command in a new session; traces of an earlier run of this attempt are removed first. */
+    Process start(List<String> argv, Map<String, String> environment, File cwd) throws IOException {
+        delete();
+        Files.createDirectories(dir);
+        List<String> command = new ArrayList<>(List.of(HostTools.SETSID, HostTools.SH, "-c", WRAPPER, NAME, dir.toString()));
+        command.addAll(argv);
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().clear();
+        builder.environment().putAll(environment);
+        if (cwd != null) {
+            builder.directory(cwd);
+        }
+        return builder.start();
+    }
+
+    /** The wrapper process of this run, if it is still alive (same pid and same command line). */
+    Optional<ProcessHandle> process() {
+        Optional<String> pid = read("pid");
+        if (pid.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return ProcessHandle.of(Long.parseLong(pid.get()))
+                    .filter(ProcessHandle::isAlive)
+                    .filter(handle -> handle.info().arguments()
+                            .map(arguments -> List.of(arguments).contains(dir.toString()))
+                            .orElse(false));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The command's exit code, once the wrapper recorded it. */
+    OptionalInt exitCode() {
+        Optional<String> code = read("exit");
+        try {
+            return code.isEmpty() ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(code.get()));
+        } catch (NumberFormatException e) {
+            return OptionalInt.empty(); // cut short while being written: the code is unknown
+        }
+    }
+
+    void delete() {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(file);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + dir, e);
+        }
+    }
+
+    private Optional<String> read(String name) {
+        try {
+            String text = Files.readString(dir.resolve(name)).trim();
+            return text.isEmpty() ? Optional.empty() : Optional.of(text);
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
