@@ -16,14 +16,20 @@ import javax.sql.DataSource;
  * (a JDBC URL) if set, else one embedded PostgreSQL started once per test JVM. Never skipped.
  */
 final class PostgresTestDatabase implements TestDatabase {
-    private static final String ENV_URL = "SKIPLOCK_TEST_PG_URL";
+    static final String ENV_URL = "SKIPLOCK_TEST_PG_URL";
     private static String serverUrl;
 
     private final String schema = "skiplock_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    private final String base;
     private final String url;
 
     PostgresTestDatabase() {
-        String base = server();
+        this(server());
+    }
+
+    /** A fresh schema on the server at {@code base} (a JDBC URL) rather than the shared one. */
+    PostgresTestDatabase(String base) {
+        this.base = base;
         execute(base, "CREATE SCHEMA " + schema);
         url = base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
     }
@@ -112,7 +118,7 @@ final class PostgresTestDatabase implements TestDatabase {
 
     @Override
     public void close() {
-        execute(server(), "DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        execute(base, "DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
 
     private static void execute(String jdbcUrl, String sql) {

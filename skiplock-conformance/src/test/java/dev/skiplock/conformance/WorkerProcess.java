@@ -13,9 +13,17 @@ final class WorkerProcess {
 
     /** Starts {@code skiplock worker} against {@code url}; {@code options} are added to the command line. */
     static Process start(String url, ProcessBuilder.Redirect output, String... options) throws IOException {
+        return start(List.of(), url, output, options);
+    }
+
+    /** As {@link #start(String, ProcessBuilder.Redirect, String...)}, with extra JVM options first. */
+    static Process start(List<String> jvmOptions, String url, ProcessBuilder.Redirect output, String... options)
+            throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-Xmx96m",
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"),
                 "dev.skiplock.cli.Main", "worker", "--db", url,
                 "--lease", "2s", "--heartbeat", "500ms", "--reaper-interval", "300ms", "--poll-interval", "200ms"));
         command.addAll(List.of(options));

@@ -123,7 +123,11 @@ final class QueueFetcher {
         try {
             if (adoptionDue) {
                 adoptionDue = false;
-                for (Job orphan : work.adopt(queue, free)) {
+                List<Job> orphans = work.adopt(queue, free);
+                // Every free slot took an orphan: more may wait, and a busy fetcher never reaches the
+                // poll timeout that would look again (the fault suite caught orphans starving so).
+                adoptionDue = orphans.size() == free;
+                for (Job orphan : orphans) {
                     used++;
                     work.takeOver(orphan, this);
                 }

@@ -1,0 +1,230 @@
+package dev.skiplock.conformance;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Real {@code skiplock worker} processes under injected faults: SIGKILL, SIGSTOP past the lease
+ * then SIGCONT, and database restarts, one every {@link FaultPlan#faultEvery()}. A supervisor
+ * restarts every worker that dies (killed, or halted by a poison job), as a process manager would.
+ */
+final class FaultRun implements AutoCloseable {
+    /** Worker timings (WorkerProcess): how long a paused worker stays stopped — past its 2 s lease. */
+    static final Duration PAUSE = Duration.ofMillis(3500);
+
+    /**
+     * One injected fault or observed death: {@code kill}, {@code pause}, {@code restart}, {@code exit}
+     * (halted by a poison job) or {@code start-failed} (a restarted worker found the database down).
+     */
+    record Fault(String type, long pid, long atMillis, long untilMillis) {
+    }
+
+    private final String url;
+    private final Path runDir;
+    private final Path logDir;
+    private final FaultPlan plan;
+    private final FaultPostgres postgres;
+    private final Random random = new Random();
+    private final List<Process> workers = new CopyOnWriteArrayList<>();
+    private final Map<Long, Path> logOf = new ConcurrentHashMap<>();
+    private final List<Long> killedByUs = new CopyOnWriteArrayList<>();
+    private final List<Long> paused = new CopyOnWriteArrayList<>();
+    private final List<Fault> faults = new CopyOnWriteArrayList<>();
+    private final List<Long> allPids = new CopyOnWriteArrayList<>();
+    private final Thread supervisor;
+    private final Thread chaos;
+    private volatile boolean running = true;
+    private int started;
+
+    FaultRun(String url, Path runDir, Path logDir, FaultPlan plan, FaultPostgres postgres) {
+        this.url = url;
+        this.runDir = runDir;
+        this.logDir = logDir;
+        this.plan = plan;
+        this.postgres = postgres;
+        this.supervisor = Thread.ofPlatform().name("fault-supervisor").unstarted(this::supervise);
+        this.chaos = Thread.ofPlatform().name("fault-chaos").unstarted(this::injectFaults);
+    }
+
+    void start() throws IOException {
+        for (int i = 0; i < plan.workers(); i++) {
+            workers.add(startWorker());
+        }
+        supervisor.start();
+    }
+
+    /** Starts injecting the plan's faults, in random order, on their own thread. */
+    void startFaults() {
+        chaos.start();
+    }
+
+    boolean faultsDone() {
+        return !chaos.isAlive();
+    }
+
+    List<Fault> faults() {
+        return List.copyOf(faults);
+    }
+
+    List<Long> workerPids() {
+        return List.copyOf(allPids);
+    }
+
+    /** Every line the worker processes logged. */
+    List<String> workerLogLines() throws IOException {
+        List<String> lines = new ArrayList<>();
+        try (var logs = Files.list(logDir)) {
+            for (Path log : logs.sorted().toList()) {
+                lines.addAll(Files.readAllLines(log));
+            }
+        }
+        return lines;
+    }
+
+    private Process startWorker() throws IOException {
+        String logConfig = FaultRun.class.getResource("/logback-faults.xml").toString();
+        Path log = logDir.resolve("worker-" + (started++) + ".log");
+        Process process = WorkerProcess.start(List.of("-Dlogback.configurationFile=" + logConfig), url,
+                ProcessBuilder.Redirect.appendTo(log.toFile()),
+                "--run-dir", runDir.toString(), "--concurrency", Integer.toString(plan.concurrency()));
+        allPids.add(process.pid());
+        logOf.put(process.pid(), log);
+        return process;
+    }
+
+    /** Started and working: it printed its banner. A fault must hit a working worker, not a booting JVM. */
+    private boolean isWorking(Process worker) {
+        try {
+            return worker.isAlive() && !paused.contains(worker.pid())
+                    && Files.readString(logOf.get(worker.pid())).contains("skiplock worker ");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void supervise() {
+        while (running) {
+            for (Process worker : workers) {
+                if (!worker.isAlive() && running) {
+                    if (!killedByUs.contains(worker.pid())) {
+                        // halted by a poison job; otherwise it could not start (the database was restarting)
+                        String type = worker.exitValue() == FaultHandlers.HALT_STATUS ? "exit" : "start-failed";
+                        faults.add(new Fault(type, worker.pid(), System.currentTimeMillis(), System.currentTimeMillis()));
+                    }
+                    try {
+                        workers.set(workers.indexOf(worker), startWorker());
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }
+            sleep(200);
+        }
+    }
+
+    private void injectFaults() {
+        List<String> plannedFaults = new ArrayList<>();
+        plannedFaults.addAll(Collections.nCopies(plan.kills(), "kill"));
+        plannedFaults.addAll(Collections.nCopies(plan.pauses(), "pause"));
+        plannedFaults.addAll(Collections.nCopies(plan.databaseRestarts(), "restart"));
+        Collections.shuffle(plannedFaults, random);
+        while (running && workers.stream().filter(this::isWorking).count() < plan.workers()) {
+            sleep(100); // every worker up before the first fault
+        }
+        try {
+            for (String fault : plannedFaults) {
+                sleep(plan.faultEvery().toMillis());
+                if (!running) {
+                    return;
+                }
+                switch (fault) {
+                    case "kill" -> kill();
+                    case "pause" -> pause();
+                    case "restart" -> restartDatabase();
+                    default -> throw new IllegalStateException(fault);
+                }
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("injecting a fault failed", e);
+        }
+    }
+
+    private Process pickWorker() {
+        List<Process> candidates = workers.stream().filter(this::isWorking).toList();
+        while (candidates.isEmpty()) {
+            sleep(100);
+            candidates = workers.stream().filter(this::isWorking).toList();
+        }
+        return candidates.get(random.nextInt(candidates.size()));
+    }
+
+    private void kill() throws InterruptedException {
+        Process victim = pickWorker();
+        killedByUs.add(victim.pid());
+        long at = System.currentTimeMillis();
+        victim.destroyForcibly();
+        victim.waitFor(30, TimeUnit.SECONDS);
+        faults.add(new Fault("kill", victim.pid(), at, at));
+    }
+
+    private void pause() throws Exception {
+        Process victim = pickWorker();
+        paused.add(victim.pid());
+        long at = System.currentTimeMillis();
+        WorkerProcess.signal(victim.toHandle(), "STOP");
+        Thread.ofPlatform().start(() -> {
+            sleep(PAUSE.toMillis());
+            try {
+                WorkerProcess.signal(victim.toHandle(), "CONT");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            paused.remove(victim.pid());
+            faults.add(new Fault("pause", victim.pid(), at, System.currentTimeMillis()));
+        });
+    }
+
+    private void restartDatabase() throws Exception {
+        long at = System.currentTimeMillis();
+        postgres.restart();
+        faults.add(new Fault("restart", 0, at, System.currentTimeMillis()));
+    }
+
+    /** Stops injecting, resumes paused workers, and stops every worker gracefully (SIGTERM). */
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        chaos.join();
+        supervisor.join();
+        while (!paused.isEmpty()) {
+            sleep(100);
+        }
+        for (Process worker : workers) {
+            worker.destroy();
+        }
+        for (Process worker : workers) {
+            if (!worker.waitFor(30, TimeUnit.SECONDS)) {
+                worker.destroyForcibly();
+            }
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
