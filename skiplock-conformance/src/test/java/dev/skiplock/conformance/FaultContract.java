@@ -37,7 +37,10 @@ abstract class FaultContract extends ContractBase {
         Path runDir = Files.createDirectories(dir.resolve("runs"));
         Path logDir = Files.createDirectories(dir.resolve("logs"));
         Skiplock client = client();
-        client.enqueueMany(jobs(plan, ledger));
+        List<JobRequest> jobs = jobs(plan, ledger);
+        for (int from = 0; from < jobs.size(); from += 1000) {
+            client.enqueueMany(jobs.subList(from, Math.min(from + 1000, jobs.size())));
+        }
 
         FaultRun run = new FaultRun(database.url(), runDir, logDir, plan, restartable());
         long startedAt = System.nanoTime();
