@@ -79,9 +79,18 @@ final class BenchSupport {
 
     /** Peak resident set size of this JVM in MiB (VmHWM), or -1 where /proc is not available. */
     static long peakRssMib() {
+        return statusMib("VmHWM:");
+    }
+
+    /** Current resident set size of this JVM in MiB (VmRSS), or -1 where /proc is not available. */
+    static long rssMib() {
+        return statusMib("VmRSS:");
+    }
+
+    private static long statusMib(String field) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmHWM:")) {
+                if (line.startsWith(field)) {
                     return Long.parseLong(line.replaceAll("\\D", "")) / 1024;
                 }
             }
@@ -89,6 +98,34 @@ final class BenchSupport {
             return -1;
         }
         return -1;
+    }
+
+    /** Samples VmRSS every 20 ms from start until {@link #close()}; keeps the largest sample. */
+    static final class RssSampler implements AutoCloseable {
+        private final java.util.concurrent.atomic.AtomicLong max = new java.util.concurrent.atomic.AtomicLong(-1);
+        private final Thread thread = Thread.ofPlatform().daemon().name("bench-rss").start(this::sample);
+        private volatile boolean running = true;
+
+        private void sample() {
+            while (running) {
+                max.accumulateAndGet(rssMib(), Math::max);
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        long maxMib() {
+            return max.get();
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            max.accumulateAndGet(rssMib(), Math::max);
+        }
     }
 
     static void progress(String message) {
