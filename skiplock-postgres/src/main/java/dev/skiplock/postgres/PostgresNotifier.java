@@ -1,10 +1,14 @@
 package dev.skiplock.postgres;
 
 import dev.skiplock.spi.Notifier;
+import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
+import java.util.Properties;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.postgresql.PGConnection;
@@ -52,14 +56,20 @@ final class PostgresNotifier implements Notifier {
     private void loop(Listener listener) {
         long backoffMillis = 100;
         while (running) {
-            try (Connection connection = dataSource.getConnection()) {
+            NotificationScanner scanner = NotificationSocketFactory.scanner(payload -> dispatch(payload, listener));
+            String key = NotificationSocketFactory.register(scanner);
+            try (Connection connection = open(key)) {
                 listen(connection);
                 backoffMillis = 100;
                 listener.resync();
                 PGConnection postgres = connection.unwrap(PGConnection.class);
                 while (running) {
+                    // With a scanning socket the notifications were dispatched as they arrived;
+                    // this call only keeps pgjdbc reading the connection (and noticing its loss).
                     for (PGNotification notification : postgres.getNotifications(WAIT_MILLIS)) {
-                        dispatch(notification.getParameter(), listener);
+                        if (!scanner.active()) {
+                            dispatch(notification.getParameter(), listener);
+                        }
                     }
                 }
             } catch (SQLException | RuntimeException e) {
@@ -70,8 +80,48 @@ final class PostgresNotifier implements Notifier {
                         backoffMillis, e.getMessage());
                 sleep(backoffMillis);
                 backoffMillis = Math.min(backoffMillis * 2, 10_000);
+            } finally {
+                NotificationSocketFactory.unregister(key);
             }
         }
+    }
+
+    /**
+     * The LISTEN connection: its own connection with a scanning socket when Skiplock built the
+     * pool from a URL (so it also takes no pool slot), else one borrowed from the caller's pool.
+     * On a loopback host without an explicit sslmode it does not ask for TLS, which would hide
+     * the stream from the scanner; loopback traffic never leaves the machine.
+     */
+    private Connection open(String scannerKey) throws SQLException {
+        if (!(dataSource instanceof HikariDataSource pool) || pool.getJdbcUrl() == null) {
+            return dataSource.getConnection();
+        }
+        Properties properties = new Properties();
+        properties.putAll(pool.getDataSourceProperties());
+        if (pool.getUsername() != null) {
+            properties.setProperty("user", pool.getUsername());
+        }
+        if (pool.getPassword() != null) {
+            properties.setProperty("password", pool.getPassword());
+        }
+        properties.setProperty("socketFactory", NotificationSocketFactory.class.getName());
+        properties.setProperty("socketFactoryArg", scannerKey);
+        Properties parsed = org.postgresql.Driver.parseURL(pool.getJdbcUrl(), null);
+        if (parsed != null && parsed.getProperty("sslmode") == null && !properties.containsKey("sslmode")
+                && isLoopback(parsed.getProperty("PGHOST", "localhost"))) {
+            properties.setProperty("sslmode", "disable");
+            properties.setProperty("gssEncMode", "disable");
+        }
+        return DriverManager.getConnection(pool.getJdbcUrl(), properties);
+    }
+
+    private static boolean isLoopback(String hosts) {
+        for (String host : hosts.split(",")) {
+            if (!List.of("localhost", "127.0.0.1", "::1", "[::1]").contains(host.trim())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void listen(Connection connection) throws SQLException {
