@@ -67,6 +67,16 @@ abstract class ServiceContract extends ContractBase {
     }
 
     @Test
+    void aCommandThatDoesNotExistFailsNamingIt() {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"no-such-program-skiplock\"]}}");
+
+        JsonNode job = awaitJob(id, "failed");
+
+        assertThat(job.get("lastError").asText())
+                .contains("cannot start no-such-program-skiplock: no such executable on PATH");
+    }
+
+    @Test
     void sseResumesAfterLastEventId() {
         String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"hi\"]}}");
         awaitJob(id, "succeeded");
@@ -85,6 +95,14 @@ abstract class ServiceContract extends ContractBase {
     void cancellingARunningSleepStopsItWithinTwoSeconds() {
         String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"sleep\", \"30\"]}}");
         awaitJob(id, "running");
+        // The command runs under a wrapper whose command line names the job's run directory.
+        List<ProcessHandle> tree = await().atMost(WAIT).until(() -> ProcessHandle.allProcesses()
+                .filter(process -> List.of(process.info().arguments().orElse(new String[0])).stream()
+                        .anyMatch(argument -> argument.contains(id)))
+                .flatMap(wrapper -> java.util.stream.Stream.concat(java.util.stream.Stream.of(wrapper),
+                        wrapper.descendants()))
+                .toList(), found -> found.stream().anyMatch(process ->
+                        process.info().command().orElse("").endsWith("/sleep")));
 
         long start = System.nanoTime();
         Http.Answer cancel = http.post("/api/v1/jobs/" + id + "/cancel", "");
@@ -92,9 +110,7 @@ abstract class ServiceContract extends ContractBase {
         awaitJob(id, "cancelled");
 
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
-        await().atMost(WAIT).until(() -> ProcessHandle.allProcesses().noneMatch(process ->
-                process.info().commandLine().orElse("").equals("sleep 30")
-                        && process.parent().map(parent -> parent.pid() == ProcessHandle.current().pid()).orElse(false)));
+        await().atMost(WAIT).until(() -> tree.stream().noneMatch(ProcessHandle::isAlive));
         assertThat(http.post("/api/v1/jobs/" + id + "/cancel", "").status()).isEqualTo(409);
     }
 
