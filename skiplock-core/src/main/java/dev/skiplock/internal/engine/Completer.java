@@ -1,5 +1,6 @@
 package dev.skiplock.internal.engine;
 
+import dev.skiplock.Job;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.EventSignals;
@@ -44,13 +45,13 @@ final class Completer {
     private final Registry registry;
     private final Counters counters;
     /** Told of every attempt whose outcome became durable (a resumable handler drops its traces). */
-    private final Consumer<HeldAttempt> settled;
+    private final Consumer<Job> settled;
     private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
     private final Thread thread;
     private volatile boolean running = true;
 
     Completer(Stores stores, EventSignals signals, String workerId, Registry registry, Counters counters,
-            Consumer<HeldAttempt> settled) {
+            Consumer<Job> settled) {
         this.store = stores.jobs();
         this.events = stores.events();
         this.signals = signals;
@@ -146,7 +147,7 @@ final class Completer {
             Completion completion = item.completion();
             if (applied.contains(completion.attempt())) {
                 count(completion);
-                settled.accept(completion.attempt());
+                settled.accept(item.execution().job());
             } else {
                 counters.staleFinalizations.increment();
                 LOG.warn("discarded the {} outcome of job {} attempt {}: its lease now belongs to another worker",

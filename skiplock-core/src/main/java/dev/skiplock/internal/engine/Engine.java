@@ -1,24 +1,26 @@
 package dev.skiplock.internal.engine;
 
 import com.fasterxml.jackson.databind.ObjectReader;
-import java.io.IOException;
-import java.util.HashMap;
 import dev.skiplock.Job;
 import dev.skiplock.JobContext;
 import dev.skiplock.JobOutcome;
+import dev.skiplock.Names;
 import dev.skiplock.ResumableHandler;
-import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.SkiplockConfig;
+import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.store.Completion;
-import dev.skiplock.Names;
-import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Stores;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -145,15 +147,15 @@ public final class Engine implements QueueFetcher.Work {
     }
 
     /** The job's timeout counts from its start: an adopted execution gets what its first worker left. */
-    private void scheduleTimeout(Execution execution, java.time.Instant startedAt) {
+    private void scheduleTimeout(Execution execution, Instant startedAt) {
         Job job = execution.job();
         Integer timeoutSeconds = job.timeoutSeconds() != null ? job.timeoutSeconds()
                 : config.defaultTimeout() == null ? null : (int) config.defaultTimeout().toSeconds();
         if (timeoutSeconds == null) {
             return;
         }
-        long elapsedMillis = startedAt == null ? 0 : Math.max(0, java.time.Duration.between(startedAt,
-                java.time.Instant.now()).toMillis());
+        long elapsedMillis = startedAt == null ? 0 : Math.max(0, Duration.between(startedAt,
+                Instant.now()).toMillis());
         execution.setTimeout(leaseKeeper.schedule(() -> stop(execution, Execution.StopReason.TIMEOUT),
                 Math.max(0, timeoutSeconds * 1000L - elapsedMillis), TimeUnit.MILLISECONDS));
     }
@@ -194,10 +196,11 @@ public final class Engine implements QueueFetcher.Work {
         }
     }
 
+    @SuppressWarnings("unchecked") // takeOver resumes only bindings whose handler is a ResumableHandler of A
     private <A> Completion resume(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
         A args = readArgs(binding, job);
         ResumableHandler<A> handler = (ResumableHandler<A>) binding.handler();
-        java.util.Optional<JobOutcome> outcome = handler.resume(new Context<>(args, execution));
+        Optional<JobOutcome> outcome = handler.resume(new Context<>(args, execution));
         if (outcome.isEmpty()) {
             LOG.info("job {} attempt {}: its execution is gone", job.id(), job.attempt());
             return outcomes.orphaned(job, binding.retryPolicy());
@@ -207,15 +210,13 @@ public final class Engine implements QueueFetcher.Work {
     }
 
     /** An outcome became durable: a resumable handler may drop what it kept for adoption. */
-    private void settled(HeldAttempt attempt) {
-        // Not cached per kind: the completer knows only the attempt, and settling is rare next to claims.
-        for (HandlerBinding<?> binding : handlers.values()) {
-            if (binding.handler() instanceof ResumableHandler<?> resumable) {
-                try {
-                    resumable.settled(attempt.id(), attempt.attempt());
-                } catch (RuntimeException e) {
-                    LOG.warn("{} could not clean up after job {}: {}", binding.kind(), attempt.id(), e.getMessage());
-                }
+    private void settled(Job job) {
+        HandlerBinding<?> binding = handlers.get(job.kind());
+        if (binding != null && binding.handler() instanceof ResumableHandler<?> resumable) {
+            try {
+                resumable.settled(job.id(), job.attempt());
+            } catch (RuntimeException e) {
+                LOG.warn("{} could not clean up after job {}: {}", job.kind(), job.id(), e.getMessage());
             }
         }
     }
@@ -299,7 +300,7 @@ public final class Engine implements QueueFetcher.Work {
         try {
             int released = store.release(config.workerId(), stopped.stream().map(Execution::attempt).toList());
             counters.released.add(released);
-            stopped.forEach(execution -> settled(execution.attempt())); // each runs again as a new attempt
+            stopped.forEach(execution -> settled(execution.job())); // each runs again as a new attempt
             LOG.info("released {} running jobs at shutdown", released);
         } catch (RuntimeException e) {
             LOG.warn("could not release {} jobs at shutdown; their leases will expire and be reaped: {}",
