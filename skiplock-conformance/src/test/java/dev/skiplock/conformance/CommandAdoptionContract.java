@@ -91,6 +91,8 @@ abstract class CommandAdoptionContract extends ContractBase {
         assertThat(done.status()).isEqualTo(JobStatus.CANCELLED);
         await().atMost(WAIT).until(() -> !CommandRuns.alive(runDir, job));
         assertThat(Files.readAllLines(ledger)).containsExactly("run");
+        // Removed once the terminated wrapper has recorded its exit code too, not before.
+        await().atMost(WAIT).until(() -> !Files.exists(runDir.resolve(job.id() + "-1")));
     }
 
     @Test

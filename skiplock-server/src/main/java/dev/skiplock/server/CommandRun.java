@@ -101,6 +101,14 @@ final class CommandRun {
         }
     }
 
+    /**
+     * Removes the run once its process is gone: a cancelled or timed-out command's outcome can be
+     * durable while its wrapper is still recording the exit code of the terminated command.
+     */
+    void deleteWhenExited() {
+        process().ifPresentOrElse(running -> running.onExit().thenRun(this::delete), this::delete);
+    }
+
     void delete() {
         if (!Files.exists(dir)) {
             return;

@@ -88,7 +88,7 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
 
     @Override
     public void settled(UUID jobId, int attempt) {
-        CommandRun.of(runs, jobId, attempt).delete();
+        CommandRun.of(runs, jobId, attempt).deleteWhenExited();
     }
 
     private CommandRun run(JobContext<JsonNode> context) {
