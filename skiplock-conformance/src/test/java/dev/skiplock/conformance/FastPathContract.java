@@ -121,6 +121,40 @@ abstract class FastPathContract extends ContractBase {
     }
 
     @Test
+    void everyFinishedJobIsAnnouncedToFollowersInOtherProcesses() throws Exception {
+        assumeThat(database.notifiesAcrossProcesses())
+                .as("%s announces finished jobs inside the JVM only", database.name()).isTrue();
+        Skiplock worker = started(builder(config -> config.queue("default", 16))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        try (java.sql.Connection listener = java.sql.DriverManager.getConnection(database.url());
+                java.sql.Statement statement = listener.createStatement()) {
+            String schema;
+            try (java.sql.ResultSet row = statement.executeQuery("SELECT current_schema()")) {
+                row.next();
+                schema = row.getString(1);
+            }
+            statement.execute("LISTEN \"skiplock:" + schema + "\"");
+            List<JobRequest> requests = java.util.stream.IntStream.range(0, 300)
+                    .mapToObj(i -> JobRequest.of("work", new Work("x" + i))).toList();
+            Set<String> ids = new java.util.HashSet<>();
+            worker.enqueueMany(requests).forEach(job -> ids.add(job.id().toString()));
+
+            // Completion batches announce many ids per notification ("e:<id>,<id>,…").
+            Set<String> announced = new java.util.HashSet<>();
+            org.postgresql.PGConnection postgres = listener.unwrap(org.postgresql.PGConnection.class);
+            await().atMost(WAIT).until(() -> {
+                for (org.postgresql.PGNotification notification : postgres.getNotifications(100)) {
+                    String payload = notification.getParameter();
+                    if (payload.startsWith("e:")) {
+                        announced.addAll(List.of(payload.substring(2).split(",")));
+                    }
+                }
+                return announced.containsAll(ids);
+            });
+        }
+    }
+
+    @Test
     void listenerThatLostItsConnectionReconnectsAndWakesTheWorkerAgain() {
         assumeThat(database.notifiesAcrossProcesses())
                 .as("%s has no listener connection to lose", database.name()).isTrue();

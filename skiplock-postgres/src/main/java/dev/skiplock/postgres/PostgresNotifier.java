@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One LISTEN connection per process on channel {@code skiplock:<schema>}. Payloads are
  * {@code q:<queue>} (jobs committed on a queue), {@code c:<job id>} (cancel requested) and
- * {@code e:<job id>} (events appended: log lines, a terminal status). A broken
+ * {@code e:<job id>[,<job id>…]} (events appended: log lines, a terminal status). A broken
  * connection is replaced with backoff, and after every (re)connect the engine re-syncs, because
  * notifications sent meanwhile are lost.
  */
@@ -137,7 +137,7 @@ final class PostgresNotifier implements Notifier {
         }
     }
 
-    private static void dispatch(String payload, Listener listener) {
+    static void dispatch(String payload, Listener listener) {
         if (payload == null || payload.length() < 3 || payload.charAt(1) != ':') {
             return;
         }
@@ -145,7 +145,11 @@ final class PostgresNotifier implements Notifier {
         switch (payload.charAt(0)) {
             case 'q' -> listener.queueReady(value);
             case 'c' -> jobId(payload, value, listener::cancelRequested);
-            case 'e' -> jobId(payload, value, listener::eventsAppended);
+            case 'e' -> {
+                for (String id : value.split(",")) { // a completion batch announces up to 100 jobs at once
+                    jobId(payload, id, listener::eventsAppended);
+                }
+            }
             default -> LOG.debug("ignoring unknown notification {}", payload);
         }
     }

@@ -58,7 +58,7 @@ public final class SqliteDriver implements Driver {
 
     @Override
     public List<String> migrations() {
-        return List.of("0001_jobs", "0002_events", "0003_dependencies", "0004_autovacuum");
+        return List.of("0001_jobs", "0002_events", "0003_dependencies", "0004_hot_path");
     }
 
     @Override

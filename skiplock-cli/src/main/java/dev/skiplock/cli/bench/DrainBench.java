@@ -67,7 +67,7 @@ final class DrainBench {
             BenchSupport.awaitSucceeded(worker, settings.history(), TIMEOUT_SECONDS);
         }
         if (client.driverName().equals("postgres")) {
-            // A history kept for days has been vacuumed by autovacuum long since (0004_autovacuum);
+            // A history kept for days has been vacuumed by autovacuum long since (migration 0004);
             // one built a second ago has not. VACUUM gives the measured drain that steady state.
             BenchSupport.progress("drain: VACUUM ANALYZE of the history (untimed)");
             try (java.sql.Connection connection = client.dataSource().getConnection();

@@ -123,7 +123,7 @@ WITH c AS (
     SELECT row.id, row.attempt, row.locked_by, row.status
     FROM c CROSS JOIN LATERAL (
         SELECT j.id, j.attempt, j.locked_by, j.status FROM skiplock_jobs AS j WHERE j.id = c.id FOR UPDATE) AS row
-)
+), done AS (
 UPDATE skiplock_jobs AS j
 SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelled' ELSE c.status END,
     max_attempts = j.max_attempts + c.extra_attempts,
@@ -136,7 +136,15 @@ SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelle
     locked_until = NULL
 FROM locked JOIN c ON c.id = locked.id AND c.attempt = locked.attempt
 WHERE j.id = locked.id AND locked.locked_by = :worker AND locked.status = 'running'
-RETURNING j.id, j.attempt
+RETURNING j.id, j.attempt, j.status
+)
+-- Followers of every job that just became terminal learn it from one notification per 100 ids.
+SELECT done.id, done.attempt FROM done
+CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || chunks.ids))
+            FROM (SELECT string_agg(CAST(finished.id AS text), ',') AS ids
+                  FROM (SELECT id, (row_number() OVER ()) / 100 AS chunk FROM done
+                        WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')) AS finished
+                  GROUP BY finished.chunk) AS chunks) AS notified
 
 -- name: release_jobs
 -- Graceful shutdown gives back jobs still running at the deadline so another worker takes them at
@@ -152,7 +160,7 @@ WITH h AS (
     SELECT row.id, row.attempt, row.locked_by, row.status
     FROM h CROSS JOIN LATERAL (
         SELECT j.id, j.attempt, j.locked_by, j.status FROM skiplock_jobs AS j WHERE j.id = h.id FOR UPDATE) AS row
-)
+), done AS (
 UPDATE skiplock_jobs AS j
 SET status = CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END,
     finished_at = CASE WHEN j.cancel_requested THEN now() ELSE NULL END,
@@ -164,7 +172,15 @@ SET status = CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END,
     locked_until = NULL
 FROM locked JOIN h ON h.id = locked.id AND h.attempt = locked.attempt
 WHERE j.id = locked.id AND locked.locked_by = :worker AND locked.status = 'running'
-RETURNING j.id
+RETURNING j.id, j.attempt, j.status
+)
+-- Followers of every job that just became terminal learn it from one notification per 100 ids.
+SELECT done.id, done.attempt FROM done
+CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || chunks.ids))
+            FROM (SELECT string_agg(CAST(finished.id AS text), ',') AS ids
+                  FROM (SELECT id, (row_number() OVER ()) / 100 AS chunk FROM done
+                        WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')) AS finished
+                  GROUP BY finished.chunk) AS chunks) AS notified
 
 -- name: reap_expired_leases
 -- Clears the lease of running jobs whose owner stopped heartbeating, up to 1,000 per run. Keeps

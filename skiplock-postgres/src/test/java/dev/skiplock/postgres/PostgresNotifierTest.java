@@ -1,0 +1,58 @@
+package dev.skiplock.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.skiplock.spi.Notifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** How notification payloads reach the engine: one call per queue, cancel and announced job. */
+class PostgresNotifierTest {
+    private final List<String> calls = new ArrayList<>();
+    private final Notifier.Listener listener = new Notifier.Listener() {
+        @Override
+        public void queueReady(String queue) {
+            calls.add("queue " + queue);
+        }
+
+        @Override
+        public void cancelRequested(UUID jobId) {
+            calls.add("cancel " + jobId);
+        }
+
+        @Override
+        public void eventsAppended(UUID jobId) {
+            calls.add("events " + jobId);
+        }
+
+        @Override
+        public void resync() {
+            calls.add("resync");
+        }
+    };
+
+    @Test
+    void aCompletionBatchAnnouncesEachOfItsJobs() {
+        UUID first = UUID.randomUUID();
+        UUID second = UUID.randomUUID();
+
+        PostgresNotifier.dispatch("e:" + first + "," + second, listener);
+        PostgresNotifier.dispatch("e:" + first, listener);
+
+        assertThat(calls).containsExactly("events " + first, "events " + second, "events " + first);
+    }
+
+    @Test
+    void queuesAndCancelsAreDispatchedAndMalformedPayloadsIgnored() {
+        UUID job = UUID.randomUUID();
+
+        PostgresNotifier.dispatch("q:emails", listener);
+        PostgresNotifier.dispatch("c:" + job, listener);
+        PostgresNotifier.dispatch("c:not-a-uuid", listener);
+        PostgresNotifier.dispatch("x", listener);
+
+        assertThat(calls).containsExactly("queue emails", "cancel " + job);
+    }
+}

@@ -1,2 +1,0 @@
--- PostgreSQL's 0004 tunes autovacuum for the jobs table. SQLite updates rows in place and keeps
--- no dead index entries, so it needs nothing; the number is kept so both drivers share versions.

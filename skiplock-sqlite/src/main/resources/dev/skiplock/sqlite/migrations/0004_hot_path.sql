@@ -1,0 +1,3 @@
+-- PostgreSQL's 0004 tunes autovacuum for the jobs table and batches its notifications. SQLite
+-- updates rows in place (no dead index entries) and wakes followers inside the JVM, so it needs
+-- nothing; the number is kept so both drivers share migration versions.
