@@ -23,6 +23,9 @@ final class FaultAnalysis {
     /** The worker processes' timings (WorkerProcess): the rescue bound lease + reaper + poll. */
     static final Duration LEASE_REAPER_POLL = Duration.ofMillis(2000 + 300 + 200);
 
+    /** The cause of a re-execution when the first execution's worker was SIGSTOPped past its lease. */
+    static final String PAUSED = "worker SIGSTOPped past its lease";
+
     record JobRow(String id, String kind, String status, int attempt, int maxAttempts, String lastError) {
     }
 
@@ -175,7 +178,7 @@ final class FaultAnalysis {
             }
             if (fault.type().equals("pause") && fault.pid() == before.pid() && fault.untilMillis() >= before.atMillis()
                     && fault.atMillis() <= rescuedAt) {
-                return new Cause("worker SIGSTOPped past its lease", Math.max(fault.atMillis(), before.atMillis()), 0);
+                return new Cause(PAUSED, Math.max(fault.atMillis(), before.atMillis()), 0);
             }
         }
         Long halt = haltedAt.get(before.pid());

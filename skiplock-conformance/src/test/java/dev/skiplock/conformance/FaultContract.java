@@ -64,9 +64,17 @@ abstract class FaultContract extends ContractBase {
         assertThat(report.killed()).isEqualTo(plan.kills());
         assertThat(report.paused()).isEqualTo(plan.pauses());
         assertThat(report.databaseRestarts()).isEqualTo(plan.databaseRestarts());
-        assertThat(report.staleFinalizationsRejected() + report.leasesLost())
-                .as("a worker resumed after its lease expired finalizes nothing: its outcomes are rejected or its executions stopped")
-                .isPositive();
+        int rescuedFromPausedWorkers = report.duplicateExecutions().getOrDefault(FaultAnalysis.PAUSED, 0);
+        if (restartable() != null) {
+            assertThat(rescuedFromPausedWorkers).as("jobs of a worker paused past its lease are rescued").isPositive();
+        }
+        // On SQLite a worker stopped while it holds the write lock stalls every writer, so nothing
+        // is rescued and its leases survive; when something was rescued, the fence must have held.
+        if (rescuedFromPausedWorkers > 0) {
+            assertThat(report.staleFinalizationsRejected() + report.leasesLost())
+                    .as("a worker resumed after its lease expired finalizes nothing: its outcomes are rejected or its executions stopped")
+                    .isPositive();
+        }
         assertThat(report.exited()).as("each halting poison job takes down one worker per attempt it runs")
                 .isBetween(plan.exitJobs(), plan.exitJobs() * 2);
         deleteRecursively(dir);

@@ -190,8 +190,8 @@ final class FaultRun implements AutoCloseable {
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-            paused.remove(victim.pid());
             faults.add(new Fault("pause", victim.pid(), at, System.currentTimeMillis()));
+            paused.remove(victim.pid()); // after recording it: close() waits for this list to empty
         });
     }
 
