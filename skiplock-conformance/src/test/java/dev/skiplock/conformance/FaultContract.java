@@ -64,12 +64,11 @@ abstract class FaultContract extends ContractBase {
         assertThat(report.killed()).isEqualTo(plan.kills());
         assertThat(report.paused()).isEqualTo(plan.pauses());
         assertThat(report.databaseRestarts()).isEqualTo(plan.databaseRestarts());
+        // Whether another worker rescues a paused worker's jobs depends on timing: on SQLite a worker
+        // stopped while it holds the write lock stalls every writer, and right after a database
+        // restart the others may still be backing off when it resumes (then it reaps and re-adopts
+        // its own jobs). When another worker did rescue them, the fence must have held.
         int rescuedFromPausedWorkers = report.duplicateExecutions().getOrDefault(FaultAnalysis.PAUSED, 0);
-        if (restartable() != null) {
-            assertThat(rescuedFromPausedWorkers).as("jobs of a worker paused past its lease are rescued").isPositive();
-        }
-        // On SQLite a worker stopped while it holds the write lock stalls every writer, so nothing
-        // is rescued and its leases survive; when something was rescued, the fence must have held.
         if (rescuedFromPausedWorkers > 0) {
             assertThat(report.staleFinalizationsRejected() + report.leasesLost())
                     .as("a worker resumed after its lease expired finalizes nothing: its outcomes are rejected or its executions stopped")
