@@ -86,6 +86,15 @@ abstract class ContractBase {
         new CountDownLatch(1).await(1, TimeUnit.HOURS);
     }
 
+    /**
+     * Waits until a counter reaches {@code expected}: the completer counts an outcome after its
+     * statement committed, so a test that saw the status in the database may read the counter first.
+     */
+    static void awaitCount(java.util.function.LongSupplier counter, long expected) {
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(10)).until(() -> counter.getAsLong() >= expected);
+        org.assertj.core.api.Assertions.assertThat(counter.getAsLong()).isEqualTo(expected);
+    }
+
     static Job awaitStatus(Skiplock skiplock, UUID id, JobStatus status) {
         return await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
                 .until(() -> skiplock.get(id).orElseThrow(), job -> job.status() == status);

@@ -44,7 +44,7 @@ abstract class FailureContract extends ContractBase {
         Job done = awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
         assertThat(done.attempt()).isEqualTo(3);
         assertThat(done.lastError()).isEqualTo("java.lang.IllegalStateException: upstream said no (2)");
-        assertThat(worker.metrics().retried()).isEqualTo(2);
+        awaitCount(() -> worker.metrics().retried(), 2);
     }
 
     @Test
@@ -202,7 +202,7 @@ abstract class FailureContract extends ContractBase {
 
         Job done = awaitStatus(otherClient, job.id(), JobStatus.CANCELLED);
         assertThat(done.attempt()).isEqualTo(1);
-        assertThat(worker.metrics().cancelled()).isEqualTo(1);
+        awaitCount(() -> worker.metrics().cancelled(), 1);
     }
 
     @Test

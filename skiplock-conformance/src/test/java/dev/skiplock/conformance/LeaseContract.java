@@ -50,7 +50,7 @@ abstract class LeaseContract extends ContractBase {
         assertThat(finalJob.finishedAt()).isEqualTo(doneByB.finishedAt());
         assertThat(workerA.metrics().succeeded()).isZero();
         assertThat(workerB.metrics().adopted()).isEqualTo(1);
-        assertThat(workerB.metrics().succeeded()).isEqualTo(1);
+        awaitCount(() -> workerB.metrics().succeeded(), 1);
     }
 
     @Test
