@@ -29,7 +29,7 @@ public final class FaultHandlers implements HandlerProvider {
     public void register(Skiplock.Builder builder) {
         builder.handler("fault.work", Args.class, context -> {
             record(context, "start");
-            Thread.sleep(context.args().sleepMs());
+            Thread.sleep(context.args().sleepMs()); // the job's work: a fault must find it in flight
             record(context, "end");
             return JobOutcome.complete();
         });

@@ -1,5 +1,7 @@
 package dev.skiplock.conformance;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -129,7 +131,7 @@ final class FaultRun implements AutoCloseable {
                     }
                 }
             }
-            sleep(200);
+            sleep(200); // a process manager's polling: this loop is the supervisor, not a wait in a test
         }
     }
 
@@ -139,12 +141,12 @@ final class FaultRun implements AutoCloseable {
         plannedFaults.addAll(Collections.nCopies(plan.pauses(), "pause"));
         plannedFaults.addAll(Collections.nCopies(plan.databaseRestarts(), "restart"));
         Collections.shuffle(plannedFaults, random);
-        while (running && workers.stream().filter(this::isWorking).count() < plan.workers()) {
-            sleep(100); // every worker up before the first fault
-        }
+        // Every worker up before the first fault.
+        await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100))
+                .until(() -> !running || workers.stream().filter(this::isWorking).count() >= plan.workers());
         try {
             for (String fault : plannedFaults) {
-                sleep(plan.faultEvery().toMillis());
+                sleep(plan.faultEvery().toMillis()); // the pacing of faults is what the run injects
                 if (!running) {
                     return;
                 }
@@ -161,11 +163,8 @@ final class FaultRun implements AutoCloseable {
     }
 
     private Process pickWorker() {
-        List<Process> candidates = workers.stream().filter(this::isWorking).toList();
-        while (candidates.isEmpty()) {
-            sleep(100);
-            candidates = workers.stream().filter(this::isWorking).toList();
-        }
+        List<Process> candidates = await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100))
+                .until(() -> workers.stream().filter(this::isWorking).toList(), found -> !found.isEmpty());
         return candidates.get(random.nextInt(candidates.size()));
     }
 
@@ -184,7 +183,7 @@ final class FaultRun implements AutoCloseable {
         long at = System.currentTimeMillis();
         WorkerProcess.signal(victim.toHandle(), "STOP");
         Thread.ofPlatform().start(() -> {
-            sleep(PAUSE.toMillis());
+            sleep(PAUSE.toMillis()); // the pause itself is the fault: stopped past the lease
             try {
                 WorkerProcess.signal(victim.toHandle(), "CONT");
             } catch (Exception e) {
@@ -207,9 +206,7 @@ final class FaultRun implements AutoCloseable {
         running = false;
         chaos.join();
         supervisor.join();
-        while (!paused.isEmpty()) {
-            sleep(100);
-        }
+        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100)).until(paused::isEmpty);
         for (Process worker : workers) {
             worker.destroy();
         }

@@ -4,6 +4,7 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.Map;
 import java.util.Properties;
@@ -62,31 +63,30 @@ public final class NotificationSocketFactory extends SocketFactory {
 
     @Override
     public Socket createSocket(String host, int port) throws IOException {
-        Socket socket = createSocket();
-        socket.connect(new java.net.InetSocketAddress(host, port));
-        return socket;
+        return connected(new InetSocketAddress(host, port), null);
     }
 
     @Override
     public Socket createSocket(String host, int port, InetAddress localHost, int localPort) throws IOException {
-        Socket socket = createSocket();
-        socket.bind(new java.net.InetSocketAddress(localHost, localPort));
-        socket.connect(new java.net.InetSocketAddress(host, port));
-        return socket;
+        return connected(new InetSocketAddress(host, port), new InetSocketAddress(localHost, localPort));
     }
 
     @Override
     public Socket createSocket(InetAddress host, int port) throws IOException {
-        Socket socket = createSocket();
-        socket.connect(new java.net.InetSocketAddress(host, port));
-        return socket;
+        return connected(new InetSocketAddress(host, port), null);
     }
 
     @Override
     public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) throws IOException {
+        return connected(new InetSocketAddress(address, port), new InetSocketAddress(localAddress, localPort));
+    }
+
+    private Socket connected(InetSocketAddress remote, InetSocketAddress local) throws IOException {
         Socket socket = createSocket();
-        socket.bind(new java.net.InetSocketAddress(localAddress, localPort));
-        socket.connect(new java.net.InetSocketAddress(address, port));
+        if (local != null) {
+            socket.bind(local);
+        }
+        socket.connect(remote);
         return socket;
     }
 
