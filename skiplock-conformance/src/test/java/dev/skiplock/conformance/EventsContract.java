@@ -2,6 +2,7 @@ package dev.skiplock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.skiplock.Job;
@@ -50,6 +51,29 @@ abstract class EventsContract extends ContractBase {
         assertThat(events.get(2).message()).isEqualTo("java.lang.IllegalStateException: first attempt fails");
         assertThat(events.getLast().isTerminal()).isTrue();
         assertThat(worker.events(job.id(), events.get(2).seq(), 100)).hasSize(2);
+    }
+
+    @Test
+    void cancelRetryAndDependencyFailureAreEventsToo() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("broken", Work.class, context -> {
+                    throw new IllegalStateException("broken on purpose");
+                })
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        Job held = worker.enqueue(JobRequest.of("work", new Work(0)).withQueue("held"));
+        worker.cancel(held.id());
+        worker.retry(held.id());
+        Job broken = worker.enqueue(JobRequest.of("broken", new Work(0)).withMaxAttempts(1));
+        Job dependent = worker.enqueue(JobRequest.of("work", new Work(0)).withDependsOn(List.of(broken.id())));
+        awaitStatus(worker, dependent.id(), JobStatus.FAILED);
+
+        assertThat(worker.events(held.id(), 0, 100)).extracting(JobEvent::status, JobEvent::attempt)
+                .containsExactly(tuple("queued", 0), tuple("cancelled", 0), tuple("queued", 0));
+        assertThat(worker.events(broken.id(), 0, 100)).extracting(JobEvent::status, JobEvent::message)
+                .containsExactly(tuple("queued", null), tuple("running", null),
+                        tuple("failed", "java.lang.IllegalStateException: broken on purpose"));
+        assertThat(worker.events(dependent.id(), 0, 100)).extracting(JobEvent::status, JobEvent::message)
+                .containsExactly(tuple("waiting", null), tuple("failed", "dependency " + broken.id() + " failed"));
     }
 
     @Test

@@ -1,9 +1,11 @@
 package dev.skiplock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import dev.skiplock.Job;
+import dev.skiplock.JobEvent;
 import dev.skiplock.JobOutcome;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
@@ -131,5 +133,10 @@ abstract class LeaseContract extends ContractBase {
         Job done = awaitStatus(second, job.id(), JobStatus.SUCCEEDED);
         assertThat(done.attempt()).isEqualTo(2);
         assertThat(done.result().asText()).isEqualTo("second");
+        assertThat(client.events(job.id(), 0, 100)).filteredOn(event -> event.type().equals("status"))
+                .extracting(JobEvent::status, JobEvent::attempt, JobEvent::message).containsExactly(
+                        tuple("queued", 0, null), tuple("running", 1, null),
+                        tuple("queued", 1, "released at worker shutdown during attempt 1"),
+                        tuple("running", 2, null), tuple("succeeded", 2, null));
     }
 }

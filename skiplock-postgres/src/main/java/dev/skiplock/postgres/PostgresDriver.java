@@ -49,7 +49,8 @@ public final class PostgresDriver implements Driver {
 
     @Override
     public List<String> migrations() {
-        return List.of("0001_jobs", "0002_events", "0003_dependencies", "0004_hot_path");
+        return List.of("0001_jobs", "0002_events", "0003_dependencies", "0004_hot_path",
+                "0005_status_events_in_statements");
     }
 
     @Override

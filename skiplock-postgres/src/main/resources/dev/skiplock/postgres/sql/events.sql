@@ -31,6 +31,11 @@ SELECT count(*) FROM skiplock_job_events
 WHERE job_id = :job_id AND attempt = :attempt AND type = 'log' AND stream = :stream
 
 -- name: update_progress
--- Fenced like every write of a running job; the trigger records the progress event.
-UPDATE skiplock_jobs SET progress = CAST(:progress AS jsonb)
-WHERE id = :id AND attempt = :attempt AND locked_by = :worker AND status = 'running'
+-- Fenced like every write of a running job; each accepted update is also a progress event.
+WITH updated AS (
+    UPDATE skiplock_jobs SET progress = CAST(:progress AS jsonb)
+    WHERE id = :id AND attempt = :attempt AND locked_by = :worker AND status = 'running'
+    RETURNING id, attempt, progress
+)
+INSERT INTO skiplock_job_events (job_id, attempt, type, data)
+SELECT updated.id, updated.attempt, 'progress', updated.progress FROM updated

@@ -1,8 +1,10 @@
 -- name: insert_jobs
 -- One statement for any number of jobs: the batch arrives as one JSON array, so a batch of 1,000
 -- costs one round trip. A live job with the same unique key wins (ON CONFLICT DO NOTHING); the
--- caller then reads it with find_live_by_unique_key. One notification per queue wakes the
--- listeners; PostgreSQL delivers it only on commit, so a rolled-back enqueue wakes nobody.
+-- caller then reads it with find_live_by_unique_key. Each job's first status event is written by
+-- the same statement (so is every status event: see migration 0005). One notification per queue
+-- wakes the listeners; PostgreSQL delivers it only on commit, so a rolled-back enqueue wakes nobody.
+-- A job born failed (a dependency had already failed) is announced to its followers at once.
 WITH inserted AS (
     INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status, max_attempts,
                                available_at, requested_at, finished_at, timeout_seconds, unique_key, last_error,
@@ -16,12 +18,17 @@ WITH inserted AS (
          timeout_seconds integer, unique_key text, last_error text, depends_on jsonb)
     ON CONFLICT (tenant, unique_key) WHERE unique_key IS NOT NULL AND status IN ('waiting', 'queued', 'running')
     DO NOTHING
-    RETURNING id, available_at, requested_at, queue
+    RETURNING id, available_at, requested_at, queue, status
+), events AS (
+    INSERT INTO skiplock_job_events (job_id, attempt, type, status)
+    SELECT inserted.id, 0, 'status', inserted.status FROM inserted
 )
 -- Only what the client cannot know: it builds each Job from its own request plus these times.
 SELECT inserted.id, inserted.available_at, inserted.requested_at FROM inserted
 CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'q:' || queues.queue))
             FROM (SELECT DISTINCT queue FROM inserted) AS queues) AS notified
+CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || failed.id))
+            FROM inserted AS failed WHERE failed.status = 'failed') AS announced
 
 -- name: find_live_by_unique_key
 SELECT * FROM skiplock_jobs
@@ -53,7 +60,7 @@ WITH next AS (
     ORDER BY priority DESC, available_at, id
     LIMIT :limit
     FOR UPDATE SKIP LOCKED
-)
+), claimed AS (
 UPDATE skiplock_jobs AS j
 SET status = 'running', attempt = j.attempt + 1, locked_by = :worker,
     locked_until = now() + :lease_ms * interval '1 millisecond', started_at = now()
@@ -63,6 +70,11 @@ WHERE j.id = next.id
   -- again (and the worker's fenced outcome is then rejected). Measured: drain ~30k -> ~57k jobs/s.
   AND set_config('synchronous_commit', 'off', true) IS NOT NULL
 RETURNING j.*
+), events AS (
+    INSERT INTO skiplock_job_events (job_id, attempt, type, status)
+    SELECT claimed.id, claimed.attempt, 'status', 'running' FROM claimed
+)
+SELECT * FROM claimed
 
 -- name: adopt_orphans
 -- Takes over running jobs whose lease the reaper cleared (their worker is gone). The attempt is
@@ -136,7 +148,10 @@ SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelle
     locked_until = NULL
 FROM locked JOIN c ON c.id = locked.id AND c.attempt = locked.attempt
 WHERE j.id = locked.id AND locked.locked_by = :worker AND locked.status = 'running'
-RETURNING j.id, j.attempt, j.status
+RETURNING j.id, j.attempt, j.status, c.error AS message
+), events AS (
+    INSERT INTO skiplock_job_events (job_id, attempt, type, status, message)
+    SELECT done.id, done.attempt, 'status', done.status, done.message FROM done
 )
 -- Followers of every job that just became terminal learn it from one notification per 100 ids.
 SELECT done.id, done.attempt FROM done
@@ -172,7 +187,10 @@ SET status = CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END,
     locked_until = NULL
 FROM locked JOIN h ON h.id = locked.id AND h.attempt = locked.attempt
 WHERE j.id = locked.id AND locked.locked_by = :worker AND locked.status = 'running'
-RETURNING j.id, j.attempt, j.status
+RETURNING j.id, j.attempt, j.status, CASE WHEN j.status = 'queued' THEN j.last_error END AS message
+), events AS (
+    INSERT INTO skiplock_job_events (job_id, attempt, type, status, message)
+    SELECT done.id, done.attempt, 'status', done.status, done.message FROM done
 )
 -- Followers of every job that just became terminal learn it from one notification per 100 ids.
 SELECT done.id, done.attempt FROM done
@@ -199,6 +217,7 @@ WHERE id = ANY(ARRAY(
 -- name: cancel_job
 -- Waiting or queued: cancelled at once. Running: only flagged, and the owner is told by
 -- notification (else its next heartbeat); it stops the execution and writes the final status, fenced.
+-- A job cancelled here is terminal at once: its event is written and its followers are told.
 WITH changed AS (
     UPDATE skiplock_jobs
     SET status = CASE WHEN status = 'running' THEN status ELSE 'cancelled' END,
@@ -206,18 +225,31 @@ WITH changed AS (
         cancel_requested = CASE WHEN status = 'running' THEN true ELSE cancel_requested END
     WHERE tenant = :tenant AND id = :id AND status IN ('waiting', 'queued', 'running')
     RETURNING *
+), events AS (
+    INSERT INTO skiplock_job_events (job_id, attempt, type, status)
+    SELECT cancelled.id, cancelled.attempt, 'status', 'cancelled' FROM changed AS cancelled
+    WHERE cancelled.status = 'cancelled'
 )
 SELECT changed.* FROM changed
-CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'c:' || running.id))
-            FROM changed AS running WHERE running.status = 'running') AS notified
+CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(),
+                                   CASE WHEN job.status = 'running' THEN 'c:' ELSE 'e:' END || job.id))
+            FROM changed AS job) AS notified
 
 -- name: retry_job
 -- One more attempt for a terminal job; attempt keeps counting, max_attempts grows if used up.
-UPDATE skiplock_jobs
-SET status = 'queued', available_at = now(), finished_at = NULL, cancel_requested = false,
-    result = NULL, max_attempts = GREATEST(max_attempts, attempt + 1)
-WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
-RETURNING *
+WITH retried AS (
+    UPDATE skiplock_jobs
+    SET status = 'queued', available_at = now(), finished_at = NULL, cancel_requested = false,
+        result = NULL, max_attempts = GREATEST(max_attempts, attempt + 1)
+    WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+    RETURNING *
+), events AS (
+    INSERT INTO skiplock_job_events (job_id, attempt, type, status)
+    SELECT retried.id, retried.attempt, 'status', 'queued' FROM retried
+)
+SELECT retried.* FROM retried
+CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'q:' || queued.queue))
+            FROM retried AS queued) AS notified
 
 -- name: prune_finished
 -- Retention: deletes up to :limit jobs finished longer than :age_ms ago, walking the primary key
