@@ -19,7 +19,9 @@ import dev.skiplock.internal.store.QueueStore;
 import dev.skiplock.internal.store.WorkerStore;
 import dev.skiplock.spi.Driver;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -65,6 +67,30 @@ abstract class ClientContract extends ContractBase {
         assertThat(jobs.get(1).queue()).isEqualTo("other");
         assertThat(jobs.get(2).priority()).isEqualTo(7);
         assertThat(client.list(JobQuery.all()).jobs()).hasSize(3);
+    }
+
+    @Test
+    void largeBatchIsStoredExactlyAsReturnedWithItsFirstEvent() {
+        Skiplock client = client();
+        String awkward = "tab\there, line\nbreak, cr\r, backslash \\ and \\N, quote \" and ünïcödé ✓";
+        Instant later = Instant.now().plus(Duration.ofHours(1));
+        List<JobRequest> requests = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            JobRequest request = JobRequest.of("kind." + i, new Payload(awkward + i)).withPriority(i % 5)
+                    .withQueue(i % 2 == 0 ? "even" : "odd").withMetadata(Map.of("note", awkward));
+            requests.add(i % 3 == 0 ? request.withRunAt(later).withTimeout(Duration.ofSeconds(7)) : request);
+        }
+        List<Job> jobs = client.enqueueMany(requests);
+
+        assertThat(jobs).hasSize(150);
+        for (Job job : jobs) {
+            assertThat(client.get(job.id())).contains(job);
+            assertThat(client.events(job.id(), 0, 10)).extracting(event -> event.status() + "@" + event.attempt())
+                    .containsExactly("queued@0");
+        }
+        assertThat(jobs.getFirst().args().get("value").asText()).isEqualTo(awkward + 0);
+        assertThat(jobs.get(3).availableAt()).isAfter(jobs.get(3).requestedAt().plus(Duration.ofMinutes(59)));
+        assertThat(jobs.get(1).availableAt()).isEqualTo(jobs.get(1).requestedAt());
     }
 
     @Test
@@ -157,8 +183,9 @@ abstract class ClientContract extends ContractBase {
     void driverDefinesEveryStatementTheStoreRuns() {
         Driver driver = ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
                 .filter(candidate -> candidate.acceptsUrl(database.url())).findFirst().orElseThrow();
-        Map<String, List<String>> tables = Map.of("jobs", JobStore.STATEMENTS, "events", EventStore.STATEMENTS,
-                "queues", QueueStore.STATEMENTS, "workers", WorkerStore.STATEMENTS);
+        Map<String, List<String>> tables = new HashMap<>(Map.of("jobs", JobStore.STATEMENTS,
+                "events", EventStore.STATEMENTS, "queues", QueueStore.STATEMENTS, "workers", WorkerStore.STATEMENTS));
+        driver.bulkCopy().ifPresent(bulkCopy -> tables.put("bulk", JobStore.BULK_STATEMENTS));
         tables.forEach((table, statements) -> assertThat(
                 SqlFile.load(driver.resourceRoot() + "/sql/" + table + ".sql").statements().keySet())
                 .as(table).containsExactlyInAnyOrderElementsOf(statements));

@@ -1,6 +1,7 @@
 package dev.skiplock.spi;
 
 import java.util.List;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -33,5 +34,13 @@ public interface Driver {
     /** Creates this driver's wake-up channel, or returns {@link Notifier#NONE} to rely on in-process signals and polling. */
     default Notifier notifier(DataSource dataSource) {
         return Notifier.NONE;
+    }
+
+    /**
+     * The driver's bulk writer, if it has one; then its {@code sql/bulk.sql} defines {@code bulk_clock},
+     * {@code copy_jobs} and {@code copy_events}, and large enqueue batches go through it.
+     */
+    default Optional<BulkCopy> bulkCopy() {
+        return Optional.empty();
     }
 }

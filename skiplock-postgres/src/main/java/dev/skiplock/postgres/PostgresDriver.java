@@ -2,10 +2,12 @@ package dev.skiplock.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.skiplock.spi.BulkCopy;
 import dev.skiplock.spi.Dialect;
 import dev.skiplock.spi.Driver;
 import dev.skiplock.spi.Notifier;
 import java.util.List;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -17,6 +19,7 @@ public final class PostgresDriver implements Driver {
     static final int POOL_SIZE = 11;
 
     private static final PostgresDialect DIALECT = new PostgresDialect();
+    private static final PostgresBulkCopy BULK_COPY = new PostgresBulkCopy();
 
     @Override
     public String name() {
@@ -61,5 +64,10 @@ public final class PostgresDriver implements Driver {
     @Override
     public Notifier notifier(DataSource dataSource) {
         return new PostgresNotifier(dataSource);
+    }
+
+    @Override
+    public Optional<BulkCopy> bulkCopy() {
+        return Optional.of(BULK_COPY);
     }
 }

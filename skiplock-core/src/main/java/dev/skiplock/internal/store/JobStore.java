@@ -38,11 +38,18 @@ public final class JobStore {
     public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
             "list_jobs", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
             "reap_expired_leases", "cancel_job", "retry_job", "prune_finished", "count_jobs", "delete_job", "lock_dependencies", "insert_dependencies");
+    /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
+    public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs", "copy_events");
 
     private final SqlRunner sql;
+    /** Null when the driver has no bulk writer. */
+    private final BulkJobInserter bulk;
 
     public JobStore(DataSource dataSource, Driver driver) {
         this.sql = SqlRunner.forTable(dataSource, driver, "jobs");
+        this.bulk = driver.bulkCopy()
+                .map(copy -> new BulkJobInserter(SqlRunner.forTable(dataSource, driver, "bulk"), copy))
+                .orElse(null);
     }
 
     /**
@@ -53,6 +60,9 @@ public final class JobStore {
     public List<Job> insert(Connection connection, List<NewJob> jobs) {
         boolean hasDependencies = jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty());
         if (connection == null) {
+            if (bulk != null && BulkJobInserter.accepts(jobs)) {
+                return inTransaction(own -> bulk.insert(own, jobs));
+            }
             return hasDependencies ? inTransaction(own -> insert(own, jobs)) : withConnection(own -> insert(own, jobs));
         }
         List<NewJob> resolved = hasDependencies ? resolveDependencies(connection, jobs) : jobs;
@@ -146,7 +156,7 @@ public final class JobStore {
     }
 
     /** The job as the insert wrote it: everything but the database-clock times came from the request. */
-    private static Job inserted(NewJob job, Instant availableAt, Instant requestedAt) {
+    static Job inserted(NewJob job, Instant availableAt, Instant requestedAt) {
         Instant finishedAt = job.status() == JobStatus.FAILED ? requestedAt : null;
         return new Job(job.id(), job.tenant(), job.queue(), job.kind(), job.args(), job.metadata(), job.priority(),
                 job.status(), 0, job.maxAttempts(), availableAt, requestedAt, null, finishedAt, job.timeoutSeconds(),

@@ -3,6 +3,7 @@ package dev.skiplock.internal.store;
 import dev.skiplock.SkiplockException;
 import dev.skiplock.internal.sql.NamedStatement;
 import dev.skiplock.internal.sql.SqlFile;
+import dev.skiplock.spi.BulkCopy;
 import dev.skiplock.spi.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -82,6 +83,15 @@ final class SqlRunner {
         NamedStatement statement = file.get(name);
         try (PreparedStatement prepared = prepare(connection, statement, params)) {
             return prepared.executeUpdate();
+        } catch (SQLException e) {
+            throw failure(name, e);
+        }
+    }
+
+    /** Streams rows into a table with a {@code COPY}-like statement of this file (see {@link BulkCopy}). */
+    long copy(Connection connection, String name, BulkCopy bulkCopy, List<Object[]> rows) {
+        try {
+            return bulkCopy.copy(connection, file.get(name).jdbcSql(), rows);
         } catch (SQLException e) {
             throw failure(name, e);
         }

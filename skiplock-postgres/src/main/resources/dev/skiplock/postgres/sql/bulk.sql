@@ -1,0 +1,20 @@
+-- Large enqueue batches (BulkJobInserter): one transaction running bulk_clock, copy_jobs and
+-- copy_events. COPY parses and inserts 1,000 jobs in about half the database time of the
+-- JSON-fed insert_jobs (measured: ~5.5 ms against ~10.5 ms), but has no RETURNING and no ON
+-- CONFLICT, so only batches without unique keys or dependencies come here.
+
+-- name: bulk_clock
+-- The transaction's clock: now() is fixed for the whole transaction, so it is exactly the
+-- requested_at (and available_at) an INSERT in this transaction would write. The notifications,
+-- one per queue, are delivered at commit, like those of insert_jobs.
+SELECT now() AS now, count(pg_notify('skiplock:' || current_schema(), 'q:' || queues.queue)) AS notified
+FROM jsonb_array_elements_text(CAST(:queues AS jsonb)) AS queues(queue)
+
+-- name: copy_jobs
+-- Columns left out take their defaults (attempt 0, depends_on [], no lease, no result).
+COPY skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status, max_attempts, available_at,
+                    requested_at, timeout_seconds) FROM STDIN
+
+-- name: copy_events
+-- Each job's first status event, as insert_jobs writes it.
+COPY skiplock_job_events (job_id, attempt, type, status) FROM STDIN
