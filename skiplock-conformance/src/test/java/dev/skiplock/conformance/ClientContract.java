@@ -180,6 +180,15 @@ abstract class ClientContract extends ContractBase {
     }
 
     @Test
+    void startRefusesASchemaMigratedByANewerSkiplock() {
+        Skiplock first = client();
+        Jdbc.update(first.dataSource(), "INSERT INTO skiplock_migrations (version, name) VALUES (9999, '9999_future')");
+
+        assertThatThrownBy(this::client).hasMessageContaining("schema is at migration 9999")
+                .hasMessageContaining("upgrade this process");
+    }
+
+    @Test
     void driverDefinesEveryStatementTheStoreRuns() {
         Driver driver = ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
                 .filter(candidate -> candidate.acceptsUrl(database.url())).findFirst().orElseThrow();

@@ -60,12 +60,15 @@ abstract class EventsContract extends ContractBase {
                     throw new IllegalStateException("broken on purpose");
                 })
                 .handler("work", Work.class, context -> JobOutcome.complete()));
+        Job twice = worker.enqueue(JobRequest.of("broken", new Work(0)).withMaxAttempts(2));
         Job held = worker.enqueue(JobRequest.of("work", new Work(0)).withQueue("held"));
         worker.cancel(held.id());
         worker.retry(held.id());
         Job broken = worker.enqueue(JobRequest.of("broken", new Work(0)).withMaxAttempts(1));
         Job dependent = worker.enqueue(JobRequest.of("work", new Work(0)).withDependsOn(List.of(broken.id())));
         awaitStatus(worker, dependent.id(), JobStatus.FAILED);
+        Job bornFailed = worker.enqueue(JobRequest.of("work", new Work(0)).withDependsOn(List.of(broken.id())));
+        awaitStatus(worker, twice.id(), JobStatus.FAILED);
 
         assertThat(worker.events(held.id(), 0, 100)).extracting(JobEvent::status, JobEvent::attempt)
                 .containsExactly(tuple("queued", 0), tuple("cancelled", 0), tuple("queued", 0));
@@ -74,6 +77,13 @@ abstract class EventsContract extends ContractBase {
                         tuple("failed", "java.lang.IllegalStateException: broken on purpose"));
         assertThat(worker.events(dependent.id(), 0, 100)).extracting(JobEvent::status, JobEvent::message)
                 .containsExactly(tuple("waiting", null), tuple("failed", "dependency " + broken.id() + " failed"));
+        assertThat(worker.events(bornFailed.id(), 0, 100)).extracting(JobEvent::status, JobEvent::message)
+                .containsExactly(tuple("failed", null));
+        // An event carries last_error only when its change set a new one: the same error again is not repeated.
+        assertThat(worker.events(twice.id(), 0, 100)).extracting(JobEvent::status, JobEvent::message)
+                .containsExactly(tuple("queued", null), tuple("running", null),
+                        tuple("queued", "java.lang.IllegalStateException: broken on purpose"), tuple("running", null),
+                        tuple("failed", null));
     }
 
     @Test
@@ -111,6 +121,7 @@ abstract class EventsContract extends ContractBase {
                 .handler("steps", Work.class, context -> {
                     context.progress(Map.of("done", 1, "of", 2));
                     context.progress(Map.of("done", 2, "of", 2));
+                    context.progress(Map.of("done", 2, "of", 2)); // a repeat is still an update: logged too
                     return JobOutcome.complete();
                 }));
         Job job = worker.enqueue(JobRequest.of("steps", new Work(0)));
@@ -119,7 +130,7 @@ abstract class EventsContract extends ContractBase {
         assertThat(done.progress().get("done").asInt()).isEqualTo(2);
         List<JobEvent> progress = worker.events(job.id(), 0, 100).stream()
                 .filter(event -> event.type().equals("progress")).toList();
-        assertThat(progress).extracting(event -> event.data().get("done").asInt()).containsExactly(1, 2);
+        assertThat(progress).extracting(event -> event.data().get("done").asInt()).containsExactly(1, 2, 2);
     }
 
     @Test

@@ -9,6 +9,9 @@ import java.util.List;
  * (PostgreSQL: {@code COPY … FROM STDIN}). Used for large enqueue batches when the driver offers it.
  */
 public interface BulkCopy {
+    /** False if this connection cannot copy (e.g. a pool whose connections do not unwrap to the driver's). */
+    boolean canCopy(Connection connection) throws SQLException;
+
     /**
      * Streams {@code rows} into the table of {@code copyStatement} on the connection, in its current
      * transaction. Each row holds one value per column of the statement, in its order: {@code null},

@@ -12,16 +12,26 @@ import org.postgresql.copy.CopyIn;
 final class PostgresBulkCopy implements BulkCopy {
 
     @Override
+    public boolean canCopy(Connection connection) throws SQLException {
+        return connection.isWrapperFor(PGConnection.class);
+    }
+
+    @Override
     public long copy(Connection connection, String copyStatement, List<Object[]> rows) throws SQLException {
         byte[] data = encode(rows).getBytes(StandardCharsets.UTF_8);
         CopyIn copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(copyStatement);
         try {
             copy.writeToCopy(data, 0, data.length);
             return copy.endCopy();
-        } finally {
+        } catch (SQLException | RuntimeException e) {
             if (copy.isActive()) {
-                copy.cancelCopy();
+                try {
+                    copy.cancelCopy();
+                } catch (SQLException cancelFailure) {
+                    e.addSuppressed(cancelFailure); // the copy's own failure is the one to report
+                }
             }
+            throw e;
         }
     }
 

@@ -5,6 +5,7 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.internal.Json;
 import dev.skiplock.spi.BulkCopy;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,9 +29,21 @@ final class BulkJobInserter {
         this.bulkCopy = bulkCopy;
     }
 
+    /** COPY reads timestamps as text, which has no form for years past 9999 (insert_jobs takes them). */
+    private static final Instant LAST_COPYABLE_INSTANT = Instant.parse("9999-12-31T23:59:59.999Z");
+
     static boolean accepts(List<NewJob> jobs) {
         return jobs.size() >= MIN_BATCH && jobs.stream().allMatch(job -> job.uniqueKey() == null
-                && job.dependsOn().isEmpty() && job.status() == JobStatus.QUEUED);
+                && job.dependsOn().isEmpty() && job.status() == JobStatus.QUEUED
+                && (job.runAt() == null || !job.runAt().isAfter(LAST_COPYABLE_INSTANT)));
+    }
+
+    boolean canCopy(Connection connection) {
+        try {
+            return bulkCopy.canCopy(connection);
+        } catch (SQLException e) {
+            throw sql.failure("copy_jobs", e);
+        }
     }
 
     /**
@@ -48,7 +61,8 @@ final class BulkJobInserter {
         List<Job> stored = new ArrayList<>(jobs.size());
         for (NewJob job : jobs) {
             Instant availableAt = job.runAt() != null ? Instant.ofEpochMilli(job.runAt().toEpochMilli()) : now;
-            jobRows.add(new Object[] {job.id(), job.tenant(), job.queue(), job.kind(), job.args(), job.metadata(),
+            jobRows.add(new Object[] {job.id(), job.tenant(), job.queue(), job.kind(), Json.write(job.args()),
+                    Json.write(job.metadata()),
                     job.priority(), job.status().wireName(), job.maxAttempts(), availableAt, now,
                     job.timeoutSeconds()});
             eventRows.add(new Object[] {job.id(), 0, "status", job.status().wireName()});

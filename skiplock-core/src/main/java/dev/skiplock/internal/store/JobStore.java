@@ -61,7 +61,7 @@ public final class JobStore {
         boolean hasDependencies = jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty());
         if (connection == null) {
             if (bulk != null && BulkJobInserter.accepts(jobs)) {
-                return inTransaction(own -> bulk.insert(own, jobs));
+                return inTransaction(own -> bulk.canCopy(own) ? bulk.insert(own, jobs) : insert(own, jobs));
             }
             return hasDependencies ? inTransaction(own -> insert(own, jobs)) : withConnection(own -> insert(own, jobs));
         }
@@ -143,7 +143,8 @@ public final class JobStore {
                     T result = work.apply(connection);
                     connection.commit();
                     return result;
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
+                    // Before the finally below: setAutoCommit(true) would commit what already ran.
                     connection.rollback();
                     throw e;
                 } finally {

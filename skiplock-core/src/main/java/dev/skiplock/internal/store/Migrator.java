@@ -57,6 +57,15 @@ public final class Migrator {
         sql.update(connection, "create_migrations_table", Params.of());
         Set<Integer> done = new HashSet<>(sql.query(connection, "applied_migrations", Params.of(),
                 row -> row.getInt("version")));
+        int newestKnown = driver.migrations().stream().mapToInt(Migrator::version).max().orElse(0);
+        int newestApplied = done.stream().mapToInt(Integer::intValue).max().orElse(0);
+        if (newestApplied > newestKnown) {
+            // A schema migrated by a newer Skiplock may rely on statements this build does not run
+            // (0005 moved status events from triggers into the statements): refuse rather than
+            // write jobs without their events.
+            throw new SkiplockException(driver.name() + " schema is at migration " + newestApplied
+                    + ", newer than this Skiplock knows (" + newestKnown + "): upgrade this process");
+        }
         List<String> names = driver.migrations().stream()
                 .filter(name -> !done.contains(version(name)))
                 .toList();
