@@ -106,7 +106,8 @@ final class TenantJobClient implements JobClient {
 
     private NewJob toNewJob(JobRequest request) {
         JsonNode args = request.args() == null ? Json.object() : Json.MAPPER.valueToTree(request.args());
-        JsonNode metadata = Json.MAPPER.valueToTree(request.metadata());
+        // Most jobs have no metadata: skip the serializer round trip of valueToTree for them.
+        JsonNode metadata = request.metadata().isEmpty() ? Json.object() : Json.MAPPER.valueToTree(request.metadata());
         int maxAttempts = request.maxAttempts() != null ? request.maxAttempts() : config.defaultMaxAttempts();
         Integer timeoutSeconds = request.timeout() == null ? null : (int) request.timeout().toSeconds();
         return new NewJob(Uuid7.next(), tenant, request.queue(), request.kind(), args, metadata,

@@ -4,7 +4,10 @@ import dev.skiplock.spi.BulkCopy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
 
@@ -38,24 +41,27 @@ final class PostgresBulkCopy implements BulkCopy {
     /** Rows as COPY text: tab-separated columns, one line per row, {@code \N} for NULL. */
     static String encode(List<Object[]> rows) {
         StringBuilder text = new StringBuilder(rows.size() * 160);
+        Map<Object, String> repeated = new HashMap<>(); // rows of a batch share most instants: format each once
         for (Object[] row : rows) {
             for (int column = 0; column < row.length; column++) {
                 if (column > 0) {
                     text.append('\t');
                 }
-                appendValue(text, row[column]);
+                appendValue(text, row[column], repeated);
             }
             text.append('\n');
         }
         return text.toString();
     }
 
-    private static void appendValue(StringBuilder text, Object value) {
+    private static void appendValue(StringBuilder text, Object value, Map<Object, String> repeated) {
         if (value == null) {
             text.append("\\N");
             return;
         }
-        String plain = value.toString(); // Instant.toString() is ISO-8601 in UTC, which timestamptz reads
+        // Instant.toString() is ISO-8601 in UTC, which timestamptz reads.
+        String plain = value instanceof Instant instant ? repeated.computeIfAbsent(instant, Object::toString)
+                : value.toString();
         for (int i = 0; i < plain.length(); i++) {
             char character = plain.charAt(i);
             switch (character) {
