@@ -217,9 +217,10 @@ final class FaultRun implements AutoCloseable {
         }
     }
 
+    /** The harness's own pacing (supervisor polling, fault spacing, the pause): each caller says why. */
     private static void sleep(long millis) {
         try {
-            Thread.sleep(millis);
+            Thread.sleep(millis); // the pacing is what is under test, not a wait for a condition
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -20,6 +20,8 @@ import java.util.List;
 final class BulkJobInserter {
     /** Below this the three extra round trips cost more than COPY saves. */
     static final int MIN_BATCH = 100;
+    /** COPY reads timestamps as text, which has no form for years past 9999 (insert_jobs takes them). */
+    private static final Instant LAST_COPYABLE_INSTANT = Instant.parse("9999-12-31T23:59:59.999Z");
 
     private final SqlRunner sql;
     private final BulkCopy bulkCopy;
@@ -28,9 +30,6 @@ final class BulkJobInserter {
         this.sql = sql;
         this.bulkCopy = bulkCopy;
     }
-
-    /** COPY reads timestamps as text, which has no form for years past 9999 (insert_jobs takes them). */
-    private static final Instant LAST_COPYABLE_INSTANT = Instant.parse("9999-12-31T23:59:59.999Z");
 
     static boolean accepts(List<NewJob> jobs) {
         return jobs.size() >= MIN_BATCH && jobs.stream().allMatch(job -> job.uniqueKey() == null

@@ -11,7 +11,10 @@ import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
 
-/** Reads and appends job events ({@code events.sql}). Status and progress events are written with the change itself (PostgreSQL: by the statement; SQLite: by triggers). */
+/**
+ * Reads and appends job events ({@code events.sql}). Status and progress events are written with the
+ * change itself (PostgreSQL: by the statement that makes it; SQLite: by triggers).
+ */
 public final class EventStore {
     /** The statements every driver's {@code events.sql} must define. */
     public static final List<String> STATEMENTS = List.of("list_events", "append_logs", "count_logs", "update_progress");
