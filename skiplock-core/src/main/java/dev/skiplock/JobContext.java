@@ -1,5 +1,7 @@
 package dev.skiplock;
 
+import java.util.UUID;
+
 /**
  * What a handler sees of its job: the typed args and the job row as claimed.
  *
@@ -16,6 +18,14 @@ public interface JobContext<A> {
     default int attempt() {
         return job().attempt();
     }
+
+    /**
+     * Identifies this execution: the token of the claim that started it, the same for the worker
+     * that started it and every worker that adopts it, and never reused, not even by a claim that
+     * a database crash lost and that was made again. A {@link ResumableHandler} names what it
+     * keeps for adoption after it (a command's run directory).
+     */
+    UUID executionId();
 
     /** True once Skiplock asked this execution to stop (cancel, timeout, lost lease, shutdown). */
     boolean stopRequested();

@@ -5,7 +5,7 @@ import java.util.UUID;
 
 /**
  * A handler whose executions outlive the worker that started them, such as an OS process with a
- * deterministic identity (job id + attempt) and its output kept on disk. When a worker dies, the
+ * deterministic identity (job id + {@link JobContext#executionId()}) and its output kept on disk. When a worker dies, the
  * worker that adopts its job (DESIGN §2, adoption) calls {@link #resume} instead of counting the
  * attempt as lost, so the work is neither lost nor started twice.
  *
@@ -13,7 +13,8 @@ import java.util.UUID;
  */
 public interface ResumableHandler<A> extends JobHandler<A> {
     /**
-     * Finds the execution of {@code context.job()}'s current attempt, started by another worker.
+     * Finds the execution {@code context.executionId()} of {@code context.job()}, started by another
+     * worker (or by this one before it was paused past its lease).
      * Returns its outcome when it already finished; waits for it when it still runs (Skiplock keeps
      * the lease alive meanwhile, and a cancel or timeout interrupts this thread as in
      * {@link #handle}); returns empty when it does not exist, and Skiplock then retries or fails
@@ -22,9 +23,9 @@ public interface ResumableHandler<A> extends JobHandler<A> {
     Optional<JobOutcome> resume(JobContext<A> context) throws Exception;
 
     /**
-     * The outcome of {@code attempt} of job {@code jobId} is durable: whatever the execution left
-     * behind for a later {@link #resume} may be removed. Called on the worker that wrote it.
+     * The outcome of execution {@code executionId} of job {@code jobId} is durable: whatever the
+     * execution left behind for a later {@link #resume} may be removed. Called on the worker that wrote it.
      */
-    default void settled(UUID jobId, int attempt) {
+    default void settled(UUID jobId, UUID executionId) {
     }
 }

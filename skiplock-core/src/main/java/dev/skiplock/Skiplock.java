@@ -223,6 +223,13 @@ public final class Skiplock implements JobClient, AutoCloseable {
         }
 
         @Override
+        public void orphansReaped(String queue) {
+            if (engine != null) {
+                engine.orphansAvailable(queue);
+            }
+        }
+
+        @Override
         public void cancelRequested(UUID jobId) {
             if (engine != null) {
                 engine.cancelLocal(jobId);

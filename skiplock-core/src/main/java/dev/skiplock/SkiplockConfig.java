@@ -11,6 +11,9 @@ import java.util.UUID;
  * Long-lived settings of one {@link Skiplock} instance, validated when built.
  *
  * @param workerId           identity written to {@code locked_by}; default {@code host:pid:random}, unique per instance
+ * @param hostId             the host this instance runs on, as the worker registry and command runs know it: a
+ *                           command job's run lives there, so only workers of the same host id adopt it while
+ *                           any of them is alive (default: the host name)
  * @param queues             queue name → number of jobs this instance runs at once; empty = enqueue-only client
  * @param leaseTtl           how long a claim stays valid without a heartbeat (default 30 s)
  * @param heartbeatInterval  how often held leases are extended (default 10 s; must be below {@code leaseTtl})
@@ -26,6 +29,7 @@ import java.util.UUID;
  */
 public record SkiplockConfig(
         String workerId,
+        String hostId,
         Map<String, Integer> queues,
         Duration leaseTtl,
         Duration heartbeatInterval,
@@ -42,6 +46,7 @@ public record SkiplockConfig(
 
     public SkiplockConfig {
         Names.check("workerId", workerId);
+        Names.check("hostId", hostId);
         queues = Map.copyOf(queues);
         queues.forEach((queue, concurrency) -> {
             Names.check("queue", queue);
@@ -97,6 +102,7 @@ public record SkiplockConfig(
     /** Mutable builder; {@link #build()} validates everything at once. Not thread-safe. */
     public static final class Builder {
         private String workerId = defaultWorkerId();
+        private String hostId = defaultHostId();
         private final Map<String, Integer> queues = new LinkedHashMap<>();
         private Duration leaseTtl = Duration.ofSeconds(30);
         private Duration heartbeatInterval = Duration.ofSeconds(10);
@@ -115,6 +121,12 @@ public record SkiplockConfig(
         }
 
         /** Run jobs of {@code queue}, up to {@code concurrency} at once in this instance. */
+        /** See {@link SkiplockConfig#hostId()}. */
+        public Builder hostId(String value) {
+            hostId = value;
+            return this;
+        }
+
         public Builder queue(String queue, int concurrency) {
             queues.put(queue, concurrency);
             return this;
@@ -172,17 +184,21 @@ public record SkiplockConfig(
         }
 
         public SkiplockConfig build() {
-            return new SkiplockConfig(workerId, queues, leaseTtl, heartbeatInterval, reaperInterval, pollInterval,
+            return new SkiplockConfig(workerId, hostId, queues, leaseTtl, heartbeatInterval, reaperInterval, pollInterval,
                     shutdownTimeout, defaultMaxAttempts, defaultTimeout, retryPolicy, migrate, retention);
         }
 
-        private static String defaultWorkerId() {
-            String host;
+        private static String defaultHostId() {
             try {
-                host = InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9_.-]", "_");
+                String host = InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9_.-]", "_");
+                return host.length() <= 128 ? host : host.substring(0, 128);
             } catch (Exception e) {
-                host = "localhost";
+                return "localhost";
             }
+        }
+
+        private static String defaultWorkerId() {
+            String host = defaultHostId();
             String pid = ManagementFactory.getRuntimeMXBean().getPid() + "";
             String random = UUID.randomUUID().toString().substring(0, 8);
             String id = host + ":" + pid + ":" + random;

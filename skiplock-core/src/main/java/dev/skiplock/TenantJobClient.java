@@ -84,7 +84,22 @@ final class TenantJobClient implements JobClient {
         if (connection == null) {
             throw new IllegalArgumentException("connection: is required");
         }
-        return store.insert(connection, toNewJobs(requests));
+        List<NewJob> jobs = toNewJobs(requests);
+        if (jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty()) && autoCommits(connection)) {
+            // The job and its dependency rows must commit together: committed apart, a dependency
+            // finishing in between would not see them, and the job would wait without a cause.
+            throw new IllegalArgumentException("connection: enqueue with dependsOn needs a transaction;"
+                    + " call setAutoCommit(false) first (or enqueue without a connection)");
+        }
+        return store.insert(connection, jobs);
+    }
+
+    private static boolean autoCommits(Connection connection) {
+        try {
+            return connection.getAutoCommit();
+        } catch (java.sql.SQLException e) {
+            throw new SkiplockException("cannot read the connection's autoCommit: " + e.getMessage(), e);
+        }
     }
 
     private List<NewJob> toNewJobs(List<JobRequest> requests) {
@@ -196,10 +211,21 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public Job retry(UUID id) {
-        Optional<Job> retried = store.retry(tenant, requireId(id));
+        Optional<Job> retried;
+        try {
+            retried = store.retry(tenant, requireId(id));
+        } catch (JobStore.UniqueKeyTakenException e) {
+            Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
+            throw new JobStateException("job " + id + " cannot be retried: another live job holds its unique key '"
+                    + job.uniqueKey() + "'", job);
+        }
         if (retried.isEmpty()) {
             Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
-            throw new JobStateException("job " + id + " is " + job.status().wireName() + ", not terminal", job);
+            if (!job.status().isTerminal()) {
+                throw new JobStateException("job " + id + " is " + job.status().wireName() + ", not terminal", job);
+            }
+            String dependency = store.failedDependency(id).orElse("unknown");
+            throw new JobStateException("job " + id + " cannot be retried: its dependency " + dependency, job);
         }
         if (engine != null) {
             engine.wake(retried.get().queue());

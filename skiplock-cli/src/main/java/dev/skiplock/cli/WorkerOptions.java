@@ -26,6 +26,10 @@ public final class WorkerOptions {
             + "of one host share it to adopt each other's commands (default: $TMPDIR/skiplock-runs)")
     java.nio.file.Path runDir;
 
+    @Option(names = "--host-id", description = "this host's name in the worker registry; a command job is adopted "
+            + "only by workers of the host its run lives on while one of them is alive (default: the host name)")
+    String hostId;
+
     /** Kind {@code command}, plus the handlers of every {@link HandlerProvider} on the classpath. */
     Skiplock.Builder handlers(Skiplock.Builder builder) {
         builder.handler("command", JsonNode.class,
@@ -35,6 +39,9 @@ public final class WorkerOptions {
     }
 
     SkiplockConfig.Builder apply(SkiplockConfig.Builder builder) {
+        if (hostId != null) {
+            builder.hostId(hostId);
+        }
         return builder.leaseTtl(Durations.parse("--lease", lease))
                 .heartbeatInterval(Durations.parse("--heartbeat", heartbeat))
                 .reaperInterval(Durations.parse("--reaper-interval", reaperInterval))

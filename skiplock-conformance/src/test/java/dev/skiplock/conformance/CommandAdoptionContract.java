@@ -11,6 +11,7 @@ import dev.skiplock.Skiplock;
 import dev.skiplock.server.SkiplockServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -24,12 +25,15 @@ import org.junit.jupiter.api.Test;
  */
 abstract class CommandAdoptionContract extends ContractBase {
     private Path runDir;
+    /** The run directory of another host: a worker there finds none of this host's runs. */
+    private Path otherRunDir;
     private Path ledger;
     private Process worker;
 
     @BeforeEach
     void createFiles() throws Exception {
         runDir = Files.createTempDirectory("skiplock-runs-");
+        otherRunDir = Files.createTempDirectory("skiplock-runs-other-");
         ledger = Files.createTempFile("skiplock-ledger-", ".txt");
     }
 
@@ -42,6 +46,12 @@ abstract class CommandAdoptionContract extends ContractBase {
             CommandRuns.killAndDelete(run);
         }
         Files.deleteIfExists(runDir);
+        try (var runs = Files.list(otherRunDir)) {
+            for (Path run : runs.toList()) {
+                CommandRuns.killAndDelete(run);
+            }
+        }
+        Files.deleteIfExists(otherRunDir);
         Files.deleteIfExists(ledger);
     }
 
@@ -59,14 +69,14 @@ abstract class CommandAdoptionContract extends ContractBase {
         assertThat(Files.readAllLines(ledger)).containsExactly("run"); // waited for, not started again
         assertThat(logLines(adopter, job)).containsExactly("stdout:started", "stdout:done");
         assertThat(adopter.metrics().resumed()).isEqualTo(1);
-        await().atMost(WAIT).until(() -> !Files.exists(runDir.resolve(job.id() + "-1"))); // cleaned once durable
+        await().atMost(WAIT).until(() -> !Files.exists(CommandRuns.of(runDir, job))); // cleaned once durable
     }
 
     @Test
     void commandThatFinishedWhileNoWorkerWasAliveIsFinalizedFromItsRecordedExitCode() throws Exception {
         Job job = runOnDoomedWorker("echo out; sleep 1; echo err >&2; exit 3", 1);
         WorkerProcess.kill(worker);
-        await().atMost(WAIT).until(() -> Files.exists(runDir.resolve(job.id() + "-1").resolve("exit")));
+        await().atMost(WAIT).until(() -> Files.exists(CommandRuns.of(runDir, job).resolve("exit")));
 
         Skiplock adopter = adopter();
         Job done = awaitTerminal(adopter, job.id());
@@ -92,14 +102,14 @@ abstract class CommandAdoptionContract extends ContractBase {
         await().atMost(WAIT).until(() -> !CommandRuns.alive(runDir, job));
         assertThat(Files.readAllLines(ledger)).containsExactly("run");
         // Removed once the terminated wrapper has recorded its exit code too, not before.
-        await().atMost(WAIT).until(() -> !Files.exists(runDir.resolve(job.id() + "-1")));
+        await().atMost(WAIT).until(() -> !Files.exists(CommandRuns.of(runDir, job)));
     }
 
     @Test
     void commandThatVanishedWithItsWorkerIsRetriedAsANewAttempt() throws Exception {
         Job job = runOnDoomedWorker("echo $SKIPLOCK_ATTEMPT >> " + ledger + "; [ $SKIPLOCK_ATTEMPT -gt 1 ] || sleep 60", 2);
         WorkerProcess.kill(worker);
-        CommandRuns.killAndDelete(runDir.resolve(job.id() + "-1"));
+        CommandRuns.killAndDelete(CommandRuns.of(runDir, job));
 
         Skiplock adopter = adopter();
         Job done = awaitTerminal(adopter, job.id());
@@ -130,12 +140,96 @@ abstract class CommandAdoptionContract extends ContractBase {
         }
     }
 
+    @Test
+    void cancelRequestedWhileNoWorkerLivedStopsTheCommandAtAdoption() throws Exception {
+        Job job = runOnDoomedWorker("echo run >> " + ledger + "; while true; do echo tick; sleep 0.05; done", 1);
+        WorkerProcess.kill(worker);
+        Skiplock client = client();
+        client.cancel(job.id()); // running, its worker dead: only flagged
+
+        Skiplock adopter = adopter();
+        Job done = awaitTerminal(adopter, job.id());
+
+        assertThat(done.status()).isEqualTo(JobStatus.CANCELLED);
+        await().atMost(WAIT).until(() -> !CommandRuns.alive(runDir, job));
+        assertThat(Files.readAllLines(ledger)).containsExactly("run");
+        assertNoLogLineAfterTheTerminalStatus(adopter, job);
+    }
+
+    @Test
+    void timeoutThatPassedWhileNoWorkerLivedStopsTheCommandAtAdoption() throws Exception {
+        Job job = runOnDoomedWorker("while true; do echo tick; sleep 0.05; done", 1, Duration.ofMinutes(1));
+        WorkerProcess.kill(worker);
+        database.startedEarlier(client().dataSource(), job.id(), Duration.ofHours(1).toMillis());
+
+        Skiplock adopter = adopter();
+        Job done = awaitTerminal(adopter, job.id());
+
+        assertThat(done.status()).isEqualTo(JobStatus.TIMED_OUT);
+        await().atMost(WAIT).until(() -> !CommandRuns.alive(runDir, job));
+        assertNoLogLineAfterTheTerminalStatus(adopter, job);
+    }
+
+    @Test
+    void commandIsAdoptedOnlyByAWorkerOfItsHostWhileThatHostHasOne() throws Exception {
+        Job job = runOnDoomedWorker("echo run >> " + ledger + "; sleep 3; echo done", 1, null, "--host-id", "host-a");
+        // Another worker of host-a, slow to look for orphans; a worker of host-b, quick to.
+        Skiplock sameHost = started(builder(config -> config.queue("default", 1).hostId("host-a")
+                .pollInterval(Duration.ofSeconds(3)).reaperInterval(Duration.ofHours(1)))
+                .handler("command", JsonNode.class, SkiplockServer.commandRunner(runDir)));
+        Skiplock otherHost = started(builder(config -> config.queue("default", 1).hostId("host-b"))
+                .handler("command", JsonNode.class, SkiplockServer.commandRunner(otherRunDir)));
+        WorkerProcess.kill(worker);
+
+        Job done = awaitTerminal(otherHost, job.id());
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).isEqualTo(1);
+        assertThat(Files.readAllLines(ledger)).containsExactly("run"); // followed on its host, not run again
+        assertThat(otherHost.metrics().adopted()).isZero();
+        assertThat(sameHost.metrics().adopted()).isEqualTo(1);
+    }
+
+    @Test
+    void commandOfAHostWithNoLiveWorkerIsAdoptedElsewhereAsALostAttempt() throws Exception {
+        Job job = runOnDoomedWorker("echo run >> " + ledger + "; sleep 60", 1, null, "--host-id", "host-a");
+        Skiplock otherHost = started(builder(config -> config.queue("default", 1).hostId("host-b"))
+                .handler("command", JsonNode.class, SkiplockServer.commandRunner(otherRunDir)));
+        WorkerProcess.kill(worker);
+
+        Job done = awaitTerminal(otherHost, job.id());
+
+        assertThat(done.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(done.lastError()).isEqualTo("worker lost during attempt 1 (lease expired)");
+        assertThat(otherHost.metrics().adopted()).isEqualTo(1);
+        assertThat(Files.readAllLines(ledger)).containsExactly("run");
+    }
+
+    private void assertNoLogLineAfterTheTerminalStatus(Skiplock skiplock, Job job) throws Exception {
+        List<dev.skiplock.JobEvent> events = skiplock.events(job.id(), 0, 1000);
+        long terminal = events.stream().filter(event -> event.type().equals("status")
+                && JobStatus.fromWireName(event.status()).isTerminal()).mapToLong(dev.skiplock.JobEvent::seq)
+                .min().orElseThrow();
+        // The run is removed once its process exited and its output was read to the end: by then
+        // every line it printed has been handed to the completer.
+        await().atMost(WAIT).until(() -> !Files.exists(CommandRuns.of(runDir, job)));
+        assertThat(skiplock.events(job.id(), terminal, 1000)).filteredOn(event -> event.type().equals("log")).isEmpty();
+    }
+
     /** Enqueues {@code sh -c script} and starts a worker process; returns once the command runs there. */
     private Job runOnDoomedWorker(String script, int maxAttempts) throws Exception {
+        return runOnDoomedWorker(script, maxAttempts, null);
+    }
+
+    private Job runOnDoomedWorker(String script, int maxAttempts, Duration timeout, String... workerOptions)
+            throws Exception {
         Skiplock client = client();
-        Job job = client.enqueue(JobRequest.of("command", Map.of("argv", List.of("sh", "-c", script)))
-                .withMaxAttempts(maxAttempts));
-        worker = WorkerProcess.start(database.url(), runDir, "--concurrency", "1");
+        JobRequest request = JobRequest.of("command", Map.of("argv", List.of("sh", "-c", script)))
+                .withMaxAttempts(maxAttempts);
+        Job job = client.enqueue(timeout == null ? request : request.withTimeout(timeout));
+        List<String> options = new java.util.ArrayList<>(List.of("--concurrency", "1"));
+        options.addAll(List.of(workerOptions));
+        worker = WorkerProcess.start(database.url(), runDir, options.toArray(String[]::new));
         await().atMost(WAIT).until(() -> CommandRuns.alive(runDir, job));
         return job;
     }
@@ -150,10 +244,18 @@ abstract class CommandAdoptionContract extends ContractBase {
                 .map(event -> event.stream() + ":" + event.message()).toList();
     }
 
-    /** Looks at runs from outside: {@code <runDir>/<job id>-<attempt>/pid}. */
-    private static final class CommandRuns {
+    /** Looks at runs from outside: {@code <runDir>/<job id>-<execution id>/pid}. */
+    static final class CommandRuns {
+        /** The run directory of the job's (first) execution; a path that does not exist before it started. */
+        static Path of(Path runDir, Job job) throws Exception {
+            try (var runs = Files.list(runDir)) {
+                return runs.filter(run -> run.getFileName().toString().startsWith(job.id() + "-")).findFirst()
+                        .orElse(runDir.resolve(job.id() + "-not-started"));
+            }
+        }
+
         static boolean alive(Path runDir, Job job) throws Exception {
-            Path pid = runDir.resolve(job.id() + "-1").resolve("pid");
+            Path pid = of(runDir, job).resolve("pid");
             if (!Files.exists(pid) || Files.readString(pid).isBlank()) {
                 return false;
             }

@@ -10,7 +10,8 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.store.Completion;
-import dev.skiplock.internal.store.HeldAttempt;
+import dev.skiplock.internal.store.ClaimParams;
+import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.spi.Driver;
 import java.time.Duration;
@@ -35,24 +36,28 @@ abstract class FastPathContract extends ContractBase {
         return new JobStore(skiplock.dataSource(), driver);
     }
 
+    private static ClaimParams claim(String worker) {
+        return new ClaimParams("default", worker, "host-1", UUID.randomUUID(), 60_000);
+    }
+
     @Test
     void batchedCompletionRejectsOnlyTheJobWhoseLeaseMovedElsewhere() {
         Skiplock client = client();
         JobStore store = store(client);
         client.enqueueMany(List.of(JobRequest.of("a", null), JobRequest.of("b", null)));
-        List<Job> claimed = store.claim("default", "worker-1", 60_000, 10);
+        List<Claimed> claimed = store.claim(claim("worker-1"), 10);
         assertThat(claimed).hasSize(2);
-        Job kept = claimed.get(0);
-        Job moved = claimed.get(1);
-        database.stealLease(client.dataSource(), moved.id(), "worker-2");
+        Claimed kept = claimed.get(0);
+        Claimed moved = claimed.get(1);
+        database.stealLease(client.dataSource(), moved.job().id(), "worker-2");
 
-        Set<HeldAttempt> applied = store.complete("worker-1", List.of(
-                new Completion(new HeldAttempt(kept.id(), 1), JobStatus.SUCCEEDED, 0, null, null, 0),
-                new Completion(new HeldAttempt(moved.id(), 1), JobStatus.SUCCEEDED, 0, null, null, 0)));
+        Set<UUID> applied = store.complete(List.of(
+                new Completion(kept.lease(), JobStatus.SUCCEEDED, 0, null, null, 0),
+                new Completion(moved.lease(), JobStatus.SUCCEEDED, 0, null, null, 0)));
 
-        assertThat(applied).containsExactly(new HeldAttempt(kept.id(), 1));
-        assertThat(client.get(kept.id()).orElseThrow().status()).isEqualTo(JobStatus.SUCCEEDED);
-        Job stillRunning = client.get(moved.id()).orElseThrow();
+        assertThat(applied).containsExactly(kept.lease().token());
+        assertThat(client.get(kept.job().id()).orElseThrow().status()).isEqualTo(JobStatus.SUCCEEDED);
+        Job stillRunning = client.get(moved.job().id()).orElseThrow();
         assertThat(stillRunning.status()).isEqualTo(JobStatus.RUNNING);
         assertThat(stillRunning.lockedBy()).isEqualTo("worker-2");
     }
@@ -64,10 +69,10 @@ abstract class FastPathContract extends ContractBase {
         for (int i = 0; i < 3; i++) {
             client.enqueueMany(List.of(JobRequest.of("a", null), JobRequest.of("a", null), JobRequest.of("a", null)));
         }
-        assertThat(store.claim("default", "w", 60_000, 4)).hasSize(4);
-        assertThat(store.claim("default", "w", 60_000, 4)).hasSize(4);
-        assertThat(store.claim("default", "w", 60_000, 4)).hasSize(1);
-        assertThat(store.claim("default", "w", 60_000, 4)).isEmpty();
+        assertThat(store.claim(claim("w"), 4)).hasSize(4);
+        assertThat(store.claim(claim("w"), 4)).hasSize(4);
+        assertThat(store.claim(claim("w"), 4)).hasSize(1);
+        assertThat(store.claim(claim("w"), 4)).isEmpty();
     }
 
     @Test

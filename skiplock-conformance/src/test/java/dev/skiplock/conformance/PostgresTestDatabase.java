@@ -77,7 +77,8 @@ final class PostgresTestDatabase implements TestDatabase {
 
     @Override
     public void stealLease(DataSource dataSource, UUID jobId, String otherWorker) {
-        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET locked_by = ? WHERE id = ?", otherWorker, jobId);
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET locked_by = ?, lease_token = gen_random_uuid() WHERE id = ?",
+                otherWorker, jobId);
     }
 
     @Override
@@ -114,6 +115,31 @@ final class PostgresTestDatabase implements TestDatabase {
     @Override
     public boolean notifiesAcrossProcesses() {
         return true;
+    }
+
+    @Override
+    public boolean concurrentWriters() {
+        return true;
+    }
+
+    @Override
+    public void makeOrphan(DataSource dataSource, UUID jobId, String queue) {
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET queue = ?, status = 'running', attempt = 1, started_at = requested_at,"
+                + " locked_by = NULL, locked_until = NULL, lease_token = NULL, claim_token = ?, host = 'dead-host'"
+                + " WHERE id = ?", queue, UUID.randomUUID(), jobId);
+    }
+
+    @Override
+    public void startedEarlier(DataSource dataSource, UUID jobId, long millis) {
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET started_at = started_at - ? * interval '1 millisecond' WHERE id = ?",
+                millis, jobId);
+    }
+
+    @Override
+    public void loseClaim(DataSource dataSource, UUID jobId) {
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET status = 'queued', attempt = attempt - 1, started_at = NULL,"
+                + " locked_by = NULL, locked_until = NULL, lease_token = NULL, claim_token = NULL, host = NULL"
+                + " WHERE id = ?", jobId);
     }
 
     @Override

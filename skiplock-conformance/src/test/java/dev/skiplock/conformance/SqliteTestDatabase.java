@@ -37,7 +37,8 @@ final class SqliteTestDatabase implements TestDatabase {
 
     @Override
     public void stealLease(DataSource dataSource, UUID jobId, String otherWorker) {
-        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET locked_by = ? WHERE id = ?", otherWorker, jobId.toString());
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET locked_by = ?, lease_token = ? WHERE id = ?", otherWorker,
+                UUID.randomUUID().toString(), jobId.toString());
     }
 
     @Override
@@ -52,6 +53,30 @@ final class SqliteTestDatabase implements TestDatabase {
     @Override
     public boolean notifiesAcrossProcesses() {
         return false;
+    }
+
+    @Override
+    public boolean concurrentWriters() {
+        return false;
+    }
+
+    @Override
+    public void makeOrphan(DataSource dataSource, UUID jobId, String queue) {
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET queue = ?, status = 'running', attempt = 1, started_at = requested_at,"
+                + " locked_by = NULL, locked_until = NULL, lease_token = NULL, claim_token = ?, host = 'dead-host'"
+                + " WHERE id = ?", queue, UUID.randomUUID().toString(), jobId.toString());
+    }
+
+    @Override
+    public void startedEarlier(DataSource dataSource, UUID jobId, long millis) {
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET started_at = started_at - ? WHERE id = ?", millis, jobId.toString());
+    }
+
+    @Override
+    public void loseClaim(DataSource dataSource, UUID jobId) {
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET status = 'queued', attempt = attempt - 1, started_at = NULL,"
+                + " locked_by = NULL, locked_until = NULL, lease_token = NULL, claim_token = NULL, host = NULL"
+                + " WHERE id = ?", jobId.toString());
     }
 
     @Override

@@ -26,6 +26,24 @@ interface TestDatabase extends AutoCloseable {
     /** True if enqueues and cancels in one process wake workers in another (LISTEN/NOTIFY). */
     boolean notifiesAcrossProcesses();
 
+    /**
+     * True if two transactions can write at once (PostgreSQL). SQLite has one writer at a time,
+     * so an interleaving of two writing transactions cannot happen there.
+     */
+    boolean concurrentWriters();
+
+    /**
+     * Turns a queued job into an orphan of a dead worker in {@code queue}: running, attempt 1, its
+     * lease already cleared by a reaper (as if the worker died holding it).
+     */
+    void makeOrphan(DataSource dataSource, UUID jobId, String queue);
+
+    /** Moves a running job's start {@code millis} into the past, by the database clock. */
+    void startedEarlier(DataSource dataSource, UUID jobId, long millis);
+
+    /** Resets a running job to the state a claim lost in a crash (asynchronous commit) leaves: queued, attempt 0. */
+    void loseClaim(DataSource dataSource, UUID jobId);
+
     /** Ends this database's LISTEN sessions from the server side (PostgreSQL); returns how many. */
     default int terminateListeners(DataSource dataSource) {
         throw new UnsupportedOperationException(name() + " has no listener connections");

@@ -20,4 +20,10 @@ public interface Dialect {
 
     /** True if the exception reports a unique-constraint violation. */
     boolean isUniqueViolation(SQLException exception);
+
+    /**
+     * True if the statement failed because of the data it carried (a value the database cannot
+     * store), so sending it again fails again; false for failures of the connection or the server.
+     */
+    boolean isDataError(SQLException exception);
 }

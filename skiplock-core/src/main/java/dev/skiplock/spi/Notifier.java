@@ -12,6 +12,9 @@ public interface Notifier extends AutoCloseable {
         /** Jobs were enqueued (committed) on {@code queue}. */
         void queueReady(String queue);
 
+        /** A reaper (on any node) cleared expired leases of running jobs of {@code queue}: adopt them. */
+        void orphansReaped(String queue);
+
         /** A cancel was requested for running job {@code jobId}. */
         void cancelRequested(UUID jobId);
 

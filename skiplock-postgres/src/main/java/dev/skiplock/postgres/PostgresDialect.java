@@ -47,4 +47,11 @@ final class PostgresDialect implements Dialect {
     public boolean isUniqueViolation(SQLException exception) {
         return UNIQUE_VIOLATION.equals(exception.getSQLState());
     }
+
+    /** Class 22 (data exception: bad encoding, NUL in text or jsonb, value out of range), 54 (too large). */
+    @Override
+    public boolean isDataError(SQLException exception) {
+        String state = exception.getSQLState();
+        return state != null && (state.startsWith("22") || state.startsWith("54"));
+    }
 }

@@ -144,6 +144,7 @@ final class PostgresNotifier implements Notifier {
         String value = payload.substring(2);
         switch (payload.charAt(0)) {
             case 'q' -> listener.queueReady(value);
+            case 'o' -> listener.orphansReaped(value);
             case 'c' -> jobId(payload, value, listener::cancelRequested);
             case 'e' -> {
                 for (String id : value.split(",")) { // a completion batch announces up to 100 jobs at once

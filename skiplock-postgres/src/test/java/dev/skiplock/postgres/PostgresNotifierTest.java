@@ -18,6 +18,11 @@ class PostgresNotifierTest {
         }
 
         @Override
+        public void orphansReaped(String queue) {
+            calls.add("orphans " + queue);
+        }
+
+        @Override
         public void cancelRequested(UUID jobId) {
             calls.add("cancel " + jobId);
         }
@@ -45,14 +50,15 @@ class PostgresNotifierTest {
     }
 
     @Test
-    void queuesAndCancelsAreDispatchedAndMalformedPayloadsIgnored() {
+    void queuesOrphansAndCancelsAreDispatchedAndMalformedPayloadsIgnored() {
         UUID job = UUID.randomUUID();
 
         PostgresNotifier.dispatch("q:emails", listener);
+        PostgresNotifier.dispatch("o:emails", listener);
         PostgresNotifier.dispatch("c:" + job, listener);
         PostgresNotifier.dispatch("c:not-a-uuid", listener);
         PostgresNotifier.dispatch("x", listener);
 
-        assertThat(calls).containsExactly("queue emails", "cancel " + job);
+        assertThat(calls).containsExactly("queue emails", "orphans emails", "cancel " + job);
     }
 }

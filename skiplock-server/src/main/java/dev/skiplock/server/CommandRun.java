@@ -16,8 +16,8 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
- * One attempt of a command job as the host sees it: a directory named after the job id and the
- * attempt (its deterministic identity) holding the wrapper's pid, the command's stdout and stderr,
+ * One execution of a command job as the host sees it: a directory named after the job id and the
+ * execution id (its deterministic identity, never reused) holding the wrapper's pid, the command's stdout and stderr,
  * and its exit code. The process runs in its own session with no pipe to the worker, so it
  * outlives a worker that dies, and any worker process on the host can find, follow or finish it.
  */
@@ -44,8 +44,9 @@ final class CommandRun {
         this.dir = dir;
     }
 
-    static CommandRun of(Path root, UUID jobId, int attempt) {
-        return new CommandRun(root.resolve(jobId + "-" + attempt));
+    /** The run of one execution: named after the job and the execution's id (the claim token), never reused. */
+    static CommandRun of(Path root, UUID jobId, UUID executionId) {
+        return new CommandRun(root.resolve(jobId + "-" + executionId));
     }
 
     Path stdout() {

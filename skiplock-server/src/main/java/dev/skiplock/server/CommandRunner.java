@@ -34,6 +34,7 @@ import java.util.concurrent.TimeoutException;
 final class CommandRunner implements ResumableHandler<JsonNode> {
     /** Variables passed through from the server's environment; everything else comes from the job. */
     private static final List<String> INHERITED = List.of("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR");
+    private static final long STOP_CHECK_MILLIS = 100;
 
     private final Duration grace;
     private final Path runs;
@@ -87,25 +88,27 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
     }
 
     @Override
-    public void settled(UUID jobId, int attempt) {
-        CommandRun.of(runs, jobId, attempt).deleteWhenExited();
+    public void settled(UUID jobId, UUID executionId) {
+        CommandRun.of(runs, jobId, executionId).deleteWhenExited();
     }
 
     private CommandRun run(JobContext<JsonNode> context) {
-        return CommandRun.of(runs, context.job().id(), context.attempt());
+        return CommandRun.of(runs, context.job().id(), context.executionId());
     }
 
     /**
      * Sends the run's output lines as log events until the process has exited and both files are
-     * read, then returns the recorded exit code. Interrupted: terminates the process, unless the
-     * lease was lost, in which case the process is left to the worker that adopts the job.
+     * read, then returns the recorded exit code. Stopped (interrupted, or a stop seen while
+     * waiting: cancel, timeout, shutdown, also one requested before this execution was found):
+     * terminates the process, unless the lease was lost, in which case the process is left to the
+     * worker that adopts the job.
      */
     private OptionalInt follow(JobContext<JsonNode> context, CommandRun run, CompletableFuture<?> exit,
             ProcessHandle process, long stdoutLogged, long stderrLogged) throws InterruptedException {
         Thread stdout = Thread.ofVirtual().start(new OutputTail(run.stdout(), "stdout", stdoutLogged, context, exit::isDone));
         Thread stderr = Thread.ofVirtual().start(new OutputTail(run.stderr(), "stderr", stderrLogged, context, exit::isDone));
         try {
-            exit.get();
+            awaitExit(context, exit);
             stdout.join();
             stderr.join();
         } catch (InterruptedException e) {
@@ -120,6 +123,25 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
             throw new IllegalStateException("waiting for the command failed", e.getCause());
         }
         return run.exitCode();
+    }
+
+    /**
+     * Waits for the process, looking at the stop flag every {@link #STOP_CHECK_MILLIS} as well: an
+     * interrupt is the fast path, the flag the one that cannot be missed.
+     */
+    private static void awaitExit(JobContext<JsonNode> context, CompletableFuture<?> exit)
+            throws InterruptedException, ExecutionException {
+        while (true) {
+            if (context.stopRequested()) {
+                throw new InterruptedException("stop requested");
+            }
+            try {
+                exit.get(STOP_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+                return;
+            } catch (TimeoutException e) {
+                // still running: look at the stop flag again
+            }
+        }
     }
 
     private static JobOutcome outcome(int exitCode) {

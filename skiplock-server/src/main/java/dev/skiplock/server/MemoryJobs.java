@@ -109,6 +109,8 @@ final class MemoryJobs {
 
     private final class MemoryJob implements JobContext<JsonNode> {
         private volatile Job job;
+        /** An in-memory job runs once: its one execution's id. */
+        private final UUID executionId = UUID.randomUUID();
         private final List<JobEvent> events = new ArrayList<>();
         private volatile Thread thread;
         /** Why the engine stopped it (cancel, timeout), or null. */
@@ -165,7 +167,7 @@ final class MemoryJobs {
                     timeout.interrupt();
                 }
                 if (runner instanceof dev.skiplock.ResumableHandler<JsonNode> resumable) {
-                    resumable.settled(job.id(), job.attempt()); // nothing outlives a server for an in-memory job
+                    resumable.settled(job.id(), executionId); // nothing outlives a server for an in-memory job
                 }
             }
             JobStatus stopped = stop;
@@ -213,6 +215,11 @@ final class MemoryJobs {
         @Override
         public Job job() {
             return job;
+        }
+
+        @Override
+        public UUID executionId() {
+            return executionId;
         }
 
         @Override

@@ -44,4 +44,11 @@ final class SqliteDialect implements Dialect {
     public boolean isUniqueViolation(SQLException exception) {
         return exception.getErrorCode() == 19 && String.valueOf(exception.getMessage()).contains("UNIQUE");
     }
+
+    /** SQLITE_TOOBIG (18), SQLITE_MISMATCH (20), or a JSON value SQLite cannot parse. */
+    @Override
+    public boolean isDataError(SQLException exception) {
+        int code = exception.getErrorCode();
+        return code == 18 || code == 20 || String.valueOf(exception.getMessage()).contains("malformed JSON");
+    }
 }

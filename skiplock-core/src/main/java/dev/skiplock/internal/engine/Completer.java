@@ -1,9 +1,9 @@
 package dev.skiplock.internal.engine;
 
-import dev.skiplock.Job;
-import dev.skiplock.internal.store.Completion;
-import dev.skiplock.internal.store.HeldAttempt;
+import dev.skiplock.JobStatus;
 import dev.skiplock.internal.EventSignals;
+import dev.skiplock.internal.StorableText;
+import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Stores;
@@ -15,6 +15,7 @@ import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +24,12 @@ import org.slf4j.LoggerFactory;
  * previous batch was being written, so batches grow with load and an idle worker still
  * writes each outcome at once. An execution stays registered (its lease kept alive by the
  * heartbeat) until its outcome is durable or rejected.
+ *
+ * <p>What one job carries can never block another's outcome: a batch the database rejects for
+ * its data is split until the one item at fault is found, and that item alone is written in a
+ * storable form (an outcome as {@code failed} with a clear {@code lastError}, a log line as a
+ * note saying it could not be stored). Everything already written leaves the batch at once, so a
+ * log line is written exactly once however often the rest is retried.
  */
 final class Completer {
     private static final Logger LOG = LoggerFactory.getLogger(Completer.class);
@@ -41,21 +48,18 @@ final class Completer {
     private final JobStore store;
     private final EventStore events;
     private final EventSignals signals;
-    private final String workerId;
     private final Registry registry;
     private final Counters counters;
-    /** Told of every attempt whose outcome became durable (a resumable handler drops its traces). */
-    private final Consumer<Job> settled;
+    /** Told of every execution whose outcome became durable (a resumable handler drops its traces). */
+    private final Consumer<Execution> settled;
     private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
     private final Thread thread;
     private volatile boolean running = true;
 
-    Completer(Stores stores, EventSignals signals, String workerId, Registry registry, Counters counters,
-            Consumer<Job> settled) {
+    Completer(Stores stores, EventSignals signals, Registry registry, Counters counters, Consumer<Execution> settled) {
         this.store = stores.jobs();
         this.events = stores.events();
         this.signals = signals;
-        this.workerId = workerId;
         this.registry = registry;
         this.counters = counters;
         this.settled = settled;
@@ -81,76 +85,130 @@ final class Completer {
     }
 
     private void loop() {
-        List<Pending> batch = new ArrayList<>();
+        List<EventStore.LogLine> lines = new ArrayList<>();
+        List<Outcome> outcomes = new ArrayList<>();
         long backoffMillis = 50;
-        while (running || !pending.isEmpty() || !batch.isEmpty()) {
+        while (running || !pending.isEmpty() || !lines.isEmpty() || !outcomes.isEmpty()) {
             try {
-                if (batch.isEmpty()) {
-                    Pending first = pending.poll(100, TimeUnit.MILLISECONDS);
-                    if (first == null) {
-                        continue;
-                    }
-                    batch.add(first);
-                    pending.drainTo(batch, MAX_BATCH - 1);
+                if (lines.isEmpty() && outcomes.isEmpty() && !take(lines, outcomes)) {
+                    continue;
                 }
-                flush(batch);
-                batch.clear();
+                flush(lines, outcomes);
                 backoffMillis = 50;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                // The database is unreachable or failing: keep the batch and try again. Leases keep
+                // The database is unreachable or failing: keep what is left and try again. Leases keep
                 // being extended meanwhile; if they expire, fencing rejects these outcomes later.
-                LOG.warn("writing {} job outcomes and log lines failed; retrying in {} ms: {}", batch.size(), backoffMillis,
-                        e.getMessage());
+                LOG.warn("writing {} job outcomes and {} log lines failed; retrying in {} ms: {}", outcomes.size(),
+                        lines.size(), backoffMillis, e.getMessage());
                 sleepQuietly(backoffMillis);
                 backoffMillis = Math.min(backoffMillis * 2, 5000);
                 if (!running && backoffMillis >= 5000) {
-                    LOG.error("giving up on {} job outcomes and log lines at shutdown; their leases will expire and be reaped",
-                            batch.size());
-                    batch.clear();
+                    LOG.error("giving up on {} job outcomes and {} log lines at shutdown; their leases will expire and be reaped",
+                            outcomes.size(), lines.size());
+                    lines.clear();
+                    outcomes.clear();
                 }
             }
         }
     }
 
-    /**
-     * Writes the batch: log lines first, then outcomes. A job's lines are always submitted before
-     * its outcome, so followers see all of them before the terminal status event.
-     */
-    private void flush(List<Pending> batch) {
-        List<EventStore.LogLine> lines = new ArrayList<>();
-        List<Outcome> outcomes = new ArrayList<>();
+    /** Takes the next batch, in submission order; false if nothing came within 100 ms. */
+    private boolean take(List<EventStore.LogLine> lines, List<Outcome> outcomes) throws InterruptedException {
+        Pending first = pending.poll(100, TimeUnit.MILLISECONDS);
+        if (first == null) {
+            return false;
+        }
+        List<Pending> batch = new ArrayList<>();
+        batch.add(first);
+        pending.drainTo(batch, MAX_BATCH - 1);
         for (Pending item : batch) {
             switch (item) {
                 case Log log -> lines.add(log.line());
                 case Outcome outcome -> outcomes.add(outcome);
             }
         }
-        events.appendLogs(workerId, lines);
-        if (!outcomes.isEmpty()) {
-            writeOutcomes(outcomes);
-        }
+        return true;
+    }
+
+    /**
+     * Writes log lines first, then outcomes. A job's lines are always submitted before its outcome,
+     * so followers see all of them before the terminal status event. Written items leave the lists.
+     */
+    private void flush(List<EventStore.LogLine> lines, List<Outcome> outcomes) {
         Set<UUID> touched = new HashSet<>();
         lines.forEach(line -> touched.add(line.attempt().id()));
         outcomes.forEach(outcome -> touched.add(outcome.completion().attempt().id()));
+        writeIsolating(lines, events::appendLogs, events::isDataError, Completer::storableLine);
+        writeIsolating(outcomes, this::writeOutcomes, store::isDataError, Completer::storableOutcome);
         signals.signalAll(touched);
+    }
+
+    /**
+     * Writes {@code items} (all of them, then removed from the list). A batch the database rejects
+     * for its data is split in halves until the item at fault is alone; that item is written in its
+     * storable form instead. Any other failure propagates, leaving the unwritten items in the list.
+     */
+    private static <T> void writeIsolating(List<T> items, Consumer<List<T>> write,
+            Function<RuntimeException, Boolean> isDataError, Function<T, T> storable) {
+        if (items.isEmpty()) {
+            return;
+        }
+        try {
+            write.accept(items);
+            items.clear();
+        } catch (RuntimeException e) {
+            if (!isDataError.apply(e)) {
+                throw e;
+            }
+            if (items.size() == 1) {
+                LOG.warn("the database rejected what one job carries; writing it in a storable form: {}", e.getMessage());
+                write.accept(List.of(storable.apply(items.getFirst())));
+                items.clear();
+                return;
+            }
+            int half = items.size() / 2;
+            List<T> firstHalf = new ArrayList<>(items.subList(0, half));
+            List<T> secondHalf = new ArrayList<>(items.subList(half, items.size()));
+            try {
+                writeIsolating(firstHalf, write, isDataError, storable);
+            } finally {
+                items.clear(); // what is left unwritten, in order
+                items.addAll(firstHalf);
+                items.addAll(secondHalf);
+            }
+            writeIsolating(items, write, isDataError, storable);
+        }
+    }
+
+    private static EventStore.LogLine storableLine(EventStore.LogLine line) {
+        return new EventStore.LogLine(line.attempt(), line.stream(),
+                "[skiplock: a log line of " + line.message().length() + " characters could not be stored]");
+    }
+
+    private static Outcome storableOutcome(Outcome outcome) {
+        Completion given = outcome.completion();
+        String error = "the outcome (" + given.status().wireName() + ") could not be stored"
+                + (given.error() == null ? "" : "; its error began: "
+                        + StorableText.of(given.error().substring(0, Math.min(200, given.error().length()))));
+        return new Outcome(outcome.execution(), new Completion(given.attempt(), JobStatus.FAILED, 0, null, error, 0));
     }
 
     private void writeOutcomes(List<Outcome> batch) {
         List<Completion> completions = new ArrayList<>(batch.size());
         batch.forEach(item -> completions.add(item.completion()));
-        Set<HeldAttempt> applied = store.complete(workerId, completions);
+        Set<UUID> applied = store.complete(completions);
         counters.completionBatches.increment();
         for (Outcome item : batch) {
             Completion completion = item.completion();
-            if (applied.contains(completion.attempt())) {
+            if (applied.contains(completion.attempt().token())) {
                 count(completion);
-                settled.accept(item.execution().job());
+                settled.accept(item.execution());
             } else {
                 counters.staleFinalizations.increment();
-                LOG.warn("discarded the {} outcome of job {} attempt {}: its lease now belongs to another worker",
+                LOG.warn("discarded the {} outcome of job {} attempt {}: its lease is gone (reaped, or taken by another worker)",
                         completion.status().wireName(), completion.attempt().id(), completion.attempt().attempt());
             }
             registry.remove(item.execution());

@@ -1,5 +1,6 @@
 package dev.skiplock.internal.engine;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import dev.skiplock.Job;
 import dev.skiplock.JobContext;
@@ -9,13 +10,14 @@ import dev.skiplock.ResumableHandler;
 import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.Json;
+import dev.skiplock.internal.StorableText;
+import dev.skiplock.internal.store.ClaimParams;
+import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Stores;
 import java.io.IOException;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -47,6 +49,9 @@ public final class Engine implements QueueFetcher.Work {
     private final LeaseKeeper leaseKeeper;
     private final Stores stores;
     private final List<QueueFetcher> fetchers = new ArrayList<>();
+    /** Kinds whose executions outlive their worker: adopted only on their own host while it lives. */
+    private final List<String> resumableKinds = new ArrayList<>();
+    private final LostClaims lostClaims;
     private final ExecutorService handlerThreads =
             Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("skiplock-job-", 0).factory());
 
@@ -57,10 +62,16 @@ public final class Engine implements QueueFetcher.Work {
         this.stores = stores;
         this.handlers = Map.copyOf(handlers);
         handlers.forEach((kind, binding) -> argsReaders.put(kind, Json.MAPPER.readerFor(binding.argsType())));
+        handlers.forEach((kind, binding) -> {
+            if (binding.handler() instanceof ResumableHandler<?>) {
+                resumableKinds.add(kind);
+            }
+        });
         this.counters = counters;
         this.outcomes = new Outcomes(config.retryPolicy());
-        this.completer = new Completer(stores, signals, config.workerId(), registry, counters, this::settled);
-        this.leaseKeeper = new LeaseKeeper(config, stores, registry, counters, this);
+        this.lostClaims = new LostClaims(store);
+        this.completer = new Completer(stores, signals, registry, counters, this::settled);
+        this.leaseKeeper = new LeaseKeeper(config, stores, registry, counters, this, lostClaims);
         config.queues().forEach((queue, concurrency) ->
                 fetchers.add(new QueueFetcher(queue, concurrency, config.pollInterval(), this)));
     }
@@ -82,9 +93,13 @@ public final class Engine implements QueueFetcher.Work {
         }
     }
 
-    /** Reaper found cleared leases: every fetcher looks for orphans. */
-    void orphansAvailable() {
-        fetchers.forEach(QueueFetcher::adoptionDue);
+    /** Orphans wait in {@code queue} (this node's reaper, or another node's by notification). */
+    public void orphansAvailable(String queue) {
+        for (QueueFetcher fetcher : fetchers) {
+            if (fetcher.queue().equals(queue)) {
+                fetcher.adoptionDue();
+            }
+        }
     }
 
     /** Notifications may have been missed: every fetcher looks for work and orphans now. */
@@ -98,13 +113,25 @@ public final class Engine implements QueueFetcher.Work {
     }
 
     @Override
-    public List<Job> adopt(String queue, int limit) {
-        return store.adoptOrphans(queue, config.workerId(), config.leaseTtl().toMillis(), limit);
+    public List<Claimed> adopt(String queue, int limit) {
+        return store.adoptOrphans(claimParams(queue), resumableKinds, config.leaseTtl().toMillis(), limit);
     }
 
+    /**
+     * Claims with a fresh token. If the answer is lost (the connection dropped after the claim
+     * committed), the jobs are leased to this worker, which does not run them: they are given back
+     * at once without using their attempt, or by the next heartbeat if the database is unreachable.
+     */
     @Override
-    public List<Job> claim(String queue, int limit) {
-        List<Job> jobs = store.claim(queue, config.workerId(), config.leaseTtl().toMillis(), limit);
+    public List<Claimed> claim(String queue, int limit) {
+        ClaimParams claim = claimParams(queue);
+        List<Claimed> jobs;
+        try {
+            jobs = store.claim(claim, limit);
+        } catch (RuntimeException e) {
+            lostClaims.giveBack(claim.token());
+            throw e;
+        }
         if (!jobs.isEmpty()) {
             counters.claimed.add(jobs.size());
             counters.claimStatements.increment();
@@ -112,50 +139,61 @@ public final class Engine implements QueueFetcher.Work {
         return jobs;
     }
 
+    private ClaimParams claimParams(String queue) {
+        return new ClaimParams(queue, config.workerId(), config.hostId(), UUID.randomUUID(), config.leaseTtl().toMillis());
+    }
+
     /**
-     * Takes over an orphan (DESIGN §2, adoption). A {@link ResumableHandler}'s execution may have
-     * outlived its worker: it is resumed (finished → its recorded outcome, running → waited for,
-     * not found → retried or failed). Any other handler ran in-process and died with its worker's
-     * JVM, so the attempt is "not found" at once.
+     * Takes over an orphan (DESIGN §2, adoption) under a new token. An execution of the same job
+     * that this worker still runs (it was paused past its lease, then reaped) is stopped first: its
+     * lease is gone. A {@link ResumableHandler}'s execution may have outlived its worker: it is
+     * resumed (finished → its recorded outcome, running → waited for, not found → retried or
+     * failed); a cancel already requested or a timeout already passed stops it as soon as it is
+     * found. Any other handler ran in-process and died with its worker's JVM, so the attempt is
+     * "not found" at once.
      */
     @Override
-    public void takeOver(Job orphan, QueueFetcher fetcher) {
+    public void takeOver(Claimed orphan, QueueFetcher fetcher) {
         counters.adopted.increment();
+        Job job = orphan.job();
+        registry.runningOf(job.id()).forEach(stale -> stop(stale, Execution.StopReason.LEASE_LOST));
         Execution execution = new Execution(orphan, fetcher::releaseSlot);
         registry.add(execution);
-        HandlerBinding<?> binding = handlers.get(orphan.kind());
+        HandlerBinding<?> binding = handlers.get(job.kind());
         if (binding != null && binding.handler() instanceof ResumableHandler<?>) {
-            LOG.info("adopting job {} attempt {}: resuming its execution", orphan.id(), orphan.attempt());
-            scheduleTimeout(execution, orphan.startedAt());
-            handlerThreads.execute(() -> execute(execution, true));
-            if (orphan.cancelRequested()) {
+            LOG.info("adopting job {} attempt {}: resuming its execution", job.id(), job.attempt());
+            if (job.cancelRequested()) {
                 stop(execution, Execution.StopReason.CANCEL);
             }
+            scheduleTimeout(execution);
+            handlerThreads.execute(() -> execute(execution, true));
             return;
         }
         execution.finishByHandler();
-        completer.submit(execution, outcomes.orphaned(orphan, retryPolicyOf(orphan)));
+        completer.submit(execution, outcomes.orphaned(execution, retryPolicyOf(job)));
         execution.releaseSlot();
     }
 
     @Override
-    public void run(Job job, QueueFetcher fetcher) {
-        Execution execution = new Execution(job, fetcher::releaseSlot);
+    public void run(Claimed claimed, QueueFetcher fetcher) {
+        Execution execution = new Execution(claimed, fetcher::releaseSlot);
         registry.add(execution);
-        scheduleTimeout(execution, null);
+        scheduleTimeout(execution);
         handlerThreads.execute(() -> execute(execution, false));
     }
 
-    /** The job's timeout counts from its start: an adopted execution gets what its first worker left. */
-    private void scheduleTimeout(Execution execution, Instant startedAt) {
+    /**
+     * The job's timeout counts from its start: an adopted execution gets what its first worker
+     * left, measured by the database clock (the worker's own clock may differ from it).
+     */
+    private void scheduleTimeout(Execution execution) {
         Job job = execution.job();
         Integer timeoutSeconds = job.timeoutSeconds() != null ? job.timeoutSeconds()
                 : config.defaultTimeout() == null ? null : (int) config.defaultTimeout().toSeconds();
         if (timeoutSeconds == null) {
             return;
         }
-        long elapsedMillis = startedAt == null ? 0 : Math.max(0, Duration.between(startedAt,
-                Instant.now()).toMillis());
+        long elapsedMillis = execution.elapsedMillis();
         execution.setTimeout(leaseKeeper.schedule(() -> stop(execution, Execution.StopReason.TIMEOUT),
                 Math.max(0, timeoutSeconds * 1000L - elapsedMillis), TimeUnit.MILLISECONDS));
     }
@@ -163,6 +201,9 @@ public final class Engine implements QueueFetcher.Work {
     private void execute(Execution execution, boolean resume) {
         execution.bindThread(Thread.currentThread());
         Job job = execution.job();
+        if (!resume && execution.stopRequested()) {
+            return; // stopped before it started (cancel, timeout): nothing ran, the stop wrote the outcome
+        }
         Completion completion = resume ? resumeHandler(execution, job) : runHandler(execution, job);
         if (execution.finishByHandler()) {
             completer.submit(execution, completion);
@@ -174,14 +215,14 @@ public final class Engine implements QueueFetcher.Work {
     private Completion runHandler(Execution execution, Job job) {
         HandlerBinding<?> binding = handlers.get(job.kind());
         if (binding == null) {
-            return outcomes.permanentFailure(job, "no handler for kind " + job.kind());
+            return outcomes.permanentFailure(execution, "no handler for kind " + job.kind());
         }
         try {
             return invoke(binding, execution, job);
         } catch (ArgsException e) {
-            return outcomes.permanentFailure(job, e.getMessage());
+            return outcomes.permanentFailure(execution, e.getMessage());
         } catch (Throwable error) {
-            return outcomes.fromException(job, error, binding.retryPolicy());
+            return outcomes.fromException(execution, error, binding.retryPolicy());
         }
     }
 
@@ -190,9 +231,9 @@ public final class Engine implements QueueFetcher.Work {
         try {
             return resume(binding, execution, job);
         } catch (ArgsException e) {
-            return outcomes.permanentFailure(job, e.getMessage());
+            return outcomes.permanentFailure(execution, e.getMessage());
         } catch (Throwable error) {
-            return outcomes.fromException(job, error, binding.retryPolicy());
+            return outcomes.fromException(execution, error, binding.retryPolicy());
         }
     }
 
@@ -203,18 +244,19 @@ public final class Engine implements QueueFetcher.Work {
         Optional<JobOutcome> outcome = handler.resume(new Context<>(args, execution));
         if (outcome.isEmpty()) {
             LOG.info("job {} attempt {}: its execution is gone", job.id(), job.attempt());
-            return outcomes.orphaned(job, binding.retryPolicy());
+            return outcomes.orphaned(execution, binding.retryPolicy());
         }
         counters.resumed.increment();
-        return outcomes.fromHandler(job, outcome.get(), binding.retryPolicy());
+        return outcomes.fromHandler(execution, outcome.get(), binding.retryPolicy());
     }
 
     /** An outcome became durable: a resumable handler may drop what it kept for adoption. */
-    private void settled(Job job) {
+    private void settled(Execution execution) {
+        Job job = execution.job();
         HandlerBinding<?> binding = handlers.get(job.kind());
         if (binding != null && binding.handler() instanceof ResumableHandler<?> resumable) {
             try {
-                resumable.settled(job.id(), job.attempt());
+                resumable.settled(job.id(), execution.executionId());
             } catch (RuntimeException e) {
                 LOG.warn("{} could not clean up after job {}: {}", job.kind(), job.id(), e.getMessage());
             }
@@ -225,7 +267,7 @@ public final class Engine implements QueueFetcher.Work {
         A args = readArgs(binding, job);
         JobContext<A> context = new Context<>(args, execution);
         JobOutcome outcome = binding.handler().handle(context);
-        return outcomes.fromHandler(job, outcome, binding.retryPolicy());
+        return outcomes.fromHandler(execution, outcome, binding.retryPolicy());
     }
 
     private <A> A readArgs(HandlerBinding<A> binding, Job job) {
@@ -244,8 +286,8 @@ public final class Engine implements QueueFetcher.Work {
         }
         Job job = execution.job();
         switch (reason) {
-            case CANCEL -> completer.submit(execution, outcomes.cancelled(job));
-            case TIMEOUT -> completer.submit(execution, outcomes.timedOut(job, retryPolicyOf(job)));
+            case CANCEL -> completer.submit(execution, outcomes.cancelled(execution));
+            case TIMEOUT -> completer.submit(execution, outcomes.timedOut(execution, retryPolicyOf(job)));
             case LEASE_LOST -> {
                 counters.leasesLost.increment();
                 registry.remove(execution);
@@ -298,9 +340,9 @@ public final class Engine implements QueueFetcher.Work {
             return;
         }
         try {
-            int released = store.release(config.workerId(), stopped.stream().map(Execution::attempt).toList());
+            int released = store.release(stopped.stream().map(Execution::attempt).toList());
             counters.released.add(released);
-            stopped.forEach(execution -> settled(execution.job())); // each runs again as a new attempt
+            stopped.forEach(this::settled); // each runs again as a new attempt
             LOG.info("released {} running jobs at shutdown", released);
         } catch (RuntimeException e) {
             LOG.warn("could not release {} jobs at shutdown; their leases will expire and be reaped: {}",
@@ -311,12 +353,7 @@ public final class Engine implements QueueFetcher.Work {
 
     private void registerWorker() {
         String id = config.workerId();
-        String host;
-        try {
-            host = java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
-            host = "localhost";
-        }
+        String host = config.hostId();
         int concurrency = config.queues().values().stream().mapToInt(Integer::intValue).sum();
         stores.workers().register(id, host, ProcessHandle.current().pid(),
                 List.copyOf(new java.util.TreeSet<>(config.queues().keySet())), concurrency);
@@ -359,19 +396,27 @@ public final class Engine implements QueueFetcher.Work {
         }
 
         @Override
+        public UUID executionId() {
+            return execution.executionId();
+        }
+
+        @Override
         public long loggedLines(String stream) {
-            return stores.events().countLogs(execution.attempt(), Names.check("stream", stream));
+            String checked = Names.check("stream", stream);
+            return execution.storeCall(() -> stores.events().countLogs(execution.attempt(), checked));
         }
 
         @Override
         public void log(String stream, String message) {
             completer.submitLog(new EventStore.LogLine(execution.attempt(),
-                    Names.check("stream", stream), message == null ? "" : message));
+                    Names.check("stream", stream), message == null ? "" : StorableText.of(message)));
         }
 
         @Override
         public boolean progress(Object data) {
-            return stores.events().updateProgress(config.workerId(), execution.attempt(), Json.write(data));
+            JsonNode tree = Json.MAPPER.valueToTree(data);
+            String json = tree == null ? "null" : StorableText.of(tree).toString();
+            return execution.storeCall(() -> stores.events().updateProgress(execution.attempt(), json));
         }
     }
 }

@@ -1,15 +1,24 @@
 package dev.skiplock.internal.engine;
 
 import dev.skiplock.Job;
+import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.HeldAttempt;
+import java.util.UUID;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
- * One attempt of one job held by this worker, from claim until its outcome is durable.
- * Exactly one of "the handler finished" and "the engine stopped it" wins (a compare-and-set), so
- * an attempt produces at most one completion however a cancel, a timeout and the handler race.
+ * One execution of one job held by this worker, from claim (or adoption) until its outcome is
+ * durable. Exactly one of "the handler finished" and "the engine stopped it" wins (a
+ * compare-and-set), so an execution produces at most one completion however a cancel, a timeout
+ * and the handler race.
+ *
+ * <p>A stop interrupts the handler's thread, also when it comes before the thread started (the
+ * interrupt is delivered when the thread binds), and never while that thread is inside a database
+ * call of its own ({@link #storeCall}): an interrupt there closes a virtual thread's socket, so it
+ * is delivered when the call returns instead.
  */
 final class Execution {
     enum State { RUNNING, COMPLETING, STOPPED }
@@ -18,16 +27,22 @@ final class Execution {
 
     private final Job job;
     private final HeldAttempt attempt;
+    private final UUID executionId;
+    private final long elapsedMillis;
     private final Runnable releaseSlot;
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
     private final AtomicBoolean slotReleased = new AtomicBoolean();
+    private final Object interruptLock = new Object();
     private volatile StopReason stopReason;
-    private volatile Thread thread;
+    private Thread thread;
+    private boolean inStoreCall;
     private volatile ScheduledFuture<?> timeout;
 
-    Execution(Job job, Runnable releaseSlot) {
-        this.job = job;
-        this.attempt = new HeldAttempt(job.id(), job.attempt());
+    Execution(Claimed claimed, Runnable releaseSlot) {
+        this.job = claimed.job();
+        this.attempt = claimed.lease();
+        this.executionId = claimed.executionId();
+        this.elapsedMillis = claimed.elapsedMillis();
         this.releaseSlot = releaseSlot;
     }
 
@@ -35,8 +50,19 @@ final class Execution {
         return job;
     }
 
+    /** The lease this execution's writes are fenced on. */
     HeldAttempt attempt() {
         return attempt;
+    }
+
+    /** The token of the claim that started the execution, the same after every adoption. */
+    UUID executionId() {
+        return executionId;
+    }
+
+    /** How long the attempt had run (database clock) when this worker took it. */
+    long elapsedMillis() {
+        return elapsedMillis;
     }
 
     boolean isRunning() {
@@ -51,8 +77,14 @@ final class Execution {
         return stopReason == StopReason.LEASE_LOST;
     }
 
+    /** The handler runs on {@code runner} from now on; a stop that came first interrupts it at once. */
     void bindThread(Thread runner) {
-        thread = runner;
+        synchronized (interruptLock) {
+            thread = runner;
+            if (state.get() == State.STOPPED) {
+                runner.interrupt();
+            }
+        }
     }
 
     void setTimeout(ScheduledFuture<?> future) {
@@ -73,11 +105,41 @@ final class Execution {
         }
         stopReason = reason;
         cancelTimeout();
-        Thread runner = thread;
-        if (runner != null) {
-            runner.interrupt();
+        synchronized (interruptLock) {
+            if (thread != null && !inStoreCall) {
+                thread.interrupt();
+            }
         }
         return true;
+    }
+
+    /**
+     * Runs a database call of the handler's own (progress, logged lines) with interrupts held back:
+     * a pending interrupt is restored afterwards, and a stop during the call interrupts after it.
+     */
+    <T> T storeCall(Supplier<T> call) {
+        boolean handlerThread;
+        boolean interrupted = false;
+        synchronized (interruptLock) {
+            handlerThread = Thread.currentThread() == thread;
+            if (handlerThread) {
+                inStoreCall = true;
+                interrupted = Thread.interrupted();
+            }
+        }
+        if (!handlerThread) {
+            return call.get(); // a stop interrupts only the handler's own thread
+        }
+        try {
+            return call.get();
+        } finally {
+            synchronized (interruptLock) {
+                inStoreCall = false;
+                if (interrupted || state.get() == State.STOPPED) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
     }
 
     /** Frees this execution's concurrency slot; idempotent. */

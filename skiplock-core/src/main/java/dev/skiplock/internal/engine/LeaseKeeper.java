@@ -2,13 +2,13 @@ package dev.skiplock.internal.engine;
 
 import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.store.HeartbeatAck;
-import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Stores;
 import dev.skiplock.internal.store.WorkerStore;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -17,9 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps this worker's leases alive (one heartbeat statement per interval for all held jobs), stops
- * executions whose lease is gone or whose cancel was requested, and runs the reaper that clears
- * expired leases of any worker. Also times out executions. Its tasks never die: failures are logged.
+ * Keeps this worker's leases alive (one heartbeat statement per interval for all held jobs, which
+ * also gives back claims whose answer was lost), stops executions whose lease is gone or whose
+ * cancel was requested, and runs the reaper that clears expired leases of any worker and settles
+ * waiting jobs. Also times out executions. Its tasks never die: failures are logged.
  */
 final class LeaseKeeper {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseKeeper.class);
@@ -34,15 +35,18 @@ final class LeaseKeeper {
     private final Registry registry;
     private final Counters counters;
     private final Engine engine;
+    private final LostClaims lostClaims;
     private final ScheduledThreadPoolExecutor scheduler;
 
-    LeaseKeeper(SkiplockConfig config, Stores stores, Registry registry, Counters counters, Engine engine) {
+    LeaseKeeper(SkiplockConfig config, Stores stores, Registry registry, Counters counters, Engine engine,
+            LostClaims lostClaims) {
         this.config = config;
         this.store = stores.jobs();
         this.workers = stores.workers();
         this.registry = registry;
         this.counters = counters;
         this.engine = engine;
+        this.lostClaims = lostClaims;
         // Two threads: a heartbeat blocked on a slow database must not delay timeouts.
         this.scheduler = new ScheduledThreadPoolExecutor(2,
                 Thread.ofPlatform().name("skiplock-lease-", 0).daemon().factory());
@@ -74,16 +78,17 @@ final class LeaseKeeper {
 
     private void heartbeat() {
         workers.touch(config.workerId()); // the registry shows idle workers as alive too
+        lostClaims.retry();
         List<Execution> held = registry.snapshot();
         if (held.isEmpty()) {
             return;
         }
-        List<HeartbeatAck> acks = store.heartbeat(config.workerId(), config.leaseTtl().toMillis(),
+        List<HeartbeatAck> acks = store.heartbeat(config.leaseTtl().toMillis(),
                 held.stream().map(Execution::attempt).toList());
-        Map<HeldAttempt, Boolean> alive = new HashMap<>();
-        acks.forEach(ack -> alive.put(ack.attempt(), ack.cancelRequested()));
+        Map<UUID, Boolean> alive = new HashMap<>();
+        acks.forEach(ack -> alive.put(ack.token(), ack.cancelRequested()));
         for (Execution execution : held) {
-            Boolean cancelRequested = alive.get(execution.attempt());
+            Boolean cancelRequested = alive.get(execution.attempt().token());
             if (cancelRequested == null) {
                 // Only a running handler can be stopped; an outcome already waiting in the completer
                 // is fenced there instead.
@@ -96,12 +101,22 @@ final class LeaseKeeper {
         }
     }
 
+    /**
+     * Clears expired leases and tells this node's fetchers of those queues (other nodes learn it by
+     * notification, and every fetcher also looks for orphans once per poll interval however busy
+     * it is); then settles waiting jobs whose dependencies finished unseen.
+     */
     private void reap() {
-        int reaped = store.reapExpiredLeases();
-        if (reaped > 0) {
+        Map<String, Integer> orphans = store.reapExpiredLeases();
+        if (!orphans.isEmpty()) {
+            int reaped = orphans.values().stream().mapToInt(Integer::intValue).sum();
             counters.leasesReaped.add(reaped);
             LOG.info("reaper cleared {} expired leases", reaped);
-            engine.orphansAvailable();
+            orphans.keySet().forEach(engine::orphansAvailable);
+        }
+        int settled = store.settleWaitingJobs();
+        if (settled > 0) {
+            LOG.info("settled {} waiting jobs whose dependencies finished while they were being enqueued", settled);
         }
     }
 

@@ -6,6 +6,7 @@ import dev.skiplock.JobOutcome;
 import dev.skiplock.JobStatus;
 import dev.skiplock.RetryPolicy;
 import dev.skiplock.internal.Json;
+import dev.skiplock.internal.StorableText;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.HeldAttempt;
 
@@ -20,68 +21,71 @@ final class Outcomes {
         this.defaultPolicy = defaultPolicy;
     }
 
-    Completion fromHandler(Job job, JobOutcome outcome, RetryPolicy kindPolicy) {
-        HeldAttempt attempt = held(job);
+    Completion fromHandler(Execution execution, JobOutcome outcome, RetryPolicy kindPolicy) {
+        HeldAttempt attempt = execution.attempt();
         return switch (outcome) {
             case null -> new Completion(attempt, JobStatus.SUCCEEDED, 0, null, null, 0);
-            case JobOutcome.Complete complete -> succeeded(job, complete.result(), kindPolicy);
+            case JobOutcome.Complete complete -> succeeded(execution, complete.result(), kindPolicy);
             case JobOutcome.Snooze snooze ->
                     new Completion(attempt, JobStatus.QUEUED, snooze.delay().toMillis(), null, null, 1);
             case JobOutcome.Cancel cancel ->
                     new Completion(attempt, JobStatus.CANCELLED, 0, null, truncate(cancel.reason()), 0);
-            case JobOutcome.Fail fail -> failed(job, fail.reason(), kindPolicy);
+            case JobOutcome.Fail fail -> failed(execution, fail.reason(), kindPolicy);
         };
     }
 
-    private Completion succeeded(Job job, Object result, RetryPolicy kindPolicy) {
+    private Completion succeeded(Execution execution, Object result, RetryPolicy kindPolicy) {
         JsonNode node;
         try {
-            node = result == null ? null : Json.MAPPER.valueToTree(result);
+            node = result == null ? null : StorableText.of((JsonNode) Json.MAPPER.valueToTree(result));
         } catch (IllegalArgumentException e) {
-            return failed(job, "result cannot be written as JSON: " + e.getMessage(), kindPolicy);
+            return failed(execution, "result cannot be written as JSON: " + e.getMessage(), kindPolicy);
         }
-        return new Completion(held(job), JobStatus.SUCCEEDED, 0, node, null, 0);
+        return new Completion(execution.attempt(), JobStatus.SUCCEEDED, 0, node, null, 0);
     }
 
     /** The handler threw: retried while attempts remain. */
-    Completion fromException(Job job, Throwable error, RetryPolicy kindPolicy) {
-        return failed(job, describe(error), kindPolicy);
+    Completion fromException(Execution execution, Throwable error, RetryPolicy kindPolicy) {
+        return failed(execution, describe(error), kindPolicy);
     }
 
     /** Failed with no retry: the job can never succeed as enqueued (no handler, unreadable args). */
-    Completion permanentFailure(Job job, String message) {
-        return new Completion(held(job), JobStatus.FAILED, 0, null, truncate(message), 0);
+    Completion permanentFailure(Execution execution, String message) {
+        return new Completion(execution.attempt(), JobStatus.FAILED, 0, null, truncate(message), 0);
     }
 
-    Completion timedOut(Job job, RetryPolicy kindPolicy) {
+    Completion timedOut(Execution execution, RetryPolicy kindPolicy) {
+        Job job = execution.job();
         String message = "timed out after " + job.timeoutSeconds() + "s in attempt " + job.attempt();
-        return retryOr(job, JobStatus.TIMED_OUT, message, kindPolicy);
+        return retryOr(execution, JobStatus.TIMED_OUT, message, kindPolicy);
     }
 
-    Completion cancelled(Job job) {
-        return new Completion(held(job), JobStatus.CANCELLED, 0, null, "cancelled while running", 0);
+    Completion cancelled(Execution execution) {
+        return new Completion(execution.attempt(), JobStatus.CANCELLED, 0, null, "cancelled while running", 0);
     }
 
     /** An orphan adopted from a dead worker: an in-process execution died with its JVM. */
-    Completion orphaned(Job job, RetryPolicy kindPolicy) {
+    Completion orphaned(Execution execution, RetryPolicy kindPolicy) {
+        Job job = execution.job();
         if (job.cancelRequested()) {
-            return new Completion(held(job), JobStatus.CANCELLED, 0, null, "cancelled; its worker was lost", 0);
+            return new Completion(execution.attempt(), JobStatus.CANCELLED, 0, null, "cancelled; its worker was lost", 0);
         }
         String message = "worker lost during attempt " + job.attempt() + " (lease expired)";
-        return retryOr(job, JobStatus.FAILED, message, kindPolicy);
+        return retryOr(execution, JobStatus.FAILED, message, kindPolicy);
     }
 
-    private Completion failed(Job job, String message, RetryPolicy kindPolicy) {
-        return retryOr(job, JobStatus.FAILED, message, kindPolicy);
+    private Completion failed(Execution execution, String message, RetryPolicy kindPolicy) {
+        return retryOr(execution, JobStatus.FAILED, message, kindPolicy);
     }
 
-    private Completion retryOr(Job job, JobStatus finalStatus, String message, RetryPolicy kindPolicy) {
+    private Completion retryOr(Execution execution, JobStatus finalStatus, String message, RetryPolicy kindPolicy) {
+        Job job = execution.job();
         if (job.attempt() < job.maxAttempts()) {
             RetryPolicy policy = kindPolicy != null ? kindPolicy : defaultPolicy;
             long delay = policy.delayAfter(job.attempt()).toMillis();
-            return new Completion(held(job), JobStatus.QUEUED, delay, null, truncate(message), 0);
+            return new Completion(execution.attempt(), JobStatus.QUEUED, delay, null, truncate(message), 0);
         }
-        return new Completion(held(job), finalStatus, 0, null, truncate(message), 0);
+        return new Completion(execution.attempt(), finalStatus, 0, null, truncate(message), 0);
     }
 
     static String describe(Throwable error) {
@@ -89,14 +93,11 @@ final class Outcomes {
         return error.getClass().getName() + (message == null ? "" : ": " + message);
     }
 
+    /** A summary that every database can store (see {@link StorableText}). */
     private static String truncate(String message) {
         if (message == null || message.length() <= MAX_ERROR_LENGTH) {
-            return message;
+            return StorableText.of(message);
         }
-        return message.substring(0, MAX_ERROR_LENGTH) + "…";
-    }
-
-    private static HeldAttempt held(Job job) {
-        return new HeldAttempt(job.id(), job.attempt());
+        return StorableText.of(message.substring(0, MAX_ERROR_LENGTH) + "…");
     }
 }

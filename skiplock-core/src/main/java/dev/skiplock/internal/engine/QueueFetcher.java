@@ -1,6 +1,6 @@
 package dev.skiplock.internal.engine;
 
-import dev.skiplock.Job;
+import dev.skiplock.internal.store.Claimed;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Semaphore;
@@ -20,13 +20,13 @@ final class QueueFetcher {
 
     /** What the fetcher asks of the engine; keeps this class free of SQL and handler details. */
     interface Work {
-        List<Job> adopt(String queue, int limit);
+        List<Claimed> adopt(String queue, int limit);
 
-        List<Job> claim(String queue, int limit);
+        List<Claimed> claim(String queue, int limit);
 
-        void run(Job job, QueueFetcher fetcher);
+        void run(Claimed job, QueueFetcher fetcher);
 
-        void takeOver(Job orphan, QueueFetcher fetcher);
+        void takeOver(Claimed orphan, QueueFetcher fetcher);
     }
 
     private final String queue;
@@ -40,6 +40,7 @@ final class QueueFetcher {
     private volatile boolean running = true;
     private volatile boolean backlog;
     private volatile boolean adoptionDue = true;
+    private long lastAdoptionNanos = System.nanoTime();
 
     QueueFetcher(String queue, int concurrency, Duration pollInterval, Work work) {
         this.queue = queue;
@@ -121,19 +122,23 @@ final class QueueFetcher {
         }
         int used = 0;
         try {
-            if (adoptionDue) {
+            // Orphans are looked for when a reaper said so, and at least once per poll interval
+            // however busy the queue: a fetcher woken by a steady stream of enqueue notifications
+            // never reaches its poll timeout, and the reaper that found the orphan may run on a node
+            // whose notification was lost (the orphan then waited for the traffic to stop).
+            if (adoptionDue || System.nanoTime() - lastAdoptionNanos >= pollInterval.toNanos()) {
                 adoptionDue = false;
-                List<Job> orphans = work.adopt(queue, free);
-                // Every free slot took an orphan: more may wait, and a busy fetcher never reaches the
-                // poll timeout that would look again (the fault suite caught orphans starving so).
+                lastAdoptionNanos = System.nanoTime();
+                List<Claimed> orphans = work.adopt(queue, free);
+                // Every free slot took an orphan: more may wait.
                 adoptionDue = orphans.size() == free;
-                for (Job orphan : orphans) {
+                for (Claimed orphan : orphans) {
                     used++;
                     work.takeOver(orphan, this);
                 }
             }
-            List<Job> claimed = free > used ? work.claim(queue, free - used) : List.of();
-            for (Job job : claimed) {
+            List<Claimed> claimed = free > used ? work.claim(queue, free - used) : List.of();
+            for (Claimed job : claimed) {
                 used++;
                 work.run(job, this);
             }

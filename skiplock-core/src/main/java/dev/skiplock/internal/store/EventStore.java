@@ -19,7 +19,7 @@ public final class EventStore {
     /** The statements every driver's {@code events.sql} must define. */
     public static final List<String> STATEMENTS = List.of("list_events", "append_logs", "count_logs", "update_progress");
 
-    /** One log line of a running attempt. */
+    /** One log line of a running execution, fenced on its lease token. */
     public record LogLine(HeldAttempt attempt, String stream, String message) {
     }
 
@@ -45,10 +45,11 @@ public final class EventStore {
     }
 
     /**
-     * Appends log lines of attempts {@code worker} runs. Lines of an attempt that another worker
-     * now holds (or that was reaped) are dropped: after adoption, only the adopter writes them.
+     * Appends log lines of executions that still hold their lease. Lines of an execution whose
+     * lease is gone (reaped, adopted by another worker, finalized) are dropped: after adoption, only
+     * the adopter writes them, and none lands after the job's terminal status.
      */
-    public void appendLogs(String worker, List<LogLine> lines) {
+    public void appendLogs(List<LogLine> lines) {
         if (lines.isEmpty()) {
             return;
         }
@@ -58,6 +59,7 @@ public final class EventStore {
             for (LogLine line : lines) {
                 json.writeStartObject();
                 json.writeStringField("job_id", line.attempt().id().toString());
+                json.writeStringField("token", line.attempt().token().toString());
                 json.writeNumberField("attempt", line.attempt().attempt());
                 json.writeStringField("stream", line.stream());
                 json.writeStringField("message", line.message());
@@ -67,7 +69,12 @@ public final class EventStore {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        sql.query("append_logs", Params.of("worker", worker, "lines", text.toString()), row -> 1);
+        sql.query("append_logs", Params.of("lines", text.toString()), row -> 1);
+    }
+
+    /** True if {@code failure} is a statement of this store rejecting the data it carried. */
+    public boolean isDataError(RuntimeException failure) {
+        return sql.isDataError(failure);
     }
 
     /** The number of log lines recorded for one attempt and stream. */
@@ -76,9 +83,9 @@ public final class EventStore {
                 row -> row.getLong(1)).getFirst();
     }
 
-    /** Fenced progress write; false when the attempt no longer holds the job. */
-    public boolean updateProgress(String worker, HeldAttempt attempt, String progressJson) {
-        return sql.update("update_progress", Params.of("worker", worker, "id", attempt.id(),
-                "attempt", attempt.attempt(), "progress", progressJson)) == 1;
+    /** Fenced progress write; false when the execution no longer holds the job's lease. */
+    public boolean updateProgress(HeldAttempt attempt, String progressJson) {
+        return sql.update("update_progress", Params.of("id", attempt.id(), "token", attempt.token(),
+                "progress", progressJson)) == 1;
     }
 }

@@ -1,5 +1,7 @@
 package dev.skiplock.internal.store;
 
-/** A held attempt whose lease the heartbeat extended, and whether a cancel was requested for it. */
-public record HeartbeatAck(HeldAttempt attempt, boolean cancelRequested) {
+import java.util.UUID;
+
+/** A lease the heartbeat extended (job and token), and whether a cancel was requested for the job. */
+public record HeartbeatAck(UUID id, UUID token, boolean cancelRequested) {
 }

@@ -2,6 +2,9 @@ package dev.skiplock.internal.store;
 
 import java.util.UUID;
 
-/** One attempt of one job that a worker holds the lease of: the fencing token with {@code locked_by}. */
-public record HeldAttempt(UUID id, int attempt) {
+/**
+ * One execution's hold on a job: the lease token every write of that execution is fenced on (a
+ * fresh random token at each claim and each adoption, never reused), with the attempt it runs.
+ */
+public record HeldAttempt(UUID id, int attempt, UUID token) {
 }

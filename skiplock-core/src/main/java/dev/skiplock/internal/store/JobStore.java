@@ -37,7 +37,8 @@ public final class JobStore {
     /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
             "list_jobs", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
-            "reap_expired_leases", "cancel_job", "retry_job", "prune_finished", "count_jobs", "delete_job", "lock_dependencies", "insert_dependencies");
+            "unclaim_jobs", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
+            "count_jobs", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs", "copy_events");
 
@@ -87,15 +88,16 @@ public final class JobStore {
     }
 
     /**
-     * Decides each job's first status from its dependencies, locked until the enqueue commits (so
-     * none can finish unseen): all succeeded → queued; one failed, timed out or was cancelled →
-     * failed naming it; otherwise waiting. An unknown dependency (or another tenant's) is an error.
+     * Decides each job's first status from its dependencies: all succeeded → queued; one failed,
+     * timed out or was cancelled → failed naming it; otherwise waiting. An unknown dependency (or
+     * another tenant's) is an error. Read without a lock (see {@code read_dependencies}): one that
+     * finishes before this enqueue commits is caught by {@code settle_waiting_jobs}.
      */
     private List<NewJob> resolveDependencies(Connection connection, List<NewJob> jobs) {
         Map<String, Set<UUID>> idsByTenant = new HashMap<>();
         jobs.forEach(job -> idsByTenant.computeIfAbsent(job.tenant(), key -> new HashSet<>()).addAll(job.dependsOn()));
         Map<UUID, JobStatus> statuses = new HashMap<>();
-        idsByTenant.forEach((tenant, ids) -> sql.query(connection, "lock_dependencies",
+        idsByTenant.forEach((tenant, ids) -> sql.query(connection, "read_dependencies",
                 Params.of("tenant", tenant, "ids", Json.write(ids.stream().map(UUID::toString).toList())), row ->
                         statuses.put(sql.dialect().getUuid(row, row.findColumn("id")),
                                 JobStatus.fromWireName(row.getString("status")))));
@@ -231,32 +233,59 @@ public final class JobStore {
         return new JobPage(jobs, next);
     }
 
-    public List<Job> claim(String queue, String worker, long leaseMillis, int limit) {
-        return withConnection(connection -> sql.query(connection, "claim_jobs", Params.of(
-                "queue", queue, "worker", worker, "lease_ms", leaseMillis, "limit", limit), new JobRows(sql.dialect())));
+    /** Claims up to {@code limit} queued jobs of {@code queue} under {@code token} (fresh per call). */
+    public List<Claimed> claim(ClaimParams claim, int limit) {
+        List<Job> jobs = withConnection(connection -> sql.query(connection, "claim_jobs", Params.of(
+                "queue", claim.queue(), "worker", claim.worker(), "host", claim.host(), "token", claim.token(),
+                "lease_ms", claim.leaseMillis(), "limit", limit), new JobRows(sql.dialect())));
+        List<Claimed> claimed = new ArrayList<>(jobs.size());
+        for (Job job : jobs) {
+            claimed.add(new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), claim.token(), 0));
+        }
+        return claimed;
     }
 
-    public List<Job> adoptOrphans(String queue, String worker, long leaseMillis, int limit) {
+    /**
+     * Adopts up to {@code limit} orphans of {@code queue} under {@code token}; orphans of
+     * {@code resumableKinds} only when their host is this one or no longer alive (no worker of it
+     * heartbeated within {@code hostStaleMillis}).
+     */
+    public List<Claimed> adoptOrphans(ClaimParams claim, Collection<String> resumableKinds, long hostStaleMillis,
+            int limit) {
+        JobRows jobs = new JobRows(sql.dialect());
         return withConnection(connection -> sql.query(connection, "adopt_orphans", Params.of(
-                "queue", queue, "worker", worker, "lease_ms", leaseMillis, "limit", limit), new JobRows(sql.dialect())));
+                "queue", claim.queue(), "worker", claim.worker(), "host", claim.host(), "token", claim.token(),
+                "lease_ms", claim.leaseMillis(), "resumable_kinds", Json.write(List.copyOf(resumableKinds)),
+                "host_stale_ms", hostStaleMillis, "limit", limit), row -> {
+                    Job job = jobs.map(row);
+                    UUID executionId = sql.dialect().getUuid(row, row.findColumn("claim_token"));
+                    return new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), executionId,
+                            Math.max(0, row.getLong("elapsed_ms")));
+                }));
+    }
+
+    /** Gives back, attempt unused, the jobs of a claim whose answer was lost; returns how many. */
+    public int unclaim(UUID token) {
+        return withConnection(connection -> sql.query(connection, "unclaim_jobs", Params.of("token", token),
+                row -> 1)).size();
     }
 
     /** Extends the leases still held; the answer omits attempts whose lease is gone. */
-    public List<HeartbeatAck> heartbeat(String worker, long leaseMillis, Collection<HeldAttempt> held) {
+    public List<HeartbeatAck> heartbeat(long leaseMillis, Collection<HeldAttempt> held) {
         if (held.isEmpty()) {
             return List.of();
         }
-        var params = Params.of("worker", worker, "lease_ms", leaseMillis, "held", heldJson(held));
+        var params = Params.of("lease_ms", leaseMillis, "held", heldJson(held));
         return withConnection(connection -> sql.query(connection, "heartbeat", params, row -> new HeartbeatAck(
-                new HeldAttempt(sql.dialect().getUuid(row, row.findColumn("id")), row.getInt("attempt")),
+                sql.dialect().getUuid(row, row.findColumn("id")), sql.dialect().getUuid(row, row.findColumn("token")),
                 row.getBoolean("cancel_requested"))));
     }
 
-    /** Writes the completions fenced; returns the attempts applied (the rest were stale). */
-    public Set<HeldAttempt> complete(String worker, Collection<Completion> completions) {
-        var params = Params.of("worker", worker, "completions", completionsJson(completions));
+    /** Writes the completions fenced on their lease tokens; returns the tokens applied (the rest were stale). */
+    public Set<UUID> complete(Collection<Completion> completions) {
+        var params = Params.of("completions", completionsJson(completions));
         return new HashSet<>(withConnection(connection -> sql.query(connection, "complete_jobs", params,
-                row -> new HeldAttempt(sql.dialect().getUuid(row, row.findColumn("id")), row.getInt("attempt")))));
+                row -> sql.dialect().getUuid(row, row.findColumn("token")))));
     }
 
     /** Streams the batch straight to text: on the hot path, a JSON tree per outcome cost more than the write. */
@@ -267,7 +296,7 @@ public final class JobStore {
             for (Completion completion : completions) {
                 json.writeStartObject();
                 json.writeStringField("id", completion.attempt().id().toString());
-                json.writeNumberField("attempt", completion.attempt().attempt());
+                json.writeStringField("token", completion.attempt().token().toString());
                 json.writeStringField("status", completion.status().wireName());
                 json.writeNumberField("delay_ms", completion.delayMillis());
                 json.writeFieldName("result");
@@ -287,18 +316,33 @@ public final class JobStore {
         return text.toString();
     }
 
+    /** True if {@code failure} is a statement of this store rejecting the data it carried. */
+    public boolean isDataError(RuntimeException failure) {
+        return sql.isDataError(failure);
+    }
+
     /** Gives leases back at shutdown; returns how many jobs were released. */
-    public int release(String worker, Collection<HeldAttempt> held) {
+    public int release(Collection<HeldAttempt> held) {
         if (held.isEmpty()) {
             return 0;
         }
-        var params = Params.of("worker", worker, "held", heldJson(held));
+        var params = Params.of("held", heldJson(held));
         return withConnection(connection -> sql.query(connection, "release_jobs", params,
                 row -> row.getString("id"))).size();
     }
 
-    public int reapExpiredLeases() {
-        return withConnection(connection -> sql.update(connection, "reap_expired_leases", Params.of()));
+    /** Clears expired leases; returns the number of orphans per queue. */
+    public Map<String, Integer> reapExpiredLeases() {
+        Map<String, Integer> orphans = new HashMap<>();
+        withConnection(connection -> sql.query(connection, "reap_expired_leases", Params.of(),
+                row -> orphans.merge(row.getString("queue"), 1, Integer::sum)));
+        return orphans;
+    }
+
+    /** Queues (or fails) waiting jobs whose dependencies all finished; returns how many changed. */
+    public int settleWaitingJobs() {
+        return withConnection(connection -> sql.query(connection, "settle_waiting_jobs", Params.of(),
+                row -> 1)).size();
     }
 
     /** Cancels or flags the job; empty when it does not exist or is already terminal. */
@@ -313,10 +357,36 @@ public final class JobStore {
                 Params.of("tenant", tenant, "id", id))) == 1;
     }
 
-    /** Re-queues a terminal job; empty when it does not exist or is not terminal. */
+    /**
+     * Re-queues a terminal job (or makes it wait again for dependencies not yet succeeded); empty
+     * when it does not exist, is not terminal, or has a dependency that failed ({@link #failedDependency}).
+     *
+     * @throws UniqueKeyTakenException if another live job now holds its unique key
+     */
     public Optional<Job> retry(String tenant, UUID id) {
-        return withConnection(connection -> sql.query(connection, "retry_job",
-                Params.of("tenant", tenant, "id", id), new JobRows(sql.dialect()))).stream().findFirst();
+        try {
+            return withConnection(connection -> sql.query(connection, "retry_job",
+                    Params.of("tenant", tenant, "id", id), new JobRows(sql.dialect()))).stream().findFirst();
+        } catch (SqlRunner.StoreException e) {
+            if (sql.dialect().isUniqueViolation(e.sqlCause())) {
+                throw new UniqueKeyTakenException(e);
+            }
+            throw e;
+        }
+    }
+
+    /** "id status" of a dependency of the job that failed, timed out or was cancelled, if any. */
+    public Optional<String> failedDependency(UUID id) {
+        return withConnection(connection -> sql.query(connection, "failed_dependency", Params.of("id", id),
+                row -> sql.dialect().getUuid(row, row.findColumn("id")) + " " + row.getString("status")))
+                .stream().findFirst();
+    }
+
+    /** A job could not return to the live statuses: another live job holds its unique key. */
+    public static final class UniqueKeyTakenException extends RuntimeException {
+        UniqueKeyTakenException(Throwable cause) {
+            super(cause);
+        }
     }
 
     public List<QueueCount> count(String tenant) {
@@ -334,7 +404,7 @@ public final class JobStore {
     private static String heldJson(Collection<HeldAttempt> held) {
         ArrayNode batch = Json.MAPPER.createArrayNode();
         for (HeldAttempt attempt : held) {
-            batch.addObject().put("id", attempt.id().toString()).put("attempt", attempt.attempt());
+            batch.addObject().put("id", attempt.id().toString()).put("token", attempt.token().toString());
         }
         return batch.toString();
     }

@@ -97,6 +97,11 @@ final class SqlRunner {
         }
     }
 
+    /** True if {@code failure} is a statement rejecting the data it carried (sending it again fails again). */
+    boolean isDataError(RuntimeException failure) {
+        return failure instanceof StoreException store && dialect.isDataError(store.sqlCause());
+    }
+
     /** Wraps a failure so the message names the statement and the dialect; keeps the SQLException as cause. */
     StoreException failure(String name, SQLException e) {
         return new StoreException(driverName + " statement '" + name + "' failed: " + e.getMessage(), e);

@@ -8,18 +8,28 @@ ORDER BY e.seq
 LIMIT :limit
 
 -- name: append_logs
--- Log lines of running attempts, many per statement; followers of those jobs are notified. A line
--- of an attempt that is running but not held by :worker (reaped, or adopted by another worker) is
--- dropped: the adopter re-reads the execution's output and writes those lines itself.
-WITH appended AS (
-    INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message)
-    SELECT l.job_id, l.attempt, 'log', l.stream, l.message
+-- Log lines of running executions, many per statement; followers of those jobs are notified. A
+-- line is written only while its execution still holds the job's lease (its token): a line of an
+-- execution that was reaped, adopted by another worker, or already finalized (a handler logging
+-- after its cancel) is dropped, so no line lands after the terminal status, and after adoption
+-- only the adopter writes (it re-reads the execution's output from what was recorded). The rows
+-- are locked FOR SHARE first (in id order, like every statement of a worker): an adoption that
+-- changes the token waits for these lines to commit, so the adopter's count_logs sees them.
+WITH lines AS (
+    SELECT l.job_id, l.token, l.attempt, l.stream, l.message, l.n
     FROM ROWS FROM (jsonb_to_recordset(CAST(:lines AS jsonb))
-                    AS (job_id uuid, attempt integer, stream text, message text))
-         WITH ORDINALITY AS l(job_id, attempt, stream, message, n)
-    WHERE NOT EXISTS (SELECT 1 FROM skiplock_jobs AS j WHERE j.id = l.job_id AND j.attempt = l.attempt
-                      AND j.status = 'running' AND j.locked_by IS DISTINCT FROM :worker)
-    ORDER BY l.n -- the anti-join may reorder rows; seq must follow the order the lines were written
+                    AS (job_id uuid, token uuid, attempt integer, stream text, message text))
+         WITH ORDINALITY AS l(job_id, token, attempt, stream, message, n)
+), held AS (
+    SELECT j.id, j.lease_token FROM skiplock_jobs AS j
+    WHERE j.id IN (SELECT job_id FROM lines)
+    ORDER BY j.id
+    FOR SHARE
+), appended AS (
+    INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message)
+    SELECT lines.job_id, lines.attempt, 'log', lines.stream, lines.message
+    FROM lines JOIN held ON held.id = lines.job_id AND held.lease_token = lines.token
+    ORDER BY lines.n -- the join may reorder rows; seq must follow the order the lines were written
     RETURNING job_id
 )
 SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || jobs.job_id)) AS notified
@@ -34,7 +44,7 @@ WHERE job_id = :job_id AND attempt = :attempt AND type = 'log' AND stream = :str
 -- Fenced like every write of a running job; each accepted update is also a progress event.
 WITH updated AS (
     UPDATE skiplock_jobs SET progress = CAST(:progress AS jsonb)
-    WHERE id = :id AND attempt = :attempt AND locked_by = :worker AND status = 'running'
+    WHERE id = :id AND lease_token = :token AND status = 'running'
     RETURNING id, attempt, progress
 )
 INSERT INTO skiplock_job_events (job_id, attempt, type, data)

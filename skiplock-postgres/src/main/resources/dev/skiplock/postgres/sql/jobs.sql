@@ -52,7 +52,9 @@ LIMIT :limit
 -- Claims up to :limit jobs of one queue in claim order. SKIP LOCKED lets concurrent fetchers (any
 -- process) take disjoint rows without waiting on each other; the inner SELECT walks
 -- skiplock_jobs_claimable. The attempt is counted here, at claim, so a job that kills its worker
--- still uses up an attempt. Lease times use the database clock, never the worker's.
+-- still uses up an attempt. Lease times use the database clock, never the worker's. :token is
+-- a fresh random token the worker draws for this statement: the fence of every later write of
+-- this execution (see migration 0006), and its identity (claim_token) through adoptions.
 WITH next AS (
     SELECT id FROM skiplock_jobs
     WHERE status = 'queued' AND queue = :queue AND available_at <= now()
@@ -63,11 +65,13 @@ WITH next AS (
 ), claimed AS (
 UPDATE skiplock_jobs AS j
 SET status = 'running', attempt = j.attempt + 1, locked_by = :worker,
-    locked_until = now() + :lease_ms * interval '1 millisecond', started_at = now()
+    locked_until = now() + :lease_ms * interval '1 millisecond', started_at = now(),
+    lease_token = :token, claim_token = :token, host = :host
 FROM next
 WHERE j.id = next.id
   -- No wait for the WAL flush at commit: a claim lost in a crash only makes the job claimable
-  -- again (and the worker's fenced outcome is then rejected). Measured: drain ~30k -> ~57k jobs/s.
+  -- again, and the next claim draws a new token, so the lost claim's execution can never write
+  -- (its outcome is rejected, its run directory is its own). Measured: drain ~30k -> ~57k jobs/s.
   AND set_config('synchronous_commit', 'off', true) IS NOT NULL
 RETURNING j.*
 ), events AS (
@@ -77,53 +81,63 @@ RETURNING j.*
 SELECT * FROM claimed
 
 -- name: adopt_orphans
--- Takes over running jobs whose lease the reaper cleared (their worker is gone). The attempt is
--- not changed: the adopter decides from the runner whether that attempt finished, still runs, or
--- is lost, and finalizes it fenced on this attempt.
+-- Takes over running jobs whose lease the reaper cleared (their worker is gone) under a new token,
+-- so the old holder, should it come back, can no longer write. The attempt is not changed: the
+-- adopter decides from the runner whether that attempt finished, still runs, or is lost, and
+-- finalizes it fenced on its own token. A job of a resumable kind (a command, whose run lives in
+-- a directory of the host that started it) is adopted only by a worker of that host while any
+-- worker of that host is alive (heartbeat within :host_stale_ms, the worker registry); once the
+-- host is stale, anyone adopts it and finds no run there: the attempt counts as lost. elapsed_ms:
+-- how long the attempt has run, by the database clock (its timeout counts from its start).
 WITH orphans AS (
-    SELECT id FROM skiplock_jobs
+    SELECT id FROM skiplock_jobs AS o
     WHERE status = 'running' AND queue = :queue AND locked_until IS NULL
+      AND (o.host IS NULL OR o.host = :host
+           OR o.kind NOT IN (SELECT jsonb_array_elements_text(CAST(:resumable_kinds AS jsonb)))
+           OR NOT EXISTS (SELECT 1 FROM skiplock_workers AS w
+                          WHERE w.host = o.host AND w.stopped_at IS NULL
+                            AND w.last_heartbeat_at > now() - :host_stale_ms * interval '1 millisecond'))
     ORDER BY priority DESC, id
     LIMIT :limit
     FOR UPDATE SKIP LOCKED
 )
 UPDATE skiplock_jobs AS j
-SET locked_by = :worker, locked_until = now() + :lease_ms * interval '1 millisecond'
+SET locked_by = :worker, locked_until = now() + :lease_ms * interval '1 millisecond', lease_token = :token
 FROM orphans
 WHERE j.id = orphans.id
   AND set_config('synchronous_commit', 'off', true) IS NOT NULL -- as in claim_jobs
-RETURNING j.*
+RETURNING j.*, CAST(EXTRACT(EPOCH FROM now() - j.started_at) * 1000 AS bigint) AS elapsed_ms
 
 -- name: heartbeat
 -- One statement per worker per interval, whatever the number of jobs held. A held job missing
--- from the answer has lost its lease (reaped, or finalized elsewhere): its execution must stop.
+-- from the answer has lost its lease (reaped, adopted, or finalized elsewhere): its execution must stop.
 WITH h AS (
-    SELECT * FROM jsonb_to_recordset(CAST(:held AS jsonb)) AS h(id uuid, attempt integer) ORDER BY id
+    SELECT * FROM jsonb_to_recordset(CAST(:held AS jsonb)) AS h(id uuid, token uuid) ORDER BY id
 ), locked AS (
     -- Locks each listed row through its primary key, one at a time in id order: the order that
     -- heartbeat, complete_jobs and release_jobs share, so this worker's statements never deadlock
     -- with each other. Driving the join from the batch also keeps the plan independent of
     -- statistics: joined the other way, a planner with stale statistics scanned every running row
     -- once per batch entry (measured: 13.7 s instead of 55 ms for 1,000 outcomes over 20,000 running jobs).
-    SELECT row.id, row.attempt, row.locked_by, row.status
+    SELECT row.id, row.lease_token, row.status
     FROM h CROSS JOIN LATERAL (
-        SELECT j.id, j.attempt, j.locked_by, j.status FROM skiplock_jobs AS j WHERE j.id = h.id FOR UPDATE) AS row
+        SELECT j.id, j.lease_token, j.status FROM skiplock_jobs AS j WHERE j.id = h.id FOR UPDATE) AS row
 )
 UPDATE skiplock_jobs AS j
 SET locked_until = now() + :lease_ms * interval '1 millisecond'
-FROM locked JOIN h ON h.id = locked.id AND h.attempt = locked.attempt
-WHERE j.id = locked.id AND locked.locked_by = :worker AND locked.status = 'running'
+FROM locked JOIN h ON h.id = locked.id AND h.token = locked.lease_token
+WHERE j.id = locked.id AND locked.status = 'running'
   -- A lease extension lost in a crash only shortens the lease: no need to wait for the flush.
   AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-RETURNING j.id, j.attempt, j.cancel_requested
+RETURNING j.id, j.lease_token AS token, j.cancel_requested
 
 -- name: complete_jobs
--- Fenced finalize of many jobs in one statement: a row is written only while this worker still
--- holds that attempt's lease, so a stale worker (paused past its lease, then resumed) changes
--- nothing and learns so from the missing id. A retry of a job whose cancel was requested
--- becomes cancelled instead. Returns the attempts applied.
+-- Fenced finalize of many jobs in one statement: a row is written only while its lease token is
+-- the one the outcome carries, so a stale execution (its worker paused past the lease, or its
+-- claim lost in a crash) changes nothing and learns so from the missing id. A retry of a job
+-- whose cancel was requested becomes cancelled instead. Returns the leases applied.
 WITH c AS (
-    SELECT * FROM jsonb_to_recordset(CAST(:completions AS jsonb)) AS c(id uuid, attempt integer,
+    SELECT * FROM jsonb_to_recordset(CAST(:completions AS jsonb)) AS c(id uuid, token uuid,
         status text, delay_ms bigint, result jsonb, error text, extra_attempts integer)
     ORDER BY id
 ), locked AS (
@@ -132,9 +146,9 @@ WITH c AS (
     -- with each other. Driving the join from the batch also keeps the plan independent of
     -- statistics: joined the other way, a planner with stale statistics scanned every running row
     -- once per batch entry (measured: 13.7 s instead of 55 ms for 1,000 outcomes over 20,000 running jobs).
-    SELECT row.id, row.attempt, row.locked_by, row.status, row.last_error
+    SELECT row.id, row.lease_token, row.status, row.last_error
     FROM c CROSS JOIN LATERAL (
-        SELECT j.id, j.attempt, j.locked_by, j.status, j.last_error FROM skiplock_jobs AS j WHERE j.id = c.id FOR UPDATE) AS row
+        SELECT j.id, j.lease_token, j.status, j.last_error FROM skiplock_jobs AS j WHERE j.id = c.id FOR UPDATE) AS row
 ), done AS (
 UPDATE skiplock_jobs AS j
 SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelled' ELSE c.status END,
@@ -145,18 +159,19 @@ SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelle
     result = NULLIF(c.result, 'null'::jsonb),
     last_error = COALESCE(c.error, j.last_error),
     locked_by = NULL,
-    locked_until = NULL
-FROM locked JOIN c ON c.id = locked.id AND c.attempt = locked.attempt
-WHERE j.id = locked.id AND locked.locked_by = :worker AND locked.status = 'running'
+    locked_until = NULL,
+    lease_token = NULL
+FROM locked JOIN c ON c.id = locked.id AND c.token = locked.lease_token
+WHERE j.id = locked.id AND locked.status = 'running'
 -- An event carries last_error only when this outcome changed it (as SQLite's trigger decides).
-RETURNING j.id, j.attempt, j.status,
+RETURNING j.id, j.attempt, c.token, j.status,
           CASE WHEN j.last_error IS DISTINCT FROM locked.last_error THEN j.last_error END AS message
 ), events AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, status, message)
     SELECT done.id, done.attempt, 'status', done.status, done.message FROM done
 )
 -- Followers of every job that just became terminal learn it from one notification per 100 ids.
-SELECT done.id, done.attempt FROM done
+SELECT done.id, done.token FROM done
 CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || chunks.ids))
             FROM (SELECT string_agg(CAST(finished.id AS text), ',') AS ids
                   FROM (SELECT id, (row_number() OVER ()) / 100 AS chunk FROM done
@@ -167,16 +182,16 @@ CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || chun
 -- Graceful shutdown gives back jobs still running at the deadline so another worker takes them at
 -- once. Their attempt stays counted; max_attempts grows when needed so the job can still run.
 WITH h AS (
-    SELECT * FROM jsonb_to_recordset(CAST(:held AS jsonb)) AS h(id uuid, attempt integer) ORDER BY id
+    SELECT * FROM jsonb_to_recordset(CAST(:held AS jsonb)) AS h(id uuid, token uuid) ORDER BY id
 ), locked AS (
     -- Locks each listed row through its primary key, one at a time in id order: the order that
     -- heartbeat, complete_jobs and release_jobs share, so this worker's statements never deadlock
     -- with each other. Driving the join from the batch also keeps the plan independent of
     -- statistics: joined the other way, a planner with stale statistics scanned every running row
     -- once per batch entry (measured: 13.7 s instead of 55 ms for 1,000 outcomes over 20,000 running jobs).
-    SELECT row.id, row.attempt, row.locked_by, row.status, row.last_error
+    SELECT row.id, row.lease_token, row.status, row.last_error
     FROM h CROSS JOIN LATERAL (
-        SELECT j.id, j.attempt, j.locked_by, j.status, j.last_error FROM skiplock_jobs AS j WHERE j.id = h.id FOR UPDATE) AS row
+        SELECT j.id, j.lease_token, j.status, j.last_error FROM skiplock_jobs AS j WHERE j.id = h.id FOR UPDATE) AS row
 ), done AS (
 UPDATE skiplock_jobs AS j
 SET status = CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END,
@@ -186,9 +201,10 @@ SET status = CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END,
     last_error = CASE WHEN j.cancel_requested THEN j.last_error
                       ELSE 'released at worker shutdown during attempt ' || j.attempt END,
     locked_by = NULL,
-    locked_until = NULL
-FROM locked JOIN h ON h.id = locked.id AND h.attempt = locked.attempt
-WHERE j.id = locked.id AND locked.locked_by = :worker AND locked.status = 'running'
+    locked_until = NULL,
+    lease_token = NULL
+FROM locked JOIN h ON h.id = locked.id AND h.token = locked.lease_token
+WHERE j.id = locked.id AND locked.status = 'running'
 RETURNING j.id, j.attempt, j.status,
           CASE WHEN j.last_error IS DISTINCT FROM locked.last_error THEN j.last_error END AS message
 ), events AS (
@@ -196,26 +212,58 @@ RETURNING j.id, j.attempt, j.status,
     SELECT done.id, done.attempt, 'status', done.status, done.message FROM done
 )
 -- Followers of every job that just became terminal learn it from one notification per 100 ids.
-SELECT done.id, done.attempt FROM done
+SELECT done.id FROM done
 CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || chunks.ids))
             FROM (SELECT string_agg(CAST(finished.id AS text), ',') AS ids
                   FROM (SELECT id, (row_number() OVER ()) / 100 AS chunk FROM done
                         WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')) AS finished
                   GROUP BY finished.chunk) AS chunks) AS notified
 
+-- name: unclaim_jobs
+-- Gives back, without using their attempt, the jobs of a claim whose answer never reached the
+-- worker (the connection dropped after the claim committed): the worker does not run them, so no
+-- execution used that attempt. A job whose cancel was requested meanwhile ends cancelled, as at
+-- release. Matches nothing when the claim did not commit. Idempotent; committed durably (no
+-- asynchronous commit here: a lost give-back would leave a lease nobody renews until the reaper).
+WITH given_back AS (
+    UPDATE skiplock_jobs
+    SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'queued' END,
+        finished_at = CASE WHEN cancel_requested THEN now() END,
+        attempt = attempt - 1, locked_by = NULL, locked_until = NULL,
+        lease_token = NULL, claim_token = NULL, host = NULL
+    WHERE lease_token = :token AND claim_token = :token AND status = 'running'
+    RETURNING id, attempt, queue, status
+), events AS (
+    INSERT INTO skiplock_job_events (job_id, attempt, type, status)
+    SELECT given_back.id, given_back.attempt, 'status', given_back.status FROM given_back
+)
+SELECT given_back.id FROM given_back
+CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(),
+                                   CASE WHEN changed.status = 'cancelled' THEN 'e:' || changed.id
+                                        ELSE 'q:' || changed.queue END))
+            FROM given_back AS changed) AS notified
+
 -- name: reap_expired_leases
--- Clears the lease of running jobs whose owner stopped heartbeating, up to 1,000 per run. Keeps
--- status and attempt: adoption decides what happened. Idempotent, so every node may run it; SKIP
+-- Clears the lease (and its token: the stale holder can no longer write) of running jobs whose
+-- owner stopped heartbeating, up to 1,000 per run. Keeps status and attempt: adoption decides
+-- what happened. Returns each orphan's queue and tells every node ('o:' notification per queue),
+-- so the fetchers of those queues adopt them wherever they run. Idempotent, so every node may run it; SKIP
 -- LOCKED leaves rows another statement is writing to the next round. The ids go through an array
 -- so the update always walks the primary key, whatever the statistics say.
-UPDATE skiplock_jobs
-SET locked_by = NULL, locked_until = NULL
-WHERE id = ANY(ARRAY(
-    SELECT id FROM skiplock_jobs
-    WHERE status = 'running' AND locked_until < now()
-    ORDER BY id
-    LIMIT 1000
-    FOR UPDATE SKIP LOCKED))
+WITH reaped AS (
+    UPDATE skiplock_jobs
+    SET locked_by = NULL, locked_until = NULL, lease_token = NULL
+    WHERE id = ANY(ARRAY(
+        SELECT id FROM skiplock_jobs
+        WHERE status = 'running' AND locked_until < now()
+        ORDER BY id
+        LIMIT 1000
+        FOR UPDATE SKIP LOCKED))
+    RETURNING queue
+)
+SELECT reaped.queue FROM reaped
+CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'o:' || queues.queue))
+            FROM (SELECT DISTINCT queue FROM reaped) AS queues) AS notified
 
 -- name: cancel_job
 -- Waiting or queued: cancelled at once. Running: only flagged, and the owner is told by
@@ -239,24 +287,44 @@ CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(),
             FROM changed AS job) AS notified
 
 -- name: retry_job
--- One more attempt for a terminal job; attempt keeps counting, max_attempts grows if used up.
+-- One more attempt for a terminal job; attempt keeps counting, max_attempts grows if used up. A
+-- job whose dependencies have not all succeeded waits for them again; one with a failed, timed
+-- out or cancelled dependency is not retried (the caller names it: failed_dependency).
 WITH retried AS (
-    UPDATE skiplock_jobs
-    SET status = 'queued', available_at = now(), finished_at = NULL, cancel_requested = false,
+    UPDATE skiplock_jobs AS j
+    SET status = CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
+                                   JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                                   WHERE d.job_id = j.id AND p.status <> 'succeeded')
+                      THEN 'waiting' ELSE 'queued' END,
+        available_at = now(), finished_at = NULL, cancel_requested = false,
         result = NULL, max_attempts = GREATEST(max_attempts, attempt + 1)
     WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+      AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
+                      JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                      WHERE d.job_id = j.id AND p.status IN ('failed', 'timed_out', 'cancelled'))
     RETURNING *
 ), events AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, status)
-    SELECT retried.id, retried.attempt, 'status', 'queued' FROM retried
+    SELECT retried.id, retried.attempt, 'status', retried.status FROM retried
 )
 SELECT retried.* FROM retried
 CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'q:' || queued.queue))
-            FROM retried AS queued) AS notified
+            FROM retried AS queued WHERE queued.status = 'queued') AS notified
+
+-- name: failed_dependency
+-- The first dependency of a job that failed, timed out or was cancelled: why retry_job refused.
+SELECT p.id, p.status FROM skiplock_job_dependencies AS d
+JOIN skiplock_jobs AS p ON p.id = d.depends_on
+WHERE d.job_id = :id AND p.status IN ('failed', 'timed_out', 'cancelled')
+ORDER BY p.id
+LIMIT 1
 
 -- name: prune_finished
 -- Retention: deletes up to :limit jobs finished longer than :age_ms ago, walking the primary key
--- from the oldest id (UUIDv7: enqueue order), where finished jobs gather. Bounded batches keep each transaction (and its locks) short.
+-- from the oldest id (UUIDv7: enqueue order), where finished jobs gather. Bounded batches keep each
+-- transaction (and its locks) short. The outer WHERE repeats the status test: a job retried after
+-- the inner SELECT's snapshot is re-checked on its new row version when the DELETE reaches it
+-- (READ COMMITTED re-evaluates only the outer conditions; by its id alone it was deleted queued).
 DELETE FROM skiplock_jobs
 WHERE id IN (
     SELECT id FROM skiplock_jobs
@@ -264,6 +332,8 @@ WHERE id IN (
       AND finished_at < now() - :age_ms * interval '1 millisecond'
     ORDER BY id
     LIMIT :limit)
+  AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+  AND finished_at < now() - :age_ms * interval '1 millisecond'
 
 -- name: count_jobs
 -- Jobs per queue and status of one tenant (dashboards, GET /queues, benchmarks' final check).
@@ -274,13 +344,56 @@ SELECT queue, status, count(*) AS jobs FROM skiplock_jobs WHERE tenant = :tenant
 DELETE FROM skiplock_jobs
 WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
 
--- name: lock_dependencies
--- The dependencies of jobs being enqueued, locked FOR SHARE until the enqueue commits: a
--- dependency cannot finish in between, so its trigger always sees the new dependency rows.
+-- name: read_dependencies
+-- The dependencies of jobs being enqueued, read without a lock: a lock held until the caller's
+-- transaction commits would stall the worker finishing a dependency (its whole completion batch
+-- and heartbeat). A dependency that finishes before the enqueue commits does not see the new
+-- dependency rows; settle_waiting_jobs releases (or fails) such a job at the next reaper run.
 SELECT id, status FROM skiplock_jobs
 WHERE tenant = :tenant AND id IN (SELECT CAST(value AS uuid) FROM jsonb_array_elements_text(CAST(:ids AS jsonb)))
-FOR SHARE
 
 -- name: insert_dependencies
 INSERT INTO skiplock_job_dependencies (job_id, depends_on)
 SELECT e.job_id, e.depends_on FROM jsonb_to_recordset(CAST(:edges AS jsonb)) AS e(job_id uuid, depends_on uuid)
+
+-- name: settle_waiting_jobs
+-- The backstop of dependency release, run by every worker's reaper: a waiting job whose
+-- dependencies all succeeded is queued, one with a failed, timed out or cancelled dependency
+-- fails naming it. The dependency trigger does this at once; this statement catches a dependency
+-- that finished while its dependent's enqueue was still uncommitted. Walks skiplock_jobs_waiting.
+WITH waiting AS (
+    SELECT w.id,
+           (SELECT p.id || ' ' || p.status FROM skiplock_job_dependencies AS d
+            JOIN skiplock_jobs AS p ON p.id = d.depends_on
+            WHERE d.job_id = w.id AND p.status IN ('failed', 'timed_out', 'cancelled')
+            ORDER BY p.id LIMIT 1) AS failed_dependency,
+           NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
+                       JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                       WHERE d.job_id = w.id AND p.status <> 'succeeded') AS ready
+    FROM skiplock_jobs AS w
+    WHERE w.status = 'waiting'
+    ORDER BY w.id
+    LIMIT 1000
+    FOR UPDATE SKIP LOCKED
+), settled AS (
+    UPDATE skiplock_jobs AS j
+    SET status = CASE WHEN waiting.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queued' END,
+        finished_at = CASE WHEN waiting.failed_dependency IS NOT NULL THEN now() END,
+        available_at = CASE WHEN waiting.failed_dependency IS NOT NULL THEN j.available_at ELSE now() END,
+        last_error = CASE WHEN waiting.failed_dependency IS NOT NULL
+                          THEN 'dependency ' || waiting.failed_dependency ELSE j.last_error END
+    FROM waiting
+    WHERE j.id = waiting.id AND j.status = 'waiting'
+      AND (waiting.failed_dependency IS NOT NULL OR waiting.ready)
+    RETURNING j.id, j.attempt, j.queue, j.status, j.last_error
+), events AS (
+    INSERT INTO skiplock_job_events (job_id, attempt, type, status, message)
+    SELECT settled.id, settled.attempt, 'status', settled.status,
+           CASE WHEN settled.status = 'failed' THEN settled.last_error END
+    FROM settled
+)
+SELECT settled.id FROM settled
+CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'q:' || queues.queue))
+            FROM (SELECT DISTINCT queue FROM settled WHERE status = 'queued') AS queues) AS notified
+CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || failed.id))
+            FROM settled AS failed WHERE failed.status = 'failed') AS announced

@@ -8,15 +8,15 @@ ORDER BY e.seq
 LIMIT :limit
 
 -- name: append_logs
--- Log lines of running attempts, many per statement. A line of an attempt that is running but not
--- held by :worker (reaped, or adopted by another worker) is dropped: the adopter re-reads the
--- execution's output and writes those lines itself.
+-- Log lines of running executions, many per statement. A line is written only while its
+-- execution still holds the job's lease (its token): a line of an execution that was reaped,
+-- adopted by another worker, or already finalized (a handler logging after its cancel) is
+-- dropped, so no line lands after the terminal status, and after adoption only the adopter writes.
 INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message)
 SELECT value ->> '$.job_id', value ->> '$.attempt', 'log', value ->> '$.stream', value ->> '$.message'
 FROM json_each(:lines)
-WHERE NOT EXISTS (SELECT 1 FROM skiplock_jobs AS j WHERE j.id = value ->> '$.job_id'
-                  AND j.attempt = value ->> '$.attempt' AND j.status = 'running'
-                  AND j.locked_by IS NOT :worker)
+WHERE EXISTS (SELECT 1 FROM skiplock_jobs AS j WHERE j.id = value ->> '$.job_id'
+              AND j.lease_token = value ->> '$.token' AND j.status = 'running')
 ORDER BY key -- seq must follow the order the lines were written
 RETURNING seq
 
@@ -28,4 +28,4 @@ WHERE job_id = :job_id AND attempt = :attempt AND type = 'log' AND stream = :str
 -- name: update_progress
 -- Fenced like every write of a running job; the trigger records the progress event.
 UPDATE skiplock_jobs SET progress = :progress
-WHERE id = :id AND attempt = :attempt AND locked_by = :worker AND status = 'running'
+WHERE id = :id AND lease_token = :token AND status = 'running'

@@ -43,11 +43,14 @@ LIMIT :limit
 -- name: claim_jobs
 -- One autocommit statement, so it runs under SQLite's single write lock: concurrent fetchers (any
 -- process) queue on busy_timeout and never take the same row. The subquery walks
--- skiplock_jobs_claimable. The attempt is counted at claim.
+-- skiplock_jobs_claimable. The attempt is counted at claim. :token is a fresh random token the
+-- worker draws for this statement: the fence of every later write of this execution (migration
+-- 0006), and its identity (claim_token) through adoptions.
 UPDATE skiplock_jobs
 SET status = 'running', attempt = attempt + 1, locked_by = :worker,
     locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms,
-    started_at = CAST(unixepoch('subsec') * 1000 AS INTEGER)
+    started_at = CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    lease_token = :token, claim_token = :token, host = :host
 WHERE id IN (
     SELECT id FROM skiplock_jobs
     WHERE status = 'queued' AND queue = :queue
@@ -58,29 +61,36 @@ WHERE id IN (
 RETURNING *
 
 -- name: adopt_orphans
--- Takes over running jobs whose lease the reaper cleared; the attempt is not changed (see the
--- PostgreSQL statement of the same name).
+-- Takes over running jobs whose lease the reaper cleared under a new token; the attempt is not
+-- changed. A job of a resumable kind is adopted only by a worker of its host while that host has
+-- a live worker (see the PostgreSQL statement of the same name). elapsed_ms: how long the attempt
+-- has run, by the database clock.
 UPDATE skiplock_jobs
-SET locked_by = :worker, locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms
+SET locked_by = :worker, locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms,
+    lease_token = :token
 WHERE id IN (
-    SELECT id FROM skiplock_jobs
-    WHERE status = 'running' AND queue = :queue AND locked_until IS NULL
-    ORDER BY priority DESC, id
+    SELECT o.id FROM skiplock_jobs AS o
+    WHERE o.status = 'running' AND o.queue = :queue AND o.locked_until IS NULL
+      AND (o.host IS NULL OR o.host = :host
+           OR o.kind NOT IN (SELECT value FROM json_each(:resumable_kinds))
+           OR NOT EXISTS (SELECT 1 FROM skiplock_workers AS w
+                          WHERE w.host = o.host AND w.stopped_at IS NULL
+                            AND w.last_heartbeat_at > CAST(unixepoch('subsec') * 1000 AS INTEGER) - :host_stale_ms))
+    ORDER BY o.priority DESC, o.id
     LIMIT :limit)
-RETURNING *
+RETURNING *, CAST(unixepoch('subsec') * 1000 AS INTEGER) - started_at AS elapsed_ms
 
 -- name: heartbeat
 -- One statement per worker per interval. A held job missing from the answer has lost its lease.
 UPDATE skiplock_jobs
 SET locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms
-FROM (SELECT value ->> '$.id' AS id, value ->> '$.attempt' AS attempt FROM json_each(:held)) AS h
-WHERE skiplock_jobs.id = h.id AND skiplock_jobs.attempt = h.attempt
-  AND skiplock_jobs.locked_by = :worker AND skiplock_jobs.status = 'running'
-RETURNING id, attempt, cancel_requested
+FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token FROM json_each(:held)) AS h
+WHERE skiplock_jobs.id = h.id AND skiplock_jobs.lease_token = h.token AND skiplock_jobs.status = 'running'
+RETURNING id, lease_token AS token, cancel_requested
 
 -- name: complete_jobs
--- Fenced finalize of many jobs in one statement: written only while this worker still holds that
--- attempt's lease. A retry of a job whose cancel was requested becomes cancelled instead.
+-- Fenced finalize of many jobs in one statement: written only while the job's lease token is the
+-- one the outcome carries. A retry of a job whose cancel was requested becomes cancelled instead.
 UPDATE skiplock_jobs
 SET status = CASE WHEN c.status = 'queued' AND skiplock_jobs.cancel_requested THEN 'cancelled'
                   ELSE c.status END,
@@ -94,13 +104,14 @@ SET status = CASE WHEN c.status = 'queued' AND skiplock_jobs.cancel_requested TH
     last_error = COALESCE(c.error, skiplock_jobs.last_error),
     locked_by = NULL,
     locked_until = NULL
-FROM (SELECT value ->> '$.id' AS id, value ->> '$.attempt' AS attempt, value ->> '$.status' AS status,
+FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token, value ->> '$.status' AS status,
              value ->> '$.delay_ms' AS delay_ms, NULLIF(value -> '$.result', 'null') AS result,
              value ->> '$.error' AS error, value ->> '$.extra_attempts' AS extra_attempts
       FROM json_each(:completions)) AS c
-WHERE skiplock_jobs.id = c.id AND skiplock_jobs.attempt = c.attempt
-  AND skiplock_jobs.locked_by = :worker AND skiplock_jobs.status = 'running'
-RETURNING id, attempt
+WHERE skiplock_jobs.id = c.id AND skiplock_jobs.lease_token = c.token AND skiplock_jobs.status = 'running'
+-- The token stays on the row (RETURNING cannot read the batch): every statement that accepts a
+-- token also requires status = 'running', which this statement just ended.
+RETURNING id, lease_token AS token
 
 -- name: release_jobs
 -- Graceful shutdown gives back jobs still running at the deadline; attempt stays counted.
@@ -113,17 +124,31 @@ SET status = CASE WHEN skiplock_jobs.cancel_requested THEN 'cancelled' ELSE 'que
     last_error = CASE WHEN skiplock_jobs.cancel_requested THEN skiplock_jobs.last_error
                       ELSE 'released at worker shutdown during attempt ' || skiplock_jobs.attempt END,
     locked_by = NULL,
-    locked_until = NULL
-FROM (SELECT value ->> '$.id' AS id, value ->> '$.attempt' AS attempt FROM json_each(:held)) AS h
-WHERE skiplock_jobs.id = h.id AND skiplock_jobs.attempt = h.attempt
-  AND skiplock_jobs.locked_by = :worker AND skiplock_jobs.status = 'running'
+    locked_until = NULL,
+    lease_token = NULL
+FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token FROM json_each(:held)) AS h
+WHERE skiplock_jobs.id = h.id AND skiplock_jobs.lease_token = h.token AND skiplock_jobs.status = 'running'
+RETURNING id
+
+-- name: unclaim_jobs
+-- Gives back, without using their attempt, the jobs of a claim whose answer never reached the
+-- worker: it does not run them. A job whose cancel was requested meanwhile ends cancelled, as at
+-- release. Matches nothing when the claim did not commit. Idempotent.
+UPDATE skiplock_jobs
+SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'queued' END,
+    finished_at = CASE WHEN cancel_requested THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
+    attempt = attempt - 1, locked_by = NULL, locked_until = NULL,
+    lease_token = NULL, claim_token = NULL, host = NULL
+WHERE lease_token = :token AND claim_token = :token AND status = 'running'
 RETURNING id
 
 -- name: reap_expired_leases
--- Clears the lease of running jobs whose owner stopped heartbeating; keeps status and attempt.
+-- Clears the lease (and its token: the stale holder can no longer write) of running jobs whose
+-- owner stopped heartbeating; keeps status and attempt. Returns the queues of the orphans.
 UPDATE skiplock_jobs
-SET locked_by = NULL, locked_until = NULL
+SET locked_by = NULL, locked_until = NULL, lease_token = NULL
 WHERE status = 'running' AND locked_until < CAST(unixepoch('subsec') * 1000 AS INTEGER)
+RETURNING queue
 
 -- name: cancel_job
 -- Waiting or queued: cancelled at once. Running: only flagged; the owner writes the final status.
@@ -136,16 +161,34 @@ WHERE tenant = :tenant AND id = :id AND status IN ('waiting', 'queued', 'running
 RETURNING *
 
 -- name: retry_job
--- One more attempt for a terminal job; attempt keeps counting, max_attempts grows if used up.
+-- One more attempt for a terminal job; attempt keeps counting, max_attempts grows if used up. A
+-- job whose dependencies have not all succeeded waits for them again; one with a failed, timed
+-- out or cancelled dependency is not retried (the caller names it: failed_dependency).
 UPDATE skiplock_jobs
-SET status = 'queued', available_at = CAST(unixepoch('subsec') * 1000 AS INTEGER), finished_at = NULL,
+SET status = CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
+                               JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                               WHERE d.job_id = skiplock_jobs.id AND p.status <> 'succeeded')
+                  THEN 'waiting' ELSE 'queued' END,
+    available_at = CAST(unixepoch('subsec') * 1000 AS INTEGER), finished_at = NULL,
     cancel_requested = 0, result = NULL, max_attempts = MAX(max_attempts, attempt + 1)
 WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+  AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
+                  JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                  WHERE d.job_id = skiplock_jobs.id AND p.status IN ('failed', 'timed_out', 'cancelled'))
 RETURNING *
+
+-- name: failed_dependency
+-- The first dependency of a job that failed, timed out or was cancelled: why retry_job refused.
+SELECT p.id, p.status FROM skiplock_job_dependencies AS d
+JOIN skiplock_jobs AS p ON p.id = d.depends_on
+WHERE d.job_id = :id AND p.status IN ('failed', 'timed_out', 'cancelled')
+ORDER BY p.id
+LIMIT 1
 
 -- name: prune_finished
 -- Retention: deletes up to :limit jobs finished longer than :age_ms ago, walking the primary key
--- from the oldest id (UUIDv7: enqueue order), where finished jobs gather. Bounded batches keep each write lock short.
+-- from the oldest id (UUIDv7: enqueue order), where finished jobs gather. Bounded batches keep each
+-- write lock short; the single statement under SQLite's write lock sees no concurrent retry.
 DELETE FROM skiplock_jobs
 WHERE id IN (
     SELECT id FROM skiplock_jobs
@@ -163,12 +206,38 @@ SELECT queue, status, count(*) AS jobs FROM skiplock_jobs WHERE tenant = :tenant
 DELETE FROM skiplock_jobs
 WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
 
--- name: lock_dependencies
--- The dependencies of jobs being enqueued. The enqueue transaction (BEGIN IMMEDIATE) holds
--- SQLite's write lock, so no dependency can finish before the dependency rows are written.
+-- name: read_dependencies
+-- The dependencies of jobs being enqueued. The library's own enqueue transaction (BEGIN
+-- IMMEDIATE) holds SQLite's write lock, so no dependency finishes before the dependency rows are
+-- written; on a caller's deferred transaction one may, and settle_waiting_jobs then settles the job.
 SELECT id, status FROM skiplock_jobs
 WHERE tenant = :tenant AND id IN (SELECT value FROM json_each(:ids))
 
 -- name: insert_dependencies
 INSERT INTO skiplock_job_dependencies (job_id, depends_on)
 SELECT value ->> '$.job_id', value ->> '$.depends_on' FROM json_each(:edges)
+
+-- name: settle_waiting_jobs
+-- The backstop of dependency release, run by every worker's reaper (see the PostgreSQL statement
+-- of the same name). The status trigger writes the events. Walks skiplock_jobs_waiting.
+UPDATE skiplock_jobs
+SET status = CASE WHEN w.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queued' END,
+    finished_at = CASE WHEN w.failed_dependency IS NOT NULL THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
+    available_at = CASE WHEN w.failed_dependency IS NOT NULL THEN skiplock_jobs.available_at
+                        ELSE CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
+    last_error = CASE WHEN w.failed_dependency IS NOT NULL THEN 'dependency ' || w.failed_dependency
+                      ELSE skiplock_jobs.last_error END
+FROM (SELECT waiting.id,
+             (SELECT p.id || ' ' || p.status FROM skiplock_job_dependencies AS d
+              JOIN skiplock_jobs AS p ON p.id = d.depends_on
+              WHERE d.job_id = waiting.id AND p.status IN ('failed', 'timed_out', 'cancelled')
+              ORDER BY p.id LIMIT 1) AS failed_dependency,
+             NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
+                         JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                         WHERE d.job_id = waiting.id AND p.status <> 'succeeded') AS ready
+      FROM skiplock_jobs AS waiting
+      WHERE waiting.status = 'waiting'
+      ORDER BY waiting.id
+      LIMIT 1000) AS w
+WHERE skiplock_jobs.id = w.id AND (w.failed_dependency IS NOT NULL OR w.ready)
+RETURNING id, queue, status

@@ -1,0 +1,68 @@
+package dev.skiplock.conformance;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * A data source whose next answer to one statement is lost on the way back: the statement runs
+ * and commits (autocommit), then the caller gets a connection error instead of the rows, as when
+ * the connection drops between the server's commit and the client reading the reply. The real
+ * database is untouched; only the reply is dropped.
+ */
+final class LostAnswers {
+    /** The text that identifies each statement whose answer can be dropped, in both dialects. */
+    private static final java.util.Map<String, Pattern> STATEMENTS = java.util.Map.of(
+            "claim_jobs", Pattern.compile("SET status = 'running', attempt = (j\\.)?attempt \\+ 1"));
+
+    private LostAnswers() {
+    }
+
+    /** Drops the answer of the next {@code statement} while {@code armed} is true (then disarms it). */
+    static DataSource dropping(DataSource target, String statement, AtomicBoolean armed) {
+        Pattern text = STATEMENTS.get(statement);
+        return proxy(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
+                ? proxy(Connection.class, (Connection) result, (inner, innerArgs, innerResult) ->
+                        inner.getName().equals("prepareStatement") && text.matcher((String) innerArgs[0]).find()
+                                ? proxy(PreparedStatement.class, (PreparedStatement) innerResult,
+                                        (call, callArgs, callResult) -> dropAnswer(call, callResult, armed))
+                                : innerResult)
+                : result);
+    }
+
+    private static Object dropAnswer(Method call, Object result, AtomicBoolean armed) throws SQLException {
+        if (call.getName().equals("executeQuery") && armed.compareAndSet(true, false)) {
+            ((ResultSet) result).close();
+            throw new SQLTransientConnectionException("test: the connection dropped before the answer arrived", "08006");
+        }
+        return result;
+    }
+
+    /** What a proxy does with the target's answer to one call. */
+    private interface AfterCall {
+        Object apply(Method method, Object[] args, Object result) throws Throwable;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T proxy(Class<T> type, T target, AfterCall after) {
+        InvocationHandler handler = (self, method, args) -> {
+            Object result;
+            try {
+                result = method.invoke(target, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+            return after.apply(method, args, result);
+        };
+        return (T) Proxy.newProxyInstance(LostAnswers.class.getClassLoader(), new Class<?>[] {type}, handler);
+    }
+}

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class PostgresProtocolRaceTest extends ProtocolRaceContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+}

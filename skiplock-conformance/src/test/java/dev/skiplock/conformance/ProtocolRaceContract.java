@@ -1,0 +1,360 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStateException;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.spi.Driver;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Interleavings of the lease protocol that random faults almost never produce (issue #10), each
+ * forced by the test itself: two connections whose statements it orders, a paused handler, a
+ * claim whose answer it drops. Each of these failed on the protocol before fencing tokens.
+ */
+abstract class ProtocolRaceContract extends ContractBase {
+
+    record Work(String label) {
+    }
+
+    // Fault 9: a claim lost in a crash must not let the next claim reuse its fence.
+    @Test
+    void outcomeOfAnExecutionWhoseClaimWasLostIsRejectedEvenOnTheSameWorker() throws Exception {
+        CountDownLatch firstStarted = new CountDownLatch(1);
+        CountDownLatch firstMayFinish = new CountDownLatch(1);
+        CountDownLatch secondStarted = new CountDownLatch(1);
+        CountDownLatch secondMayFinish = new CountDownLatch(1);
+        AtomicInteger executions = new AtomicInteger();
+        Skiplock worker = started(builder(config -> config.queue("default", 2).heartbeatInterval(Duration.ofSeconds(1)))
+                .handler("work", Work.class, context -> {
+                    if (executions.incrementAndGet() == 1) {
+                        firstStarted.countDown();
+                        awaitIgnoringInterrupts(firstMayFinish);
+                        return JobOutcome.complete("first");
+                    }
+                    secondStarted.countDown();
+                    secondMayFinish.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    return JobOutcome.complete("second");
+                }));
+        Job job = worker.enqueue(JobRequest.of("work", new Work("x")).withMaxAttempts(3));
+        assertThat(firstStarted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        // The claim is lost (asynchronous commit, database crash); the same worker claims again.
+        database.loseClaim(worker.dataSource(), job.id());
+        assertThat(secondStarted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(worker.get(job.id()).orElseThrow().attempt()).isEqualTo(1); // the same attempt number again
+        firstMayFinish.countDown(); // the first execution's outcome arrives while the second runs
+        await().atMost(WAIT).until(() -> worker.metrics().staleFinalizations() + worker.metrics().leasesLost() >= 1);
+        assertThat(worker.get(job.id()).orElseThrow().status()).isEqualTo(JobStatus.RUNNING);
+
+        secondMayFinish.countDown();
+        Job done = awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("second");
+        awaitCount(() -> worker.metrics().succeeded(), 1);
+    }
+
+    // Fault 8: a claim whose answer never reached the worker uses no attempt.
+    @Test
+    void claimWhoseAnswerWasLostIsGivenBackWithoutUsingTheAttempt() {
+        Skiplock pool = client();
+        AtomicBoolean dropNextClaimAnswer = new AtomicBoolean(true);
+        DataSource flaky = LostAnswers.dropping(pool.dataSource(), "claim_jobs", dropNextClaimAnswer);
+        Job job = pool.enqueue(JobRequest.of("work", new Work("x")).withMaxAttempts(1));
+        Skiplock worker = track(Skiplock.builder().dataSource(flaky).config(fastConfig().queue("default", 1).build())
+                .handler("work", Work.class, context -> JobOutcome.complete(context.attempt()))
+                .build()).start(); // its first claim takes the job, and its answer is lost
+
+        Job done = awaitTerminal(pool, job.id());
+        assertThat(dropNextClaimAnswer).isFalse(); // the answer of one claim was dropped
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).isEqualTo(1);
+        assertThat(done.result().asInt()).isEqualTo(1);
+        assertThat(statuses(pool, job)).containsExactly("queued@0", "running@1", "queued@0", "running@1", "succeeded@1");
+        assertThat(worker.metrics().adopted()).isZero();
+    }
+
+    // Fault 12: a worker that re-adopts its own job after a pause stops its old execution.
+    @Test
+    void workerThatAdoptsItsOwnJobAfterAPauseStopsItsOldExecution() throws Exception {
+        CountDownLatch firstStarted = new CountDownLatch(1);
+        AtomicBoolean firstInterrupted = new AtomicBoolean();
+        AtomicInteger executions = new AtomicInteger();
+        // No heartbeat within the test: the expired lease stays expired until the reaper clears it.
+        Skiplock worker = started(builder(config -> config.queue("default", 2)
+                .heartbeatInterval(Duration.ofSeconds(30)).leaseTtl(Duration.ofMinutes(1)))
+                .handler("work", Work.class, context -> {
+                    if (executions.incrementAndGet() == 1) {
+                        firstStarted.countDown();
+                        try {
+                            blockUntilInterrupted();
+                        } catch (InterruptedException e) {
+                            firstInterrupted.set(true);
+                        }
+                        return JobOutcome.complete("first");
+                    }
+                    return JobOutcome.complete("second");
+                }));
+        Job job = worker.enqueue(JobRequest.of("work", new Work("x")).withMaxAttempts(3));
+        assertThat(firstStarted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        database.expireLease(worker.dataSource(), job.id()); // as if the worker had been paused
+
+        await().atMost(WAIT).untilTrue(firstInterrupted);
+        Job done = awaitTerminal(worker, job.id());
+        assertThat(worker.metrics().adopted()).isEqualTo(1);
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("second"); // an in-process execution is lost: run again
+        assertThat(done.attempt()).isEqualTo(2);
+    }
+
+    // Fault 6: an orphan is adopted however busy its queue, whichever node reaped it.
+    @Test
+    void orphanIsAdoptedWhileEnqueuesKeepItsQueuesWorkerAwake() {
+        Skiplock reaper = started(builder(config -> config.queue("other", 1)));
+        Skiplock busy = started(builder(config -> config.queue("busy", 4)
+                .reaperInterval(Duration.ofHours(1)).pollInterval(Duration.ofSeconds(2)))
+                .handler("work", Work.class, context -> JobOutcome.complete(context.attempt())));
+        Job orphan = reaper.enqueue(JobRequest.of("work", new Work("orphan")).withQueue("parking").withMaxAttempts(3));
+        AtomicBoolean traffic = new AtomicBoolean(true);
+        CompletableFuture<Void> producer = CompletableFuture.runAsync(() -> {
+            while (traffic.get()) { // an enqueue every 100 ms: "busy"'s fetcher never reaches its poll timeout
+                reaper.enqueue(JobRequest.of("work", new Work("traffic")).withQueue("busy"));
+                sleepMillis(100);
+            }
+        });
+        try {
+            sleepMillis(500); // the traffic flows
+            database.makeOrphan(reaper.dataSource(), orphan.id(), "busy");
+
+            Job done = awaitTerminal(reaper, orphan.id());
+            assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+            assertThat(done.attempt()).isEqualTo(2);
+            assertThat(busy.metrics().adopted()).isEqualTo(1);
+        } finally {
+            traffic.set(false);
+            producer.join();
+        }
+    }
+
+    // Fault 7: retention never deletes a job that a retry made live again.
+    @Test
+    void retentionDoesNotDeleteAJobRetriedWhileItsDeleteWaited() throws Exception {
+        assumeThat(database.concurrentWriters()).as("%s has one writer at a time", database.name()).isTrue();
+        Skiplock client = client();
+        Job job = client.enqueue(JobRequest.of("work", new Work("x")));
+        client.cancel(job.id());
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET finished_at = now() - interval '1 hour' WHERE id = ?",
+                job.id());
+        JobStore store = new JobStore(client.dataSource(), driver(client));
+
+        try (Connection retrying = client.dataSource().getConnection()) {
+            retrying.setAutoCommit(false);
+            Transactions.update(retrying, "UPDATE skiplock_jobs SET status = 'queued', finished_at = NULL WHERE id = ?", job.id());
+            CompletableFuture<Integer> prune = CompletableFuture.supplyAsync(() -> store.pruneFinished(60_000, 1000));
+            Transactions.awaitBlocked(client.dataSource(), "DELETE FROM skiplock_jobs", prune);
+            retrying.commit();
+            prune.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+
+        assertThat(client.get(job.id())).as("the retried job still exists").isPresent();
+        assertThat(client.get(job.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+    }
+
+    // Fault 2: two dependencies finishing in concurrent transactions release their dependent.
+    @Test
+    void dependentIsReleasedWhenItsTwoDependenciesSucceedInConcurrentTransactions() throws Exception {
+        assumeThat(database.concurrentWriters()).as("%s has one writer at a time", database.name()).isTrue();
+        Skiplock client = client();
+        Job first = client.enqueue(JobRequest.of("work", new Work("a")).withQueue("parking"));
+        Job second = client.enqueue(JobRequest.of("work", new Work("b")).withQueue("parking"));
+        Job dependent = client.enqueue(JobRequest.of("work", new Work("c")).withQueue("parking")
+                .withDependsOn(List.of(first.id(), second.id())));
+        assertThat(dependent.status()).isEqualTo(JobStatus.WAITING);
+        String succeed = "UPDATE skiplock_jobs SET status = 'succeeded', finished_at = now() WHERE id = ?";
+
+        try (Connection one = client.dataSource().getConnection(); Connection two = client.dataSource().getConnection()) {
+            one.setAutoCommit(false);
+            two.setAutoCommit(false);
+            Transactions.update(one, succeed, first.id()); // its trigger sees the second still queued
+            CompletableFuture<Integer> secondSucceeds = CompletableFuture.supplyAsync(
+                    () -> Transactions.update(two, succeed, second.id()));
+            Transactions.awaitBlocked(client.dataSource(), "UPDATE skiplock_jobs", secondSucceeds);
+            one.commit();
+            secondSucceeds.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            two.commit();
+        }
+
+        // No worker runs here, so no backstop: the triggers alone must have released it.
+        assertThat(client.get(dependent.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+    }
+
+    // Fault 10: a caller's open transaction that enqueued a dependent does not stall the worker.
+    @Test
+    void callerTransactionEnqueuingADependentDoesNotStallTheWorkerFinishingItsDependency() throws Exception {
+        assumeThat(database.concurrentWriters()).as("%s has one writer at a time", database.name()).isTrue();
+        CountDownLatch parentMayFinish = new CountDownLatch(1);
+        Skiplock worker = started(builder(config -> config.queue("default", 2))
+                .handler("work", Work.class, context -> {
+                    if (context.args().label().equals("parent")) {
+                        parentMayFinish.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    }
+                    return JobOutcome.complete(context.args().label());
+                }));
+        Job parent = worker.enqueue(JobRequest.of("work", new Work("parent")));
+        awaitStatus(worker, parent.id(), JobStatus.RUNNING);
+
+        Job child;
+        try (Connection caller = worker.dataSource().getConnection()) {
+            caller.setAutoCommit(false);
+            child = worker.enqueue(caller, JobRequest.of("work", new Work("child")).withDependsOn(List.of(parent.id())));
+            assertThat(child.status()).isEqualTo(JobStatus.WAITING);
+            parentMayFinish.countDown();
+            // The caller's transaction is still open: the parent's outcome must not wait for it.
+            awaitStatus(worker, parent.id(), JobStatus.SUCCEEDED);
+            caller.commit();
+        }
+
+        // The parent finished before the child's enqueue committed: the backstop releases the child.
+        Job done = awaitTerminal(worker, child.id());
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+    }
+
+    @Test
+    void enqueueWithDependenciesOnAnAutocommitConnectionIsRejected() throws Exception {
+        Skiplock client = client();
+        Job parent = client.enqueue(JobRequest.of("work", new Work("parent")));
+        try (Connection caller = client.dataSource().getConnection()) {
+            assertThat(caller.getAutoCommit()).isTrue();
+            assertThatThrownBy(() -> client.enqueue(caller, JobRequest.of("work", new Work("child"))
+                    .withDependsOn(List.of(parent.id()))))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connection");
+        }
+        assertThat(client.list(dev.skiplock.JobQuery.all()).jobs()).hasSize(1); // nothing was written
+    }
+
+    // Fault 12: a retry re-checks dependencies.
+    @Test
+    void retryOfAJobWhoseDependencyFailedIsRefusedNamingIt() {
+        Skiplock client = client();
+        Job parent = client.enqueue(JobRequest.of("work", new Work("parent")));
+        Job child = client.enqueue(JobRequest.of("work", new Work("child")).withDependsOn(List.of(parent.id())));
+        client.cancel(parent.id());
+        assertThat(client.get(child.id()).orElseThrow().status()).isEqualTo(JobStatus.FAILED);
+
+        assertThatThrownBy(() -> client.retry(child.id()))
+                .isInstanceOf(JobStateException.class)
+                .hasMessageContaining(parent.id().toString()).hasMessageContaining("cancelled");
+        assertThat(client.get(child.id()).orElseThrow().status()).isEqualTo(JobStatus.FAILED);
+    }
+
+    @Test
+    void retryOfAJobWhoseDependencyIsRetriedWaitsForItAgain() {
+        Skiplock client = client();
+        Job parent = client.enqueue(JobRequest.of("work", new Work("parent")));
+        Job child = client.enqueue(JobRequest.of("work", new Work("child")).withDependsOn(List.of(parent.id())));
+        client.cancel(parent.id());
+        client.retry(parent.id());
+        Job skipped = client.get(child.id()).orElseThrow();
+        assertThat(skipped.status()).isEqualTo(JobStatus.FAILED);
+
+        Job retried = client.retry(child.id());
+
+        assertThat(retried.status()).isEqualTo(JobStatus.WAITING);
+        assertThat(client.get(child.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
+    }
+
+    @Test
+    void retryWhileAnotherLiveJobHoldsTheUniqueKeyIsAConflictNamingTheKey() {
+        Skiplock client = client();
+        Job first = client.enqueue(JobRequest.of("work", new Work("a")).withUniqueKey("nightly"));
+        client.cancel(first.id());
+        Job second = client.enqueue(JobRequest.of("work", new Work("b")).withUniqueKey("nightly"));
+        assertThat(second.id()).isNotEqualTo(first.id());
+
+        assertThatThrownBy(() -> client.retry(first.id()))
+                .isInstanceOf(JobStateException.class).hasMessageContaining("'nightly'");
+        assertThat(client.get(first.id()).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
+    }
+
+    // Fault 1: what one job carries never blocks another job's outcome.
+    @Test
+    void nulBytesAndLoneSurrogatesInOutcomesLogsAndProgressHarmOnlyTheirJob() {
+        Skiplock worker = started(builder(config -> config.queue("default", 4))
+                .handler("hostile", Work.class, context -> {
+                    context.log("stdout", "a\u0000b");
+                    context.log("stderr", "\uD800x");
+                    assertThat(context.progress(java.util.Map.of("p", "x\u0000"))).isTrue();
+                    if (context.args().label().equals("throw")) {
+                        throw new IllegalStateException("boom\u0000\uDC00");
+                    }
+                    return JobOutcome.complete(java.util.Map.of("r\u0000", "\u0000"));
+                })
+                .handler("work", Work.class, context -> JobOutcome.complete("fine")));
+        Job returns = worker.enqueue(JobRequest.of("hostile", new Work("return")));
+        Job throwing = worker.enqueue(JobRequest.of("hostile", new Work("throw")).withMaxAttempts(1));
+        Job healthy = worker.enqueue(JobRequest.of("work", new Work("fine")));
+
+        assertThat(awaitTerminal(worker, healthy.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+        Job returned = awaitTerminal(worker, returns.id());
+        assertThat(returned.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(returned.result().path("r\uFFFD").asText()).isEqualTo("\uFFFD");
+        Job thrown = awaitTerminal(worker, throwing.id());
+        assertThat(thrown.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(thrown.lastError()).endsWith("boom\uFFFD\uFFFD");
+        for (Job job : List.of(returns, throwing)) {
+            assertThat(worker.events(job.id(), 0, 100)).filteredOn(event -> event.type().equals("log"))
+                    .extracting(event -> event.stream() + ":" + event.message())
+                    .containsExactly("stdout:a\uFFFDb", "stderr:\uFFFDx"); // each line once
+            assertThat(worker.events(job.id(), 0, 100)).filteredOn(event -> event.type().equals("progress"))
+                    .extracting(event -> event.data().path("p").asText()).containsExactly("x\uFFFD");
+        }
+    }
+
+    private List<String> statuses(Skiplock skiplock, Job job) {
+        return skiplock.events(job.id(), 0, 100).stream().filter(event -> event.type().equals("status"))
+                .map(event -> event.status() + "@" + event.attempt()).toList();
+    }
+
+    private static Driver driver(Skiplock skiplock) {
+        return ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
+                .filter(candidate -> candidate.name().equals(skiplock.driverName())).findFirst().orElseThrow();
+    }
+
+    private static void awaitIgnoringInterrupts(CountDownLatch latch) {
+        while (true) {
+            try {
+                latch.await();
+                return;
+            } catch (InterruptedException e) {
+                // the worker lost this execution's lease: it finishes anyway, as a stale execution would
+            }
+        }
+    }
+
+    private static void sleepMillis(long millis) {
+        try {
+            Thread.sleep(millis); // paces the test's own producer; nothing waits on a condition here
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteProtocolRaceTest extends ProtocolRaceContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}

@@ -1,0 +1,11 @@
+package dev.skiplock.internal.store;
+
+import java.util.UUID;
+
+/**
+ * Who claims or adopts jobs of one queue, and under which lease.
+ *
+ * @param token a fresh random token drawn for this one statement: never reused
+ */
+public record ClaimParams(String queue, String worker, String host, UUID token, long leaseMillis) {
+}
