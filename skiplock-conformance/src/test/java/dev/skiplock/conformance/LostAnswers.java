@@ -14,10 +14,11 @@ import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
- * A data source whose next answer to one statement is lost on the way back: the statement runs
- * and commits (autocommit), then the caller gets a connection error instead of the rows, as when
- * the connection drops between the server's commit and the client reading the reply. The real
- * database is untouched; only the reply is dropped.
+ * Data sources with a fault on the client's path to a real database: {@link #dropping} loses the
+ * next answer to one statement on the way back (the statement runs and commits in autocommit, then
+ * the caller gets a connection error instead of the rows, as when the connection drops between the
+ * server's commit and the client reading the reply); {@link #rejecting} makes the database refuse
+ * any statement that carries a marker string, as it refuses a value it cannot store.
  */
 final class LostAnswers {
     /** The text that identifies each statement whose answer can be dropped, in both dialects. */
@@ -37,6 +38,37 @@ final class LostAnswers {
                                         (call, callArgs, callResult) -> dropAnswer(call, callResult, armed))
                                 : innerResult)
                 : result);
+    }
+
+    /**
+     * Fails every statement one of whose string parameters contains {@code marker} with a data
+     * error (SQLState 22P05, SQLite's SQLITE_TOOBIG code), before it reaches the database.
+     */
+    static DataSource rejecting(DataSource target, String marker) {
+        return proxy(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
+                ? proxy(Connection.class, (Connection) result, (inner, innerArgs, innerResult) ->
+                        inner.getName().equals("prepareStatement")
+                                ? rejectingStatement((PreparedStatement) innerResult, marker) : innerResult)
+                : result);
+    }
+
+    private static PreparedStatement rejectingStatement(PreparedStatement target, String marker) {
+        AtomicBoolean carriesMarker = new AtomicBoolean();
+        InvocationHandler handler = (self, method, args) -> {
+            if (method.getName().equals("setString") && args[1] instanceof String text && text.contains(marker)) {
+                carriesMarker.set(true);
+            }
+            if (method.getName().startsWith("execute") && carriesMarker.get()) {
+                throw new SQLException("test: the database cannot store this value", "22P05", 18);
+            }
+            try {
+                return method.invoke(target, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        };
+        return (PreparedStatement) Proxy.newProxyInstance(LostAnswers.class.getClassLoader(),
+                new Class<?>[] {PreparedStatement.class}, handler);
     }
 
     private static Object dropAnswer(Method call, Object result, AtomicBoolean armed) throws SQLException {

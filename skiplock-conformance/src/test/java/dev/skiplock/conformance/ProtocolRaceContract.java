@@ -329,6 +329,60 @@ abstract class ProtocolRaceContract extends ContractBase {
         }
     }
 
+    @Test
+    void batchTheDatabaseRejectsForOneJobsDataIsSplitAndOnlyThatJobIsAffected() {
+        Skiplock pool = client();
+        DataSource rejecting = LostAnswers.rejecting(pool.dataSource(), "POISON");
+        CountDownLatch release = new CountDownLatch(1);
+        Skiplock worker = track(Skiplock.builder().dataSource(rejecting).config(fastConfig().queue("default", 4).build())
+                .handler("work", Work.class, context -> {
+                    release.await(WAIT.toSeconds(), TimeUnit.SECONDS); // all four finish together: one batch
+                    context.log("stdout", "line of " + context.args().label());
+                    if (context.args().label().equals("bad-log")) {
+                        context.log("stdout", "POISON");
+                    }
+                    return JobOutcome.complete(context.args().label().equals("bad-result") ? "POISON" : "ok");
+                }).build()).start();
+        List<Job> jobs = pool.enqueueMany(List.of(JobRequest.of("work", new Work("good")),
+                JobRequest.of("work", new Work("bad-log")), JobRequest.of("work", new Work("bad-result")),
+                JobRequest.of("work", new Work("fine"))));
+        await().atMost(WAIT).until(() -> pool.list(dev.skiplock.JobQuery.all().withStatus(JobStatus.RUNNING))
+                .jobs().size() == 4);
+        release.countDown();
+
+        List<Job> done = jobs.stream().map(job -> awaitTerminal(pool, job.id())).toList();
+        assertThat(done).extracting(job -> job.status()).containsExactly(JobStatus.SUCCEEDED, JobStatus.SUCCEEDED,
+                JobStatus.FAILED, JobStatus.SUCCEEDED);
+        assertThat(done.get(2).lastError()).isEqualTo("the outcome (succeeded) could not be stored");
+        for (Job job : done) {
+            List<String> lines = pool.events(job.id(), 0, 100).stream().filter(event -> event.type().equals("log"))
+                    .map(dev.skiplock.JobEvent::message).toList();
+            if (job.id().equals(jobs.get(1).id())) {
+                assertThat(lines).containsExactly("line of bad-log",
+                        "[skiplock: a log line of 6 characters could not be stored]");
+            } else {
+                assertThat(lines).hasSize(1).allMatch(line -> line.startsWith("line of ")); // written once
+            }
+        }
+    }
+
+    @Test
+    void nulBytesAndInvalidUtf8InACommandsOutputAreStoredReplaced() throws Exception {
+        java.nio.file.Path runs = java.nio.file.Files.createTempDirectory("skiplock-runs-");
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("command", com.fasterxml.jackson.databind.JsonNode.class,
+                        dev.skiplock.server.SkiplockServer.commandRunner(runs)));
+        String script = "printf 'a\\000b\\377c\\n'; printf 'x\\000\\n' >&2; printf 'no newline \\000'";
+        Job job = worker.enqueue(JobRequest.of("command", java.util.Map.of("argv", List.of("sh", "-c", script))));
+        Job next = worker.enqueue(JobRequest.of("command", java.util.Map.of("argv", List.of("true"))));
+
+        assertThat(awaitTerminal(worker, job.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(awaitTerminal(worker, next.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(worker.events(job.id(), 0, 100)).filteredOn(event -> event.type().equals("log"))
+                .extracting(event -> event.stream() + ":" + event.message())
+                .containsExactlyInAnyOrder("stdout:a\uFFFDb\uFFFDc", "stderr:x\uFFFD", "stdout:no newline \uFFFD");
+    }
+
     private List<String> statuses(Skiplock skiplock, Job job) {
         return skiplock.events(job.id(), 0, 100).stream().filter(event -> event.type().equals("status"))
                 .map(event -> event.status() + "@" + event.attempt()).toList();

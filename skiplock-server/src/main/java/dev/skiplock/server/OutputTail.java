@@ -17,6 +17,11 @@ import java.util.function.BooleanSupplier;
  */
 final class OutputTail implements Runnable {
     private static final long POLL_MILLIS = 20;
+    /**
+     * A line longer than this is cut into pieces of this size, so output without newlines (a binary
+     * dump, a progress bar) costs bounded memory and each log event stays small.
+     */
+    static final int MAX_LINE_BYTES = 64 * 1024;
 
     private final Path file;
     private final String stream;
@@ -84,11 +89,16 @@ final class OutputTail implements Runnable {
                 line.write(buffer, start, i - start);
                 emit();
                 start = i + 1;
+            } else if (line.size() + (i + 1 - start) >= MAX_LINE_BYTES) {
+                line.write(buffer, start, i + 1 - start);
+                emit();
+                start = i + 1;
             }
         }
         line.write(buffer, start, length - start);
     }
 
+    /** Decodes the line; invalid UTF-8 becomes U+FFFD (and the worker replaces NUL the same way). */
     private void emit() {
         String text = line.toString(StandardCharsets.UTF_8);
         line.reset();
