@@ -26,6 +26,9 @@ import java.util.UUID;
  * @param migrate            apply schema migrations on start (default true)
  * @param retention          finished jobs older than this are deleted by running workers (default 7 days);
  *                           {@code null} keeps them forever
+ * @param pruneInterval      how often a running worker deletes finished jobs past {@code retention} (default
+ *                           60 s; at least 100 ms): a job is deleted between {@code retention} and
+ *                           {@code retention + pruneInterval} after it finished
  */
 public record SkiplockConfig(
         String workerId,
@@ -40,7 +43,8 @@ public record SkiplockConfig(
         Duration defaultTimeout,
         RetryPolicy retryPolicy,
         boolean migrate,
-        Duration retention) {
+        Duration retention,
+        Duration pruneInterval) {
 
     public static final int MAX_CONCURRENCY = 10_000;
 
@@ -79,6 +83,9 @@ public record SkiplockConfig(
         if (retention != null && retention.toMillis() < 1000) {
             throw new IllegalArgumentException("retention: must be at least 1 second, or null to keep jobs forever");
         }
+        if (pruneInterval == null || pruneInterval.toMillis() < 100) {
+            throw new IllegalArgumentException("pruneInterval: must be at least 100 ms, got " + pruneInterval);
+        }
     }
 
     private static void positive(String field, Duration value) {
@@ -114,19 +121,20 @@ public record SkiplockConfig(
         private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
         private boolean migrate = true;
         private Duration retention = Duration.ofDays(7);
+        private Duration pruneInterval = Duration.ofSeconds(60);
 
         public Builder workerId(String value) {
             workerId = value;
             return this;
         }
 
-        /** Run jobs of {@code queue}, up to {@code concurrency} at once in this instance. */
         /** See {@link SkiplockConfig#hostId()}. */
         public Builder hostId(String value) {
             hostId = value;
             return this;
         }
 
+        /** Run jobs of {@code queue}, up to {@code concurrency} at once in this instance. */
         public Builder queue(String queue, int concurrency) {
             queues.put(queue, concurrency);
             return this;
@@ -183,9 +191,15 @@ public record SkiplockConfig(
             return this;
         }
 
+        /** See {@link SkiplockConfig#pruneInterval()}. */
+        public Builder pruneInterval(Duration value) {
+            pruneInterval = value;
+            return this;
+        }
+
         public SkiplockConfig build() {
             return new SkiplockConfig(workerId, hostId, queues, leaseTtl, heartbeatInterval, reaperInterval, pollInterval,
-                    shutdownTimeout, defaultMaxAttempts, defaultTimeout, retryPolicy, migrate, retention);
+                    shutdownTimeout, defaultMaxAttempts, defaultTimeout, retryPolicy, migrate, retention, pruneInterval);
         }
 
         private static String defaultHostId() {

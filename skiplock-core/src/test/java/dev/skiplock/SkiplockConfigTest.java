@@ -18,6 +18,8 @@ class SkiplockConfigTest {
         assertThat(config.rescueBound()).isEqualTo(Duration.ofSeconds(46));
         assertThat(config.queues()).isEmpty();
         assertThat(config.migrate()).isTrue();
+        assertThat(config.retention()).isEqualTo(Duration.ofDays(7));
+        assertThat(config.pruneInterval()).isEqualTo(Duration.ofSeconds(60));
         assertThat(config.workerId()).matches("[A-Za-z0-9_.:-]{1,128}");
     }
 
@@ -39,6 +41,12 @@ class SkiplockConfigTest {
                 .hasMessageStartingWith("leaseTtl:");
         assertThatThrownBy(() -> SkiplockConfig.builder().defaultMaxAttempts(0).build())
                 .hasMessageStartingWith("defaultMaxAttempts:");
+        assertThatThrownBy(() -> SkiplockConfig.builder().pruneInterval(Duration.ofMillis(99)).build())
+                .hasMessageStartingWith("pruneInterval:");
+        assertThatThrownBy(() -> SkiplockConfig.builder().pruneInterval(null).build())
+                .hasMessageStartingWith("pruneInterval:");
+        assertThat(SkiplockConfig.builder().retention(Duration.ofSeconds(2)).pruneInterval(Duration.ofMillis(500))
+                .build().pruneInterval()).isEqualTo(Duration.ofMillis(500));
     }
 
     @Test

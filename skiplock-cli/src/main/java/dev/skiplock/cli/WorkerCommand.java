@@ -28,10 +28,20 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--concurrency", defaultValue = "8", description = "jobs per queue at once (default ${DEFAULT-VALUE})")
     int concurrency;
 
+    @Option(names = "--retention", defaultValue = "7d",
+            description = "delete jobs finished longer ago than this (default ${DEFAULT-VALUE})")
+    String retention;
+
+    @Option(names = "--prune-interval", defaultValue = "60s",
+            description = "how often this worker deletes jobs past --retention (default ${DEFAULT-VALUE})")
+    String pruneInterval;
+
     @Override
     public Integer call() throws Exception {
         SkiplockConfig.Builder builder = workerOptions.apply(SkiplockConfig.builder());
         queues.forEach(queue -> builder.queue(queue, concurrency));
+        builder.retention(Durations.parse("--retention", retention))
+                .pruneInterval(Durations.parse("--prune-interval", pruneInterval));
         Skiplock skiplock = workerOptions.handlers(Skiplock.builder().url(database.jdbcUrl()).config(builder.build())).build();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -212,4 +212,15 @@ abstract class FastPathContract extends ContractBase {
         assertThat(store.pruneFinished(0, 100)).isEqualTo(3);
         assertThat(worker.get(waiting.id())).isPresent();
     }
+
+    @Test
+    void aWorkerDeletesJobsFinishedLongerAgoThanItsRetentionAtEachPruneInterval() {
+        Skiplock worker = started(builder(config -> config.queue("done", 1).retention(Duration.ofSeconds(1))
+                .pruneInterval(Duration.ofMillis(200))).handler("work", Work.class, context -> JobOutcome.complete()));
+        Job finished = worker.enqueue(JobRequest.of("work", new Work("finished")).withQueue("done"));
+        Job queued = worker.enqueue(JobRequest.of("work", new Work("queued"))); // queue default: nobody works it
+
+        await().atMost(WAIT).until(() -> worker.get(finished.id()).isEmpty());
+        assertThat(worker.get(queued.id())).isPresent();
+    }
 }

@@ -25,7 +25,6 @@ import org.slf4j.LoggerFactory;
 final class LeaseKeeper {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseKeeper.class);
 
-    static final int PRUNE_EVERY_SECONDS = 60;
     static final int PRUNE_BATCH = 1000;
     static final int MAX_PRUNE_ROUNDS = 100;
 
@@ -63,8 +62,9 @@ final class LeaseKeeper {
         scheduler.scheduleWithFixedDelay(() -> guarded("reaper", this::reap), firstReap, reaper,
                 TimeUnit.MILLISECONDS);
         if (config.retention() != null) {
-            scheduler.scheduleWithFixedDelay(() -> guarded("retention", this::prune), PRUNE_EVERY_SECONDS,
-                    PRUNE_EVERY_SECONDS, TimeUnit.SECONDS);
+            long prune = config.pruneInterval().toMillis();
+            scheduler.scheduleWithFixedDelay(() -> guarded("retention", this::prune), prune, prune,
+                    TimeUnit.MILLISECONDS);
         }
     }
 
