@@ -34,7 +34,20 @@ record FaultLedger(List<Entry> entries) {
 
     /** The shell line a command job runs to write its own ledger entries around {@code sleepSeconds} of work. */
     static String commandScript(Path ledger, String sleepSeconds) {
+        return commandScript(ledger, "", sleepSeconds);
+    }
+
+    /**
+     * As {@link #commandScript(Path, String)}, printing first one line on stdout and one on stderr
+     * that carry a NUL byte and bytes that are not UTF-8 (each must be stored as U+FFFD).
+     */
+    static String hostileCommandScript(Path ledger, String sleepSeconds) {
+        return commandScript(ledger, "printf 'out: \\000 nul, \\377\\376 not utf-8\\n'; "
+                + "printf 'err: \\000 nul, \\300 not utf-8\\n' >&2; ", sleepSeconds);
+    }
+
+    private static String commandScript(Path ledger, String output, String sleepSeconds) {
         String entry = " $SKIPLOCK_JOB_ID $SKIPLOCK_ATTEMPT $$ $(date +%s%3N) >> " + ledger;
-        return "echo start" + entry + "; sleep " + sleepSeconds + "; echo end" + entry;
+        return "echo start" + entry + "; " + output + "sleep " + sleepSeconds + "; echo end" + entry;
     }
 }

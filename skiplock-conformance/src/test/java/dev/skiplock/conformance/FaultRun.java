@@ -18,18 +18,30 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Real {@code skiplock worker} processes under injected faults: SIGKILL, SIGSTOP past the lease
- * then SIGCONT, and database restarts, one every {@link FaultPlan#faultEvery()}. A supervisor
- * restarts every worker that dies (killed, or halted by a poison job), as a process manager would.
+ * then SIGCONT, and database restarts, one every {@link FaultPlan.Faults#every()}; meanwhile every
+ * connection of one proxied worker is cut every {@link FaultPlan.Faults#cutEvery()} (its
+ * {@link FaultProxy} also drops claim answers). A supervisor restarts every worker that dies
+ * (killed, or halted by a poison job), as a process manager would, in the same slot: with the
+ * same proxy, or the same short retention.
  */
 final class FaultRun implements AutoCloseable {
     /** Worker timings (WorkerProcess): how long a paused worker stays stopped — past its 2 s lease. */
     static final Duration PAUSE = Duration.ofMillis(3500);
 
     /**
-     * One injected fault or observed death: {@code kill}, {@code pause}, {@code restart}, {@code exit}
-     * (halted by a poison job) or {@code start-failed} (a restarted worker found the database down).
+     * One injected fault or observed death: {@code kill}, {@code pause}, {@code restart}, {@code cut}
+     * (every connection of a proxied worker), {@code exit} (halted by a poison job) or
+     * {@code start-failed} (a restarted worker found the database down).
      */
     record Fault(String type, long pid, long atMillis, long untilMillis) {
+    }
+
+    /** A claim's answer seen by the proxy of a worker process. */
+    record ProxiedClaim(long pid, FaultProxy.Claim claim) {
+    }
+
+    /** Which worker process held a slot from when. */
+    private record Tenure(int slot, long pid, long fromMillis) {
     }
 
     private final String url;
@@ -39,6 +51,8 @@ final class FaultRun implements AutoCloseable {
     private final FaultPostgres postgres;
     private final Random random = new Random();
     private final List<Process> workers = new CopyOnWriteArrayList<>();
+    private final Map<Integer, FaultProxy> proxies = new ConcurrentHashMap<>();
+    private final List<Tenure> tenures = new CopyOnWriteArrayList<>();
     private final Map<Long, Path> logOf = new ConcurrentHashMap<>();
     private final List<Long> killedByUs = new CopyOnWriteArrayList<>();
     private final List<Long> paused = new CopyOnWriteArrayList<>();
@@ -46,29 +60,57 @@ final class FaultRun implements AutoCloseable {
     private final List<Long> allPids = new CopyOnWriteArrayList<>();
     private final Thread supervisor;
     private final Thread chaos;
+    private final Thread cutter;
     private volatile boolean running = true;
     private int started;
 
-    FaultRun(String url, Path runDir, Path logDir, FaultPlan plan, FaultPostgres postgres) {
+    /**
+     * Workers in slots {@code 0 .. retaining-1} keep finished jobs only the plan's retention; the
+     * last {@code proxied} slots reach the database through a {@link FaultProxy} each.
+     */
+    FaultRun(String url, Path runDir, Path logDir, FaultPlan plan, FaultPostgres postgres) throws IOException {
         this.url = url;
         this.runDir = runDir;
         this.logDir = logDir;
         this.plan = plan;
         this.postgres = postgres;
+        FaultPlan.Workers slots = plan.workers();
+        for (int slot = slots.count() - slots.proxied(); slot < slots.count(); slot++) {
+            var server = FaultProxy.serverOf(url);
+            proxies.put(slot, new FaultProxy(server.getHostString(), server.getPort(), plan.faults().claimCutEvery()));
+        }
         this.supervisor = Thread.ofPlatform().name("fault-supervisor").unstarted(this::supervise);
         this.chaos = Thread.ofPlatform().name("fault-chaos").unstarted(this::injectFaults);
+        this.cutter = Thread.ofPlatform().name("fault-cutter").unstarted(this::cutConnections);
     }
 
     void start() throws IOException {
-        for (int i = 0; i < plan.workers(); i++) {
-            workers.add(startWorker());
+        for (int slot = 0; slot < plan.workers().count(); slot++) {
+            workers.add(startWorker(slot));
         }
         supervisor.start();
     }
 
-    /** Starts injecting the plan's faults, in random order, on their own thread. */
+    /** Starts injecting the plan's faults, in random order, on their own thread (and the cuts on another). */
     void startFaults() {
         chaos.start();
+        if (!proxies.isEmpty()) {
+            cutter.start();
+        }
+    }
+
+    /** Every claim answer the proxies saw, with the worker process it was meant for. */
+    List<ProxiedClaim> proxiedClaims() {
+        List<ProxiedClaim> claims = new ArrayList<>();
+        proxies.forEach((slot, proxy) -> proxy.claims()
+                .forEach(claim -> claims.add(new ProxiedClaim(holderOf(slot, claim.atMillis()), claim))));
+        return claims;
+    }
+
+    /** The worker process in {@code slot} at {@code atMillis}. */
+    private long holderOf(int slot, long atMillis) {
+        return tenures.stream().filter(tenure -> tenure.slot() == slot && tenure.fromMillis() <= atMillis)
+                .reduce((earlier, later) -> later).map(Tenure::pid).orElse(-1L);
     }
 
     boolean faultsDone() {
@@ -94,12 +136,20 @@ final class FaultRun implements AutoCloseable {
         return lines;
     }
 
-    private Process startWorker() throws IOException {
+    private Process startWorker(int slot) throws IOException {
         String logConfig = FaultRun.class.getResource("/logback-faults.xml").toString();
         Path log = logDir.resolve("worker-" + (started++) + ".log");
-        Process process = WorkerProcess.start(List.of("-Dlogback.configurationFile=" + logConfig), url,
-                ProcessBuilder.Redirect.appendTo(log.toFile()),
-                "--run-dir", runDir.toString(), "--concurrency", Integer.toString(plan.concurrency()));
+        List<String> options = new ArrayList<>(List.of("--run-dir", runDir.toString(),
+                "--concurrency", Integer.toString(plan.workers().concurrency())));
+        if (slot < plan.workers().retaining()) {
+            options.addAll(List.of("--retention", plan.workers().retention().toMillis() + "ms",
+                    "--prune-interval", plan.workers().pruneInterval().toMillis() + "ms"));
+        }
+        FaultProxy proxy = proxies.get(slot);
+        Process process = WorkerProcess.start(List.of("-Dlogback.configurationFile=" + logConfig),
+                proxy == null ? url : proxy.url(url), ProcessBuilder.Redirect.appendTo(log.toFile()),
+                options.toArray(String[]::new));
+        tenures.add(new Tenure(slot, process.pid(), System.currentTimeMillis()));
         allPids.add(process.pid());
         logOf.put(process.pid(), log);
         return process;
@@ -125,7 +175,8 @@ final class FaultRun implements AutoCloseable {
                         faults.add(new Fault(type, worker.pid(), System.currentTimeMillis(), System.currentTimeMillis()));
                     }
                     try {
-                        workers.set(workers.indexOf(worker), startWorker());
+                        int slot = workers.indexOf(worker);
+                        workers.set(slot, startWorker(slot));
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }
@@ -137,16 +188,16 @@ final class FaultRun implements AutoCloseable {
 
     private void injectFaults() {
         List<String> plannedFaults = new ArrayList<>();
-        plannedFaults.addAll(Collections.nCopies(plan.kills(), "kill"));
-        plannedFaults.addAll(Collections.nCopies(plan.pauses(), "pause"));
-        plannedFaults.addAll(Collections.nCopies(plan.databaseRestarts(), "restart"));
+        plannedFaults.addAll(Collections.nCopies(plan.faults().kills(), "kill"));
+        plannedFaults.addAll(Collections.nCopies(plan.faults().pauses(), "pause"));
+        plannedFaults.addAll(Collections.nCopies(plan.faults().databaseRestarts(), "restart"));
         Collections.shuffle(plannedFaults, random);
         // Every worker up before the first fault.
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100))
-                .until(() -> !running || workers.stream().filter(this::isWorking).count() >= plan.workers());
+                .until(() -> !running || workers.stream().filter(this::isWorking).count() >= plan.workers().count());
         try {
             for (String fault : plannedFaults) {
-                sleep(plan.faultEvery().toMillis()); // the pacing of faults is what the run injects
+                sleep(plan.faults().every().toMillis()); // the pacing of faults is what the run injects
                 if (!running) {
                     return;
                 }
@@ -166,6 +217,21 @@ final class FaultRun implements AutoCloseable {
         List<Process> candidates = await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100))
                 .until(() -> workers.stream().filter(this::isWorking).toList(), found -> !found.isEmpty());
         return candidates.get(random.nextInt(candidates.size()));
+    }
+
+    /** While the faults run: every connection of one working proxied worker cut, every cutEvery. */
+    private void cutConnections() {
+        List<Integer> slots = List.copyOf(proxies.keySet());
+        while (running && chaos.isAlive()) {
+            sleep(plan.faults().cutEvery().toMillis()); // the pacing of cuts is what the run injects
+            int slot = slots.get(random.nextInt(slots.size()));
+            Process worker = workers.get(slot);
+            if (running && isWorking(worker)) {
+                long at = System.currentTimeMillis();
+                proxies.get(slot).cutAll();
+                faults.add(new Fault("cut", worker.pid(), at, at));
+            }
+        }
     }
 
     private void kill() throws InterruptedException {
@@ -205,6 +271,7 @@ final class FaultRun implements AutoCloseable {
     public void close() throws InterruptedException {
         running = false;
         chaos.join();
+        cutter.join();
         supervisor.join();
         await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100)).until(paused::isEmpty);
         for (Process worker : workers) {
@@ -213,6 +280,13 @@ final class FaultRun implements AutoCloseable {
         for (Process worker : workers) {
             if (!worker.waitFor(30, TimeUnit.SECONDS)) {
                 worker.destroyForcibly();
+            }
+        }
+        for (FaultProxy proxy : proxies.values()) {
+            try {
+                proxy.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         }
     }

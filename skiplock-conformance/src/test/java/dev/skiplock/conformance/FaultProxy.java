@@ -1,0 +1,293 @@
+package dev.skiplock.conformance;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+
+/**
+ * A loopback TCP proxy between worker processes and PostgreSQL that loses connections on purpose.
+ * {@link #cutAll()} closes every connection at once. And it reads the wire protocol just enough to
+ * find the answer to each {@code claim_jobs}: it holds that answer back until the server said the
+ * claim's transaction is over (ReadyForQuery, idle: committed), notes the ids of the jobs it took,
+ * and for every n-th claim that took jobs closes the connection instead of passing the answer on:
+ * the claim committed, and its worker never learns what it holds.
+ */
+final class FaultProxy implements AutoCloseable {
+    /** A claim's answer as it came through: when, which jobs (first column of each row), and whether it was cut. */
+    record Claim(long atMillis, List<String> jobIds, boolean cut) {
+    }
+
+    /** Untyped first messages asking to encrypt the connection. */
+    private static final int SSL_REQUEST = 80877103;
+    private static final int GSS_REQUEST = 80877104;
+    private static final Pattern CLAIM = Pattern.compile("SET status = 'running', attempt = j\\.attempt \\+ 1");
+
+    private final ServerSocket listener;
+    private final InetSocketAddress target;
+    private final int cutClaimEvery;
+    private final Set<Link> links = ConcurrentHashMap.newKeySet();
+    private final List<Claim> claims = new CopyOnWriteArrayList<>();
+    private final AtomicInteger claimsWithJobs = new AtomicInteger();
+    private volatile boolean open = true;
+
+    /** Listens on a free loopback port; forwards to {@code host:port}; cuts every {@code cutClaimEvery}-th claim answer (0: none). */
+    FaultProxy(String host, int port, int cutClaimEvery) throws IOException {
+        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.target = new InetSocketAddress(host, port);
+        this.cutClaimEvery = cutClaimEvery;
+        Thread.ofPlatform().daemon().name("fault-proxy-" + listener.getLocalPort()).start(this::accept);
+    }
+
+    /** {@code jdbcUrl} (jdbc:postgresql://host:port/…) pointed at this proxy, without TLS (the proxy reads the protocol). */
+    String url(String jdbcUrl) {
+        String proxied = jdbcUrl.replaceFirst("//[^/]+/", "//127.0.0.1:" + listener.getLocalPort() + "/");
+        return proxied + (proxied.contains("?") ? "&" : "?") + "sslmode=disable&gssEncMode=disable";
+    }
+
+    /** The host and port of a JDBC URL's server. */
+    static InetSocketAddress serverOf(String jdbcUrl) {
+        var matcher = Pattern.compile("//([^:/]+):(\\d+)/").matcher(jdbcUrl);
+        if (!matcher.find()) {
+            throw new IllegalArgumentException("no host:port in " + jdbcUrl);
+        }
+        return InetSocketAddress.createUnresolved(matcher.group(1), Integer.parseInt(matcher.group(2)));
+    }
+
+    /** Closes every connection now; returns how many there were. */
+    int cutAll() {
+        int cut = 0;
+        for (Link link : links) {
+            link.close();
+            cut++;
+        }
+        return cut;
+    }
+
+    List<Claim> claims() {
+        return List.copyOf(claims);
+    }
+
+    @Override
+    public void close() throws IOException {
+        open = false;
+        listener.close();
+        cutAll();
+    }
+
+    private void accept() {
+        while (open) {
+            try {
+                Socket client = listener.accept();
+                Socket server = new Socket();
+                try {
+                    server.connect(new InetSocketAddress(target.getHostString(), target.getPort()), 5_000);
+                } catch (IOException e) {
+                    client.close(); // the database is down (restarting): the worker sees a refused connection
+                    continue;
+                }
+                client.setTcpNoDelay(true);
+                server.setTcpNoDelay(true);
+                Link link = new Link(client, server);
+                links.add(link);
+                Thread.ofVirtual().start(link::pumpToServer);
+                Thread.ofVirtual().start(link::pumpToClient);
+            } catch (IOException e) {
+                if (open) {
+                    System.err.println("fault proxy: accept failed: " + e.getMessage());
+                }
+            }
+        }
+    }
+
+    /** One client connection and its server connection, with a thread per direction. */
+    private final class Link {
+        private final Socket client;
+        private final Socket server;
+        /** Claims sent whose answer has not ended yet (written by the client side, read by the server side). */
+        private final AtomicInteger claimsAwaited = new AtomicInteger();
+
+        Link(Socket client, Socket server) {
+            this.client = client;
+            this.server = server;
+        }
+
+        void close() {
+            links.remove(this);
+            closeQuietly(client);
+            closeQuietly(server);
+        }
+
+        /** Client → server: remembers each prepared statement's text and counts the claims it binds. */
+        void pumpToServer() {
+            Map<String, String> statements = new HashMap<>();
+            try (DataInputStream in = new DataInputStream(new BufferedInputStream(client.getInputStream()));
+                    OutputStream out = new BufferedOutputStream(server.getOutputStream())) {
+                // The startup message has no type byte. url() turns TLS and GSS encryption off: the
+                // proxy reads the protocol, so a request to encrypt is a mistake of the harness.
+                byte[] startup = read(in, in.readInt() - 4);
+                int code = ByteBuffer.wrap(startup).getInt();
+                if (code == SSL_REQUEST || code == GSS_REQUEST) {
+                    throw new IllegalStateException("fault proxy: a client asked for encryption; use url()");
+                }
+                out.write(ByteBuffer.allocate(4).putInt(startup.length + 4).array());
+                out.write(startup);
+                out.flush();
+                while (true) {
+                    int type = in.readUnsignedByte();
+                    int length = in.readInt();
+                    byte[] body = read(in, length - 4);
+                    if (type == 'P') {
+                        String name = cString(body, 0);
+                        statements.put(name, cString(body, name.getBytes(StandardCharsets.UTF_8).length + 1));
+                    } else if (type == 'B') {
+                        String portal = cString(body, 0);
+                        String query = statements.get(cString(body, portal.getBytes(StandardCharsets.UTF_8).length + 1));
+                        if (query != null && CLAIM.matcher(query).find()) {
+                            claimsAwaited.incrementAndGet(); // before the server can answer it
+                        }
+                    }
+                    out.write(type);
+                    out.write(ByteBuffer.allocate(4).putInt(length).array());
+                    out.write(body);
+                    if (in.available() == 0) {
+                        out.flush();
+                    }
+                }
+            } catch (IOException e) {
+                close();
+            } catch (RuntimeException e) {
+                System.err.println(e.getMessage());
+                close();
+            }
+        }
+
+        /** Server → client: passes messages on, except a claim's answer, held until its transaction ended. */
+        void pumpToClient() {
+            Held held = null;
+            try (DataInputStream in = new DataInputStream(new BufferedInputStream(server.getInputStream()));
+                    OutputStream out = new BufferedOutputStream(client.getOutputStream())) {
+                while (true) {
+                    int type = in.readUnsignedByte();
+                    int length = in.readInt();
+                    byte[] body = read(in, length - 4);
+                    if (held == null && claimsAwaited.get() > 0) {
+                        held = new Held();
+                    }
+                    if (held == null) {
+                        write(out, type, length, body);
+                        if (in.available() == 0) {
+                            out.flush();
+                        }
+                        continue;
+                    }
+                    held.add(type, length, body);
+                    if (type != 'Z') {
+                        continue;
+                    }
+                    claimsAwaited.decrementAndGet();
+                    if (body[0] == 'I' && !held.failed) { // idle after the claim: it committed
+                        boolean cut = !held.jobIds.isEmpty() && cutClaimEvery > 0
+                                && claimsWithJobs.incrementAndGet() % cutClaimEvery == 0;
+                        claims.add(new Claim(System.currentTimeMillis(), List.copyOf(held.jobIds), cut));
+                        if (cut) {
+                            close();
+                            return;
+                        }
+                    }
+                    out.write(held.bytes.toByteArray());
+                    out.flush();
+                    held = null;
+                }
+            } catch (IOException e) {
+                if (held != null && !held.jobIds.isEmpty()) {
+                    // The connection went (cut, or the database restarted) while a claim's answer was
+                    // held: the claim may have committed, and its worker will not see its rows.
+                    claims.add(new Claim(System.currentTimeMillis(), List.copyOf(held.jobIds), true));
+                }
+                close();
+            }
+        }
+    }
+
+    /** A claim's answer being held back. */
+    private static final class Held {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final List<String> jobIds = new ArrayList<>();
+        boolean failed;
+
+        void add(int type, int length, byte[] body) throws IOException {
+            write(bytes, type, length, body);
+            if (type == 'E') {
+                failed = true;
+            } else if (type == 'D') {
+                String id = firstColumnAsUuid(body);
+                if (id != null) {
+                    jobIds.add(id);
+                }
+            }
+        }
+    }
+
+    /** claim_jobs returns {@code j.*}: its first column is the job's id, as text (36 bytes) or binary (16). */
+    private static String firstColumnAsUuid(byte[] dataRow) {
+        ByteBuffer row = ByteBuffer.wrap(dataRow);
+        if (row.getShort() < 1) {
+            return null;
+        }
+        int length = row.getInt();
+        if (length == 16) {
+            return new UUID(row.getLong(), row.getLong()).toString();
+        }
+        if (length == 36) {
+            return new String(dataRow, row.position(), 36, StandardCharsets.US_ASCII);
+        }
+        return null;
+    }
+
+    private static byte[] read(DataInputStream in, int length) throws IOException {
+        byte[] bytes = new byte[length];
+        in.readFully(bytes);
+        return bytes;
+    }
+
+    private static void write(OutputStream out, int type, int length, byte[] body) throws IOException {
+        out.write(type);
+        out.write(ByteBuffer.allocate(4).putInt(length).array());
+        out.write(body);
+    }
+
+    private static String cString(byte[] body, int from) {
+        int end = from;
+        while (end < body.length && body[end] != 0) {
+            end++;
+        }
+        return new String(body, from, end - from, StandardCharsets.UTF_8);
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing is the point; a socket already closed is fine
+        }
+    }
+}
