@@ -1,6 +1,7 @@
 package dev.skiplock.conformance;
 
 import dev.skiplock.conformance.FaultTables.Event;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -9,15 +10,16 @@ import java.util.List;
  * cut that answer (after the claim committed), the claim must have been given back — its attempt
  * unused — at once, or at the next heartbeat (+ slack, + the database's downtime); when it passed
  * the answer on, the claimed attempt must have an execution in the ledger. Either is excused only
- * when the claiming worker was killed, paused or halted, or the database restarted, before that.
+ * when the claiming worker was killed, paused or halted, or the database restarted, within a
+ * second of the claim.
  */
 final class FaultClaimCheck {
     /**
-     * The proxy notes a claim when its answer ended, after the database stamped the claim's running
-     * event (same machine, same clock, both to the millisecond rounded down): the claim's event is
-     * the last one not after that. A re-claim after a give-back is stamped later.
+     * A fault excuses a claim if it hit the worker, or the database, this soon after the claim:
+     * before the worker could give it back (at once; at the next heartbeat while the database is
+     * unreachable) or start its execution. Later faults excuse nothing.
      */
-    private static final long CLOCK_TOLERANCE_MILLIS = 0;
+    private static final Duration EXCUSED_WITHIN = FaultAnalysis.HEARTBEAT.plusMillis(500);
 
     /**
      * @param claims            claim answers that took jobs, through the proxies
@@ -41,46 +43,37 @@ final class FaultClaimCheck {
         int excused = 0;
         for (FaultRun.ProxiedClaim proxied : claims) {
             FaultProxy.Claim claim = proxied.claim();
+            long at = claim.atMillis();
             cut += claim.cut() ? 1 : 0;
             for (String jobId : claim.jobIds()) {
                 jobs++;
-                List<Event> events = history.statusOf(jobId);
-                int at = claimEventIndex(events, claim.atMillis());
-                if (at < 0) {
-                    violations.add("job " + jobId + " claimed through a proxy at " + claim.atMillis()
-                            + " has no running event before then");
-                    continue;
-                }
-                Event claimed = events.get(at);
-                Event next = at + 1 < events.size() ? events.get(at + 1) : null;
-                long until = next != null ? next.atMillis() : Long.MAX_VALUE;
-                boolean returned = next != null && next.attempt() == claimed.attempt() - 1
-                        && (next.status().equals("queued") || next.status().equals("cancelled"));
-                boolean hit = FaultAnalysis.faultHit(history.faults(), proxied.pid(), claim.atMillis(), until);
-                if (claim.cut() && returned) {
+                Event returned = givenBackAfter(history.statusOf(jobId), at);
+                boolean hit = FaultAnalysis.faultHit(history.faults(), proxied.pid(), at, at + EXCUSED_WITHIN.toMillis());
+                if (claim.cut() && returned != null) {
                     givenBack++;
-                    long took = next.atMillis() - claim.atMillis();
+                    long took = returned.atMillis() - at;
                     maxGiveBack = Math.max(maxGiveBack, took);
                     long bound = FaultAnalysis.HEARTBEAT.toMillis() + FaultAnalysis.SLACK.toMillis()
-                            + FaultAnalysis.downtime(history.faults(), claim.atMillis(), next.atMillis());
+                            + FaultAnalysis.downtime(history.faults(), at, returned.atMillis());
                     if (took > bound) {
-                        violations.add("job " + jobId + " of a claim cut at " + claim.atMillis() + " was given back after "
-                                + took + " ms (bound " + bound + " ms)");
+                        violations.add("job " + jobId + " of a claim cut at " + at + " was given back after " + took
+                                + " ms (bound " + bound + " ms)");
                     }
-                } else if (claim.cut() || returned) {
-                    if (hit) {
-                        excused++;
-                    } else if (claim.cut()) {
-                        violations.add("job " + jobId + " of a claim cut at " + claim.atMillis() + " (worker " + proxied.pid()
-                                + ") used attempt " + claimed.attempt() + " without an execution; next: " + describe(next));
-                    }
-                    // returned although the answer was passed on: the connection dropped as it went out; fine
-                } else if (!executed(history, jobId, claimed.attempt()) && !cancelledBeforeItRan(next)) {
+                } else if (claim.cut()) {
                     if (hit) {
                         excused++;
                     } else {
-                        violations.add("job " + jobId + " claimed by worker " + proxied.pid() + " at " + claim.atMillis()
-                                + " used attempt " + claimed.attempt() + " without an execution; next: " + describe(next));
+                        violations.add("job " + jobId + " of a claim cut at " + at + " (worker " + proxied.pid()
+                                + ") was never given back: its attempt was used without an execution; "
+                                + describe(history.statusOf(jobId)));
+                    }
+                } else if (returned == null && !executedAfter(history, jobId, proxied.pid(), at)
+                        && !cancelledAfter(history.statusOf(jobId), at)) {
+                    if (hit) {
+                        excused++;
+                    } else {
+                        violations.add("job " + jobId + " claimed by worker " + proxied.pid() + " at " + at
+                                + " was never executed there nor given back; " + describe(history.statusOf(jobId)));
                     }
                 }
             }
@@ -88,28 +81,39 @@ final class FaultClaimCheck {
         return new Figures(claims.size(), jobs, cut, givenBack, maxGiveBack, excused);
     }
 
-    /** The index of the running event this claim wrote: the last one stamped before the proxy saw the answer. */
-    private static int claimEventIndex(List<Event> events, long answeredAtMillis) {
-        int found = -1;
-        for (int i = 0; i < events.size(); i++) {
-            if (events.get(i).status().equals("running") && events.get(i).atMillis() <= answeredAtMillis + CLOCK_TOLERANCE_MILLIS) {
-                found = i;
+    /**
+     * The first give-back (a running event followed at once by queued or cancelled one attempt
+     * lower: unclaim_jobs) stamped at or after {@code atMillis}. Times, not positions: a claim's
+     * event carries its transaction's start, which may come before the cut answer of another
+     * worker's claim of the same job was even given back (the later claim's snapshot predates it).
+     */
+    private static Event givenBackAfter(List<Event> events, long atMillis) {
+        for (int i = 1; i < events.size(); i++) {
+            Event previous = events.get(i - 1);
+            Event event = events.get(i);
+            if (previous.status().equals("running") && event.attempt() == previous.attempt() - 1
+                    && (event.status().equals("queued") || event.status().equals("cancelled"))
+                    && event.atMillis() >= atMillis) {
+                return event;
             }
         }
-        return found;
+        return null;
     }
 
-    private static boolean executed(FaultAnalysis.History history, String jobId, int attempt) {
-        return history.startsOf(jobId).stream().anyMatch(start -> start.attempt() == attempt);
+    /** An execution of the job in that worker after the answer passed (a command's own shell writes its lines). */
+    private static boolean executedAfter(FaultAnalysis.History history, String jobId, long pid, long atMillis) {
+        boolean command = history.jobs().containsKey(jobId) && history.jobs().get(jobId).kind().equals("command");
+        return history.startsOf(jobId).stream()
+                .anyMatch(start -> start.atMillis() >= atMillis && (command || start.pid() == pid));
     }
 
     /** A cancel that reached the execution before its handler's first line. */
-    private static boolean cancelledBeforeItRan(Event next) {
-        return next != null && next.status().equals("cancelled");
+    private static boolean cancelledAfter(List<Event> events, long atMillis) {
+        return events.stream().anyMatch(event -> event.status().equals("cancelled") && event.atMillis() >= atMillis);
     }
 
-    private static String describe(Event event) {
-        return event == null ? "none" : event.status() + " attempt " + event.attempt() + " at " + event.atMillis() + " "
-                + event.message();
+    private static String describe(List<Event> events) {
+        return "its status events: " + events.stream().map(event -> event.status() + "(" + event.attempt() + ")@"
+                + event.atMillis()).toList();
     }
 }
