@@ -72,6 +72,42 @@ abstract class ProtocolRaceContract extends ContractBase {
         awaitCount(() -> worker.metrics().succeeded(), 1);
     }
 
+    // One claim statement draws one token for all the jobs it takes: a lease is the job and its token.
+    @Test
+    void jobsOfOneClaimLoseTheirLeasesOneByOne() throws Exception {
+        Skiplock pool = client();
+        List<Job> jobs = pool.enqueueMany(List.of(JobRequest.of("work", new Work("moved")),
+                JobRequest.of("work", new Work("kept"))));
+        CountDownLatch bothStarted = new CountDownLatch(2);
+        CountDownLatch keptMayFinish = new CountDownLatch(1);
+        AtomicBoolean movedInterrupted = new AtomicBoolean();
+        Skiplock worker = started(builder(config -> config.queue("default", 2))
+                .handler("work", Work.class, context -> {
+                    bothStarted.countDown();
+                    if (context.args().label().equals("kept")) {
+                        keptMayFinish.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                        return JobOutcome.complete("kept");
+                    }
+                    try {
+                        blockUntilInterrupted();
+                    } catch (InterruptedException e) {
+                        movedInterrupted.set(true);
+                    }
+                    return JobOutcome.complete("moved");
+                }));
+        assertThat(bothStarted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(worker.metrics().claimStatements()).isEqualTo(1); // one claim, one token for both
+
+        database.stealLease(pool.dataSource(), jobs.get(0).id(), "another-worker");
+
+        await().atMost(WAIT).untilTrue(movedInterrupted); // its heartbeat found that lease gone
+        keptMayFinish.countDown();
+        assertThat(awaitTerminal(pool, jobs.get(1).id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(pool.get(jobs.get(0).id()).orElseThrow().lockedBy()).isEqualTo("another-worker");
+        awaitCount(() -> worker.metrics().leasesLost(), 1);
+        awaitCount(() -> worker.metrics().succeeded(), 1);
+    }
+
     // Fault 8: a claim whose answer never reached the worker uses no attempt.
     @Test
     void claimWhoseAnswerWasLostIsGivenBackWithoutUsingTheAttempt() {

@@ -5,6 +5,7 @@ import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.StorableText;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.EventStore;
+import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Stores;
 import java.util.ArrayList;
@@ -199,11 +200,11 @@ final class Completer {
     private void writeOutcomes(List<Outcome> batch) {
         List<Completion> completions = new ArrayList<>(batch.size());
         batch.forEach(item -> completions.add(item.completion()));
-        Set<UUID> applied = store.complete(completions);
+        Set<HeldAttempt> applied = store.complete(completions);
         counters.completionBatches.increment();
         for (Outcome item : batch) {
             Completion completion = item.completion();
-            if (applied.contains(completion.attempt().token())) {
+            if (applied.contains(completion.attempt())) {
                 count(completion);
                 settled.accept(item.execution());
             } else {

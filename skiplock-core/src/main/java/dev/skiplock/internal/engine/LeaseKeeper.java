@@ -2,13 +2,13 @@ package dev.skiplock.internal.engine;
 
 import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.store.HeartbeatAck;
+import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Stores;
 import dev.skiplock.internal.store.WorkerStore;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -85,10 +85,10 @@ final class LeaseKeeper {
         }
         List<HeartbeatAck> acks = store.heartbeat(config.leaseTtl().toMillis(),
                 held.stream().map(Execution::attempt).toList());
-        Map<UUID, Boolean> alive = new HashMap<>();
-        acks.forEach(ack -> alive.put(ack.token(), ack.cancelRequested()));
+        Map<HeldAttempt, Boolean> alive = new HashMap<>();
+        acks.forEach(ack -> alive.put(ack.lease(), ack.cancelRequested()));
         for (Execution execution : held) {
-            Boolean cancelRequested = alive.get(execution.attempt().token());
+            Boolean cancelRequested = alive.get(execution.attempt());
             if (cancelRequested == null) {
                 // Only a running handler can be stopped; an outcome already waiting in the completer
                 // is fenced there instead.

@@ -276,16 +276,23 @@ public final class JobStore {
             return List.of();
         }
         var params = Params.of("lease_ms", leaseMillis, "held", heldJson(held));
-        return withConnection(connection -> sql.query(connection, "heartbeat", params, row -> new HeartbeatAck(
-                sql.dialect().getUuid(row, row.findColumn("id")), sql.dialect().getUuid(row, row.findColumn("token")),
-                row.getBoolean("cancel_requested"))));
+        return withConnection(connection -> sql.query(connection, "heartbeat", params,
+                row -> new HeartbeatAck(lease(row), row.getBoolean("cancel_requested"))));
     }
 
-    /** Writes the completions fenced on their lease tokens; returns the tokens applied (the rest were stale). */
-    public Set<UUID> complete(Collection<Completion> completions) {
+    /**
+     * Writes the completions fenced on their lease tokens; returns the leases applied (the rest were
+     * stale). A token is shared by the jobs of one claim: a lease is the job and its token together.
+     */
+    public Set<HeldAttempt> complete(Collection<Completion> completions) {
         var params = Params.of("completions", completionsJson(completions));
-        return new HashSet<>(withConnection(connection -> sql.query(connection, "complete_jobs", params,
-                row -> sql.dialect().getUuid(row, row.findColumn("token")))));
+        return new HashSet<>(withConnection(connection -> sql.query(connection, "complete_jobs", params, this::lease)));
+    }
+
+    /** The lease a row of heartbeat or complete_jobs names: id, attempt, token. */
+    private HeldAttempt lease(java.sql.ResultSet row) throws java.sql.SQLException {
+        return new HeldAttempt(sql.dialect().getUuid(row, row.findColumn("id")), row.getInt("attempt"),
+                sql.dialect().getUuid(row, row.findColumn("token")));
     }
 
     /** Streams the batch straight to text: on the hot path, a JSON tree per outcome cost more than the write. */

@@ -129,7 +129,7 @@ FROM locked JOIN h ON h.id = locked.id AND h.token = locked.lease_token
 WHERE j.id = locked.id AND locked.status = 'running'
   -- A lease extension lost in a crash only shortens the lease: no need to wait for the flush.
   AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-RETURNING j.id, j.lease_token AS token, j.cancel_requested
+RETURNING j.id, j.attempt, j.lease_token AS token, j.cancel_requested
 
 -- name: complete_jobs
 -- Fenced finalize of many jobs in one statement: a row is written only while its lease token is
@@ -171,7 +171,7 @@ RETURNING j.id, j.attempt, c.token, j.status,
     SELECT done.id, done.attempt, 'status', done.status, done.message FROM done
 )
 -- Followers of every job that just became terminal learn it from one notification per 100 ids.
-SELECT done.id, done.token FROM done
+SELECT done.id, done.attempt, done.token FROM done
 CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || chunks.ids))
             FROM (SELECT string_agg(CAST(finished.id AS text), ',') AS ids
                   FROM (SELECT id, (row_number() OVER ()) / 100 AS chunk FROM done

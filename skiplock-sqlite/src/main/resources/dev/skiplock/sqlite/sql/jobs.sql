@@ -86,7 +86,7 @@ UPDATE skiplock_jobs
 SET locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms
 FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token FROM json_each(:held)) AS h
 WHERE skiplock_jobs.id = h.id AND skiplock_jobs.lease_token = h.token AND skiplock_jobs.status = 'running'
-RETURNING id, lease_token AS token, cancel_requested
+RETURNING id, attempt, lease_token AS token, cancel_requested
 
 -- name: complete_jobs
 -- Fenced finalize of many jobs in one statement: written only while the job's lease token is the
@@ -111,7 +111,7 @@ FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token, value ->> '$.
 WHERE skiplock_jobs.id = c.id AND skiplock_jobs.lease_token = c.token AND skiplock_jobs.status = 'running'
 -- The token stays on the row (RETURNING cannot read the batch): every statement that accepts a
 -- token also requires status = 'running', which this statement just ended.
-RETURNING id, lease_token AS token
+RETURNING id, attempt, lease_token AS token
 
 -- name: release_jobs
 -- Graceful shutdown gives back jobs still running at the deadline; attempt stays counted.
