@@ -38,7 +38,7 @@ abstract class FastPathContract extends ContractBase {
     }
 
     private static ClaimParams claim(String worker) {
-        return new ClaimParams("default", worker, "host-1", UUID.randomUUID(), 60_000);
+        return new ClaimParams("default", worker, "host-1", UUID.randomUUID(), 60_000, "[]");
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.JobStateException;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
+import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.spi.Driver;
 import java.sql.Connection;
@@ -23,6 +24,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
@@ -44,7 +46,9 @@ abstract class ProtocolRaceContract extends ContractBase {
         CountDownLatch secondStarted = new CountDownLatch(1);
         CountDownLatch secondMayFinish = new CountDownLatch(1);
         AtomicInteger executions = new AtomicInteger();
-        Skiplock worker = started(builder(config -> config.queue("default", 2).heartbeatInterval(Duration.ofSeconds(1)))
+        // No heartbeat within the test: the database fence alone must reject the first execution.
+        Skiplock worker = started(builder(config -> config.queue("default", 2)
+                .heartbeatInterval(Duration.ofSeconds(30)).leaseTtl(Duration.ofMinutes(1)))
                 .handler("work", Work.class, context -> {
                     if (executions.incrementAndGet() == 1) {
                         firstStarted.countDown();
@@ -63,7 +67,7 @@ abstract class ProtocolRaceContract extends ContractBase {
         assertThat(secondStarted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
         assertThat(worker.get(job.id()).orElseThrow().attempt()).isEqualTo(1); // the same attempt number again
         firstMayFinish.countDown(); // the first execution's outcome arrives while the second runs
-        await().atMost(WAIT).until(() -> worker.metrics().staleFinalizations() + worker.metrics().leasesLost() >= 1);
+        awaitCount(() -> worker.metrics().staleFinalizations(), 1);
         assertThat(worker.get(job.id()).orElseThrow().status()).isEqualTo(JobStatus.RUNNING);
 
         secondMayFinish.countDown();
@@ -178,7 +182,7 @@ abstract class ProtocolRaceContract extends ContractBase {
             }
         });
         try {
-            sleepMillis(500); // the traffic flows
+            await().atMost(WAIT).until(() -> busy.metrics().succeeded() >= 3); // the traffic flows
             database.makeOrphan(reaper.dataSource(), orphan.id(), "busy");
 
             Job done = awaitTerminal(reaper, orphan.id());
@@ -189,6 +193,34 @@ abstract class ProtocolRaceContract extends ContractBase {
             traffic.set(false);
             producer.join();
         }
+    }
+
+    // Fault 6, the notification path: a reaper on a node that does not serve the queue tells the nodes that do.
+    @Test
+    void reaperOnAnotherNodeAnnouncesTheOrphansItFound() throws Exception {
+        assumeThat(database.notifiesAcrossProcesses())
+                .as("%s has no notifications between processes; its fetchers find orphans by polling", database.name())
+                .isTrue();
+        CountDownLatch started = new CountDownLatch(1);
+        // Every worker of "busy" finds orphans only when told: its own reaper and its poll are an hour away.
+        Consumer<SkiplockConfig.Builder> toldOnly = config -> config.queue("busy", 1).leaseTtl(Duration.ofMinutes(1))
+                .heartbeatInterval(Duration.ofSeconds(30)).reaperInterval(Duration.ofHours(1))
+                .pollInterval(Duration.ofHours(1));
+        Skiplock first = started(builder(toldOnly).handler("work", Work.class, context -> {
+            started.countDown();
+            blockUntilInterrupted();
+            return JobOutcome.complete("first");
+        }));
+        Job job = first.enqueue(JobRequest.of("work", new Work("x")).withQueue("busy").withMaxAttempts(3));
+        assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        Skiplock adopter = started(builder(toldOnly)
+                .handler("work", Work.class, context -> JobOutcome.complete("adopted")));
+        started(builder(config -> config.queue("other", 1))); // reaps every 300 ms; serves no "busy"
+
+        database.expireLease(first.dataSource(), job.id()); // as if "first" were paused past its lease
+
+        await().atMost(WAIT).until(() -> adopter.metrics().adopted() + first.metrics().adopted() == 1);
+        assertThat(awaitTerminal(adopter, job.id()).attempt()).isEqualTo(2);
     }
 
     // Fault 7: retention never deletes a job that a retry made live again.

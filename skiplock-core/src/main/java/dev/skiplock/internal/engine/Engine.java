@@ -49,8 +49,8 @@ public final class Engine implements QueueFetcher.Work {
     private final LeaseKeeper leaseKeeper;
     private final Stores stores;
     private final List<QueueFetcher> fetchers = new ArrayList<>();
-    /** Kinds whose executions outlive their worker: adopted only on their own host while it lives. */
-    private final List<String> resumableKinds = new ArrayList<>();
+    /** Kinds whose executions outlive their worker (JSON array): adopted only on their own host while it lives. */
+    private final String resumableKindsJson;
     private final LostClaims lostClaims;
     private final ExecutorService handlerThreads =
             Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("skiplock-job-", 0).factory());
@@ -62,11 +62,9 @@ public final class Engine implements QueueFetcher.Work {
         this.stores = stores;
         this.handlers = Map.copyOf(handlers);
         handlers.forEach((kind, binding) -> argsReaders.put(kind, Json.MAPPER.readerFor(binding.argsType())));
-        handlers.forEach((kind, binding) -> {
-            if (binding.handler() instanceof ResumableHandler<?>) {
-                resumableKinds.add(kind);
-            }
-        });
+        this.resumableKindsJson = Json.write(handlers.entrySet().stream()
+                .filter(entry -> entry.getValue().handler() instanceof ResumableHandler<?>)
+                .map(Map.Entry::getKey).sorted().toList());
         this.counters = counters;
         this.outcomes = new Outcomes(config.retryPolicy());
         this.lostClaims = new LostClaims(store);
@@ -114,7 +112,7 @@ public final class Engine implements QueueFetcher.Work {
 
     @Override
     public List<Claimed> adopt(String queue, int limit) {
-        return store.adoptOrphans(claimParams(queue), resumableKinds, config.leaseTtl().toMillis(), limit);
+        return store.adoptOrphans(claimParams(queue), config.leaseTtl().toMillis(), limit);
     }
 
     /**
@@ -129,7 +127,7 @@ public final class Engine implements QueueFetcher.Work {
         try {
             jobs = store.claim(claim, limit);
         } catch (RuntimeException e) {
-            lostClaims.giveBack(claim.token());
+            lostClaims.giveBack(claim);
             throw e;
         }
         if (!jobs.isEmpty()) {
@@ -140,7 +138,8 @@ public final class Engine implements QueueFetcher.Work {
     }
 
     private ClaimParams claimParams(String queue) {
-        return new ClaimParams(queue, config.workerId(), config.hostId(), UUID.randomUUID(), config.leaseTtl().toMillis());
+        return new ClaimParams(queue, config.workerId(), config.hostId(), UUID.randomUUID(), config.leaseTtl().toMillis(),
+                resumableKindsJson);
     }
 
     /**
@@ -318,6 +317,7 @@ public final class Engine implements QueueFetcher.Work {
             TimeUnit.MILLISECONDS.sleep(10);
         }
         releaseStillRunning();
+        lostClaims.retry();
         completer.stop();
         leaseKeeper.stop();
         handlerThreads.shutdownNow();
@@ -398,6 +398,15 @@ public final class Engine implements QueueFetcher.Work {
         @Override
         public UUID executionId() {
             return execution.executionId();
+        }
+
+        @Override
+        public boolean mayBeResumed() {
+            try {
+                return execution.storeCall(() -> store.isRunning(execution.job().id(), execution.executionId()));
+            } catch (RuntimeException e) {
+                return true; // cannot tell: leave the execution to whoever may adopt it
+            }
         }
 
         @Override

@@ -37,7 +37,7 @@ public final class JobStore {
     /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
             "list_jobs", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
-            "unclaim_jobs", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
+            "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
             "count_jobs", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs", "copy_events");
@@ -237,7 +237,8 @@ public final class JobStore {
     public List<Claimed> claim(ClaimParams claim, int limit) {
         List<Job> jobs = withConnection(connection -> sql.query(connection, "claim_jobs", Params.of(
                 "queue", claim.queue(), "worker", claim.worker(), "host", claim.host(), "token", claim.token(),
-                "lease_ms", claim.leaseMillis(), "limit", limit), new JobRows(sql.dialect())));
+                "lease_ms", claim.leaseMillis(), "resumable_kinds", claim.resumableKinds(), "limit", limit),
+                new JobRows(sql.dialect())));
         List<Claimed> claimed = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
             claimed.add(new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), claim.token(), 0));
@@ -246,17 +247,15 @@ public final class JobStore {
     }
 
     /**
-     * Adopts up to {@code limit} orphans of {@code queue} under {@code token}; orphans of
-     * {@code resumableKinds} only when their host is this one or no longer alive (no worker of it
-     * heartbeated within {@code hostStaleMillis}).
+     * Adopts up to {@code limit} orphans of {@code queue} under {@code token}; an orphan tied to a
+     * host only when that host is this one or has no live worker of the queue (none heartbeated
+     * within {@code hostStaleMillis}).
      */
-    public List<Claimed> adoptOrphans(ClaimParams claim, Collection<String> resumableKinds, long hostStaleMillis,
-            int limit) {
+    public List<Claimed> adoptOrphans(ClaimParams claim, long hostStaleMillis, int limit) {
         JobRows jobs = new JobRows(sql.dialect());
         return withConnection(connection -> sql.query(connection, "adopt_orphans", Params.of(
                 "queue", claim.queue(), "worker", claim.worker(), "host", claim.host(), "token", claim.token(),
-                "lease_ms", claim.leaseMillis(), "resumable_kinds", Json.write(List.copyOf(resumableKinds)),
-                "host_stale_ms", hostStaleMillis, "limit", limit), row -> {
+                "lease_ms", claim.leaseMillis(), "host_stale_ms", hostStaleMillis, "limit", limit), row -> {
                     Job job = jobs.map(row);
                     UUID executionId = sql.dialect().getUuid(row, row.findColumn("claim_token"));
                     return new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), executionId,
@@ -264,10 +263,16 @@ public final class JobStore {
                 }));
     }
 
-    /** Gives back, attempt unused, the jobs of a claim whose answer was lost; returns how many. */
-    public int unclaim(UUID token) {
-        return withConnection(connection -> sql.query(connection, "unclaim_jobs", Params.of("token", token),
-                row -> 1)).size();
+    /** True while the job is running execution {@code executionId} (its claim token), whoever holds the lease. */
+    public boolean isRunning(UUID id, UUID executionId) {
+        return !withConnection(connection -> sql.query(connection, "execution_running",
+                Params.of("id", id, "execution_id", executionId), row -> 1)).isEmpty();
+    }
+
+    /** Gives back, attempt unused, the jobs of a claim of {@code queue} whose answer was lost; returns how many. */
+    public int unclaim(String queue, UUID token) {
+        return withConnection(connection -> sql.query(connection, "unclaim_jobs", Params.of("queue", queue,
+                "token", token), row -> 1)).size();
     }
 
     /** Extends the leases still held; the answer omits attempts whose lease is gone. */
