@@ -14,7 +14,9 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,9 +24,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Enqueues periodic jobs (DESIGN §5). Each fire time is enqueued with the unique key
- * {@code cron:<name>:<epoch second>}, so any number of servers may run the same schedule and each
- * slot is enqueued once while its job is live. A slot missed while no server ran is not replayed.
+ * Enqueues periodic jobs (DESIGN §5). Each fire time (slot) goes through
+ * {@link Skiplock#enqueueScheduled}, which records the slot in the enqueue's transaction: any number
+ * of servers may run the same schedule, with clocks skewed by up to a day, and each slot is enqueued
+ * at most once, ever, even after its job finished. The job's metadata carries
+ * {@code cron: {schedule, slot}}. A slot missed while no server ran is not replayed, and a slot more
+ * than {@link #MAX_LATENESS} late on this server's clock (a paused process, a clock jump) is skipped:
+ * markers are kept at least a day, so firing only on-time slots leaves a day for clock skew.
  *
  * <p>Time comes from the {@link Clock} given at {@link #create}: {@link #start()} fires on a thread
  * of its own, {@link #fireDue()} fires what is due at the clock's current time on the caller's
@@ -34,6 +40,8 @@ public final class CronScheduler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CronScheduler.class);
     private static final Pattern EVERY = Pattern.compile("@every\\s+(\\d{1,9})(ms|s|m|h)");
     private static final CronParser UNIX = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
+    /** A slot later than this on this server's clock is skipped, not fired (see the class comment). */
+    public static final Duration MAX_LATENESS = Duration.ofMinutes(1);
     /** The longest the firing thread sleeps before looking at the clock again (clock changes, close). */
     private static final long MAX_SLEEP_MILLIS = 1000;
 
@@ -92,6 +100,10 @@ public final class CronScheduler implements AutoCloseable {
             if (!submission.durable()) {
                 throw ApiError.invalid(prefix + "job.durable", "periodic jobs are durable");
             }
+            if (submission.request().uniqueKey() != null) {
+                throw ApiError.invalid(prefix + "job.uniqueKey", "a periodic job is identified by its schedule "
+                        + "and slot; leave uniqueKey unset");
+            }
             schedules.add(new Schedule(entry.name(), next(entry.schedule(), prefix), zone, submission.request()));
         }
         return schedules;
@@ -144,13 +156,20 @@ public final class CronScheduler implements AutoCloseable {
 
     /**
      * Fires every slot that is due at the clock's current time, in order, on the caller's thread;
-     * returns how many jobs this call enqueued. A failed enqueue is logged and its slot passed.
+     * returns how many jobs this call enqueued (a slot another scheduler enqueued first counts 0).
+     * Slots more than {@link #MAX_LATENESS} late are skipped. A failed enqueue is logged and its slot passed.
      */
     public synchronized int fireDue() {
         Instant now = clock.instant();
         int enqueued = 0;
         for (int i = 0; i < schedules.size(); i++) {
             Schedule schedule = schedules.get(i);
+            ZonedDateTime oldestOnTime = ZonedDateTime.ofInstant(now.minus(MAX_LATENESS), schedule.zone());
+            if (due.get(i).isBefore(oldestOnTime)) {
+                LOG.warn("cron {} skips the slots from {} to {}: more than {} late (process paused or clock changed)",
+                        schedule.name(), due.get(i), oldestOnTime, MAX_LATENESS);
+                due.set(i, schedule.next().apply(oldestOnTime));
+            }
             while (!due.get(i).toInstant().isAfter(now)) {
                 if (fire(schedule, due.get(i))) {
                     enqueued++;
@@ -187,10 +206,11 @@ public final class CronScheduler implements AutoCloseable {
     }
 
     private boolean fire(Schedule schedule, ZonedDateTime slot) {
-        String key = "cron:" + schedule.name() + ":" + slot.toEpochSecond();
+        Map<String, Object> metadata = new LinkedHashMap<>(schedule.request().metadata());
+        metadata.put("cron", Map.of("schedule", schedule.name(), "slot", slot.toInstant().toString()));
         try {
-            return skiplock.enqueueOrReuse(schedule.request()
-                    .withUniqueKey(key.length() <= 128 ? key : key.substring(0, 128))).created();
+            return skiplock.enqueueScheduled(schedule.name(), slot.toInstant(),
+                    schedule.request().withMetadata(metadata)).isPresent();
         } catch (RuntimeException e) {
             LOG.warn("cron {} could not enqueue the {} slot: {}", schedule.name(), slot, e.getMessage());
             return false;
