@@ -24,8 +24,9 @@ import java.util.UUID;
  * @param defaultTimeout     per-attempt limit of a job that does not say; {@code null} = none (the default)
  * @param retryPolicy        backoff between attempts (default {@link RetryPolicy#DEFAULT})
  * @param migrate            apply schema migrations on start (default true)
- * @param retention          finished jobs older than this are deleted by running workers (default 7 days);
- *                           {@code null} keeps them forever
+ * @param retention          finished jobs older than this are deleted by running workers (default 7 days),
+ *                           and so are cron slot records older than this or a day, whichever is longer
+ *                           (see {@link JobClient#enqueueScheduled}); {@code null} keeps both forever
  */
 public record SkiplockConfig(
         String workerId,

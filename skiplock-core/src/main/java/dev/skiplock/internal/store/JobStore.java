@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -138,24 +137,7 @@ public final class JobStore {
     }
 
     private <T> T inTransaction(Function<Connection, T> work) {
-        return withConnection(connection -> {
-            try {
-                connection.setAutoCommit(false);
-                try {
-                    T result = work.apply(connection);
-                    connection.commit();
-                    return result;
-                } catch (RuntimeException | Error e) {
-                    // Before the finally below: setAutoCommit(true) would commit what already ran.
-                    connection.rollback();
-                    throw e;
-                } finally {
-                    connection.setAutoCommit(true);
-                }
-            } catch (SQLException e) {
-                throw sql.failure("transaction", e);
-            }
-        });
+        return sql.inTransaction(work);
     }
 
     /** The job as the insert wrote it: everything but the database-clock times came from the request. */
