@@ -29,7 +29,7 @@ import javax.sql.DataSource;
 
 /**
  * Every read and write of {@code skiplock_jobs}, one method per named statement of {@code jobs.sql}.
- * Tenant-facing calls take the tenant; worker calls are fenced by worker id and attempt instead.
+ * Tenant-facing calls take the tenant; worker calls are fenced by the lease token instead.
  * Thread-safe: each call borrows a connection from the pool (or uses the caller's).
  */
 public final class JobStore {
