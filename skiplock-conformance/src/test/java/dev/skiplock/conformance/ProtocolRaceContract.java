@@ -308,6 +308,31 @@ abstract class ProtocolRaceContract extends ContractBase {
         assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
     }
 
+    // The backstop of fault 10 settles a stranded job however many jobs rightly wait before it.
+    @Test
+    void waitingJobWhoseDependencySucceededUnseenIsSettledBehindAThousandRightlyWaitingOnes() {
+        Skiplock client = client();
+        Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
+        List<JobRequest> waiting = java.util.stream.IntStream.range(0, 1001).mapToObj(i -> JobRequest.of("work",
+                new Work("waits")).withQueue("parking").withDependsOn(List.of(unfinished.id()))).toList();
+        client.enqueueMany(waiting);
+        Job finished = client.enqueue(JobRequest.of("work", new Work("finished")).withQueue("parking"));
+        Job stranded = client.enqueue(JobRequest.of("work", new Work("stranded")).withQueue("parking")
+                .withDependsOn(List.of(unfinished.id())));
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET status = 'succeeded' WHERE id = ?",
+                database.id(finished.id()));
+        // As if "finished" had succeeded while "stranded" was being enqueued: its trigger never saw the edge.
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_job_dependencies SET depends_on = ? WHERE job_id = ?",
+                database.id(finished.id()), database.id(stranded.id()));
+
+        started(builder(config -> config.queue("other", 1))); // its reaper runs settle_waiting_jobs
+
+        Job settled = awaitStatus(client, stranded.id(), JobStatus.QUEUED);
+        assertThat(settled.lastError()).isNull();
+        assertThat(Jdbc.query(client.dataSource(), "SELECT count(*) FROM skiplock_jobs WHERE status = 'waiting'",
+                row -> row.getLong(1))).containsExactly(1001L); // the rightly waiting ones still wait
+    }
+
     @Test
     void enqueueWithDependenciesOnAnAutocommitConnectionIsRejected() throws Exception {
         Skiplock client = client();
