@@ -1,20 +1,16 @@
 package dev.skiplock.internal.engine;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import dev.skiplock.Job;
 import dev.skiplock.JobContext;
 import dev.skiplock.JobOutcome;
-import dev.skiplock.Names;
 import dev.skiplock.ResumableHandler;
 import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.Json;
-import dev.skiplock.internal.StorableText;
 import dev.skiplock.internal.store.ClaimParams;
 import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.Completion;
-import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Stores;
 import java.io.IOException;
@@ -240,7 +236,7 @@ public final class Engine implements QueueFetcher.Work {
     private <A> Completion resume(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
         A args = readArgs(binding, job);
         ResumableHandler<A> handler = (ResumableHandler<A>) binding.handler();
-        Optional<JobOutcome> outcome = handler.resume(new Context<>(args, execution));
+        Optional<JobOutcome> outcome = handler.resume(new ExecutionContext<>(args, execution, stores, completer));
         if (outcome.isEmpty()) {
             LOG.info("job {} attempt {}: its execution is gone", job.id(), job.attempt());
             return outcomes.orphaned(execution, binding.retryPolicy());
@@ -264,7 +260,7 @@ public final class Engine implements QueueFetcher.Work {
 
     private <A> Completion invoke(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
         A args = readArgs(binding, job);
-        JobContext<A> context = new Context<>(args, execution);
+        JobContext<A> context = new ExecutionContext<>(args, execution, stores, completer);
         JobOutcome outcome = binding.handler().handle(context);
         return outcomes.fromHandler(execution, outcome, binding.retryPolicy());
     }
@@ -363,69 +359,6 @@ public final class Engine implements QueueFetcher.Work {
     private static final class ArgsException extends RuntimeException {
         ArgsException(String message) {
             super(message);
-        }
-    }
-
-    private final class Context<A> implements JobContext<A> {
-        private final A args;
-        private final Execution execution;
-
-        Context(A args, Execution execution) {
-            this.args = args;
-            this.execution = execution;
-        }
-
-        @Override
-        public A args() {
-            return args;
-        }
-
-        @Override
-        public Job job() {
-            return execution.job();
-        }
-
-        @Override
-        public boolean stopRequested() {
-            return execution.stopRequested();
-        }
-
-        @Override
-        public boolean leaseLost() {
-            return execution.leaseLost();
-        }
-
-        @Override
-        public UUID executionId() {
-            return execution.executionId();
-        }
-
-        @Override
-        public boolean mayBeResumed() {
-            try {
-                return execution.storeCall(() -> store.isRunning(execution.job().id(), execution.executionId()));
-            } catch (RuntimeException e) {
-                return true; // cannot tell: leave the execution to whoever may adopt it
-            }
-        }
-
-        @Override
-        public long loggedLines(String stream) {
-            String checked = Names.check("stream", stream);
-            return execution.storeCall(() -> stores.events().countLogs(execution.attempt(), checked));
-        }
-
-        @Override
-        public void log(String stream, String message) {
-            completer.submitLog(new EventStore.LogLine(execution.attempt(),
-                    Names.check("stream", stream), message == null ? "" : StorableText.of(message)));
-        }
-
-        @Override
-        public boolean progress(Object data) {
-            JsonNode tree = Json.MAPPER.valueToTree(data);
-            String json = tree == null ? "null" : StorableText.of(tree).toString();
-            return execution.storeCall(() -> stores.events().updateProgress(execution.attempt(), json));
         }
     }
 }
