@@ -28,6 +28,22 @@ public interface JobClient {
      */
     Enqueued enqueueOrReuse(JobRequest request);
 
+    /**
+     * Enqueues {@code request} for one slot of a periodic schedule, at most once ever: one
+     * transaction records the slot ({@code schedule}, {@code slot}, this tenant) and enqueues the job;
+     * when the slot is already recorded (another scheduler, or an earlier call whose answer was lost,
+     * got there first) nothing is enqueued. This holds however many schedulers run, whenever their
+     * timers fire and whether or not the slot's job has finished. Slot records are pruned with the
+     * job history ({@link SkiplockConfig#retention()}), but kept at least a day, so a scheduler whose
+     * clock is behind by less than that still finds the slot taken.
+     *
+     * @param schedule the schedule's name ({@code [A-Za-z0-9_.:-]{1,128}}), stored in full
+     * @param slot     the slot's fire time; instants equal to the millisecond are the same slot
+     * @param request  the job to enqueue; without a {@link JobRequest#uniqueKey()} (the slot is its identity)
+     * @return the job enqueued for the slot, or empty when the slot was already enqueued
+     */
+    Optional<Job> enqueueScheduled(String schedule, java.time.Instant slot, JobRequest request);
+
     /** Enqueues up to 10,000 jobs in one statement, atomically; results are in request order. */
     List<Job> enqueueMany(List<JobRequest> requests);
 

@@ -40,6 +40,16 @@ public interface JobContext<A> {
     }
 
     /**
+     * After this execution lost its lease: whether another worker may still adopt and resume it
+     * (the job is running and still names this execution). False once none ever will: the job was
+     * retried or finished elsewhere, or the claim that started this execution was lost in a
+     * database crash and the job claimed again. Reads the database; true when it cannot tell.
+     */
+    default boolean mayBeResumed() {
+        return true;
+    }
+
+    /**
      * How many {@code log} lines of this attempt are already recorded for {@code stream}: a
      * {@link ResumableHandler} resuming another worker's execution continues its output after them.
      */

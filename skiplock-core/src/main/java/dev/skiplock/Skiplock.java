@@ -155,6 +155,11 @@ public final class Skiplock implements JobClient, AutoCloseable {
     }
 
     @Override
+    public Optional<Job> enqueueScheduled(String schedule, java.time.Instant slot, JobRequest request) {
+        return defaultTenant.enqueueScheduled(schedule, slot, request);
+    }
+
+    @Override
     public List<Job> enqueueMany(List<JobRequest> requests) {
         return defaultTenant.enqueueMany(requests);
     }

@@ -24,10 +24,11 @@ import java.util.UUID;
  * @param defaultTimeout     per-attempt limit of a job that does not say; {@code null} = none (the default)
  * @param retryPolicy        backoff between attempts (default {@link RetryPolicy#DEFAULT})
  * @param migrate            apply schema migrations on start (default true)
- * @param retention          finished jobs older than this are deleted by running workers (default 7 days);
- *                           {@code null} keeps them forever
- * @param pruneInterval      how often a running worker deletes finished jobs past {@code retention} (default
- *                           60 s; at least 100 ms): a job is deleted between {@code retention} and
+ * @param retention          finished jobs older than this are deleted by running workers (default 7 days),
+ *                           and so are cron slot records older than this or a day, whichever is longer
+ *                           (see {@link JobClient#enqueueScheduled}); {@code null} keeps both forever
+ * @param pruneInterval      how often a running worker deletes what is past {@code retention} (default 60 s;
+ *                           at least 100 ms): a job is deleted between {@code retention} and
  *                           {@code retention + pruneInterval} after it finished
  */
 public record SkiplockConfig(

@@ -5,6 +5,7 @@ import dev.skiplock.internal.Json;
 import dev.skiplock.internal.Uuid7;
 import dev.skiplock.internal.engine.Engine;
 import dev.skiplock.internal.EventSignals;
+import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Stores;
@@ -12,6 +13,7 @@ import dev.skiplock.internal.store.NewJob;
 import dev.skiplock.spi.Notifier;
 import java.sql.Connection;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
@@ -27,6 +29,7 @@ final class TenantJobClient implements JobClient {
 
     private final String tenant;
     private final JobStore store;
+    private final CronStore cron;
     private final SkiplockConfig config;
     private final Engine engine;
     private final Notifier notifier;
@@ -37,6 +40,7 @@ final class TenantJobClient implements JobClient {
             EventSignals signals) {
         this.tenant = Names.check("tenant", tenant);
         this.store = stores.jobs();
+        this.cron = stores.cron();
         this.events = stores.events();
         this.config = config;
         this.engine = engine;
@@ -64,6 +68,27 @@ final class TenantJobClient implements JobClient {
     @Override
     public Job enqueue(Connection connection, JobRequest request) {
         return enqueueMany(connection, List.of(request)).getFirst();
+    }
+
+    @Override
+    public Optional<Job> enqueueScheduled(String schedule, Instant slot, JobRequest request) {
+        Names.check("schedule", schedule);
+        if (slot == null) {
+            throw new IllegalArgumentException("slot: is required");
+        }
+        if (request == null) {
+            throw new IllegalArgumentException("request: is required");
+        }
+        if (request.uniqueKey() != null) {
+            throw new IllegalArgumentException("uniqueKey: a scheduled job is identified by its schedule and "
+                    + "slot; leave uniqueKey unset");
+        }
+        Optional<Job> stored = cron.insertForSlot(schedule, slot.toEpochMilli(), toNewJob(request));
+        stored.ifPresent(job -> {
+            wakeQueuesOf(List.of(request));
+            signals.signal(job.id());
+        });
+        return stored;
     }
 
     @Override

@@ -13,6 +13,7 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.QueueCount;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.sql.SqlFile;
+import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.QueueStore;
@@ -193,7 +194,8 @@ abstract class ClientContract extends ContractBase {
         Driver driver = ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
                 .filter(candidate -> candidate.acceptsUrl(database.url())).findFirst().orElseThrow();
         Map<String, List<String>> tables = new HashMap<>(Map.of("jobs", JobStore.STATEMENTS,
-                "events", EventStore.STATEMENTS, "queues", QueueStore.STATEMENTS, "workers", WorkerStore.STATEMENTS));
+                "events", EventStore.STATEMENTS, "queues", QueueStore.STATEMENTS, "workers", WorkerStore.STATEMENTS,
+                "cron", CronStore.STATEMENTS));
         driver.bulkCopy().ifPresent(bulkCopy -> tables.put("bulk", JobStore.BULK_STATEMENTS));
         tables.forEach((table, statements) -> assertThat(
                 SqlFile.load(driver.resourceRoot() + "/sql/" + table + ".sql").statements().keySet())

@@ -4,20 +4,35 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.Job;
+import dev.skiplock.JobOutcome;
 import dev.skiplock.JobQuery;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Names;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.Json;
+import dev.skiplock.internal.store.CronStore;
+import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.server.CronEntry;
+import dev.skiplock.server.CronScheduler;
 import dev.skiplock.server.ServerConfig;
 import dev.skiplock.server.SkiplockServer;
+import dev.skiplock.spi.Driver;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** Periodic jobs from the config (DESIGN §5): each slot enqueued once however many servers run it. */
+/**
+ * Periodic jobs (DESIGN §5): each slot enqueued at most once, ever, however many schedulers run it,
+ * whenever their timers fire and however their clocks are skewed. Schedulers run on {@link TestClock}s.
+ */
 abstract class CronContract extends ContractBase {
 
     private static ServerConfig withCron(List<CronEntry> cron) {
@@ -34,9 +49,169 @@ abstract class CronContract extends ContractBase {
             await().atMost(WAIT).until(() -> skiplock.list(JobQuery.all()).jobs().size() >= 3);
         }
         List<Job> jobs = skiplock.list(JobQuery.all()).jobs();
-        Set<String> keys = jobs.stream().map(Job::uniqueKey).collect(Collectors.toSet());
-        assertThat(keys).hasSameSizeAs(jobs).allSatisfy(key -> assertThat(key).startsWith("cron:tick:"));
-        assertThat(jobs).allSatisfy(job -> assertThat(job.kind()).isEqualTo("tick"));
+        Set<String> slots = jobs.stream().map(job -> job.metadata().path("cron").path("slot").asText())
+                .collect(Collectors.toSet());
+        assertThat(slots).hasSameSizeAs(jobs).doesNotContain("");
+        assertThat(jobs).allSatisfy(job -> {
+            assertThat(job.kind()).isEqualTo("tick");
+            assertThat(job.metadata().path("cron").path("schedule").asText()).isEqualTo("tick");
+        });
+        assertThat(markers(skiplock)).hasSameSizeAs(jobs);
+    }
+
+    /**
+     * Two schedulers whose clocks are 3 s apart, and a worker that finishes each slot's job at once:
+     * the late scheduler reaches a slot after its job is gone from the live jobs, and must not
+     * enqueue it again.
+     */
+    @Test
+    void aSlotIsEnqueuedOnceEvenAfterItsJobFinishedWithClocksSkewedBySeconds() {
+        Skiplock worker = started(builder(config -> config.queue("cron", 1))
+                .handler("tick", JsonNode.class, context -> JobOutcome.complete()));
+        List<CronEntry> cron = List.of(new CronEntry("tick", "@every 10s", "UTC",
+                Json.read("{\"kind\": \"tick\", \"queue\": \"cron\"}")));
+        Instant slot = nextSlot(Duration.ofSeconds(10));
+        TestClock onTime = new TestClock(slot.minusSeconds(1));
+        TestClock behind = new TestClock(slot.minusSeconds(1 + 3));
+        CronScheduler first = CronScheduler.create(withCron(cron), client(), onTime);
+        CronScheduler late = CronScheduler.create(withCron(cron), client(), behind);
+
+        for (int round = 0; round < 2; round++) {
+            advance(Duration.ofSeconds(1), onTime, behind); // the slot, on the first scheduler's clock
+            assertThat(first.fireDue()).isEqualTo(1);
+            assertThat(late.fireDue()).isZero();
+            List<Job> jobs = worker.list(JobQuery.all()).jobs();
+            assertThat(jobs).hasSize(round + 1);
+            awaitStatus(worker, jobs.getFirst().id(), JobStatus.SUCCEEDED);
+
+            advance(Duration.ofSeconds(3), onTime, behind); // the same slot on the late one's clock
+            assertThat(late.fireDue()).as("the late scheduler's fire of a finished slot").isZero();
+            assertThat(first.fireDue()).isZero();
+            assertThat(worker.list(JobQuery.all()).jobs()).hasSize(round + 1);
+            advance(Duration.ofSeconds(10 - 1 - 3), onTime, behind); // a second before the next slot
+        }
+    }
+
+    /** After a pause (or a clock jump) only the last minute's slots fire; older ones are skipped, not replayed. */
+    @Test
+    void slotsMoreThanAMinuteLateAreSkipped() {
+        Skiplock skiplock = client();
+        List<CronEntry> cron = List.of(new CronEntry("tick", "@every 10s", "UTC",
+                Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")));
+        Instant slot = nextSlot(Duration.ofSeconds(10));
+        TestClock clock = new TestClock(slot.minusSeconds(1));
+        CronScheduler scheduler = CronScheduler.create(withCron(cron), skiplock, clock);
+
+        clock.advance(Duration.ofMinutes(5).plusSeconds(1)); // now = slot + 300 s
+        assertThat(scheduler.fireDue()).as("slots at +250 s … +300 s").isEqualTo(6);
+        assertThat(skiplock.list(JobQuery.all()).jobs()).extracting(job -> job.metadata().path("cron").path("slot").asText())
+                .containsExactlyInAnyOrder(slot.plusSeconds(250).toString(), slot.plusSeconds(260).toString(),
+                        slot.plusSeconds(270).toString(), slot.plusSeconds(280).toString(),
+                        slot.plusSeconds(290).toString(), slot.plusSeconds(300).toString());
+    }
+
+    /** A name of the longest allowed length: its slots must not share one truncated key. */
+    @Test
+    void aScheduleNameOfTheMaximumLengthGetsDistinctSlots() {
+        String name = "n".repeat(128);
+        Names.check("name", name);
+        Skiplock skiplock = client();
+        List<CronEntry> cron = List.of(new CronEntry(name, "@every 1m", "UTC",
+                Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")));
+        Instant slot = nextSlot(Duration.ofMinutes(1));
+        TestClock clock = new TestClock(slot.minusSeconds(1));
+        CronScheduler scheduler = CronScheduler.create(withCron(cron), skiplock, clock);
+
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(scheduler.fireDue()).isEqualTo(1);
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(scheduler.fireDue()).isEqualTo(1);
+
+        List<Job> jobs = skiplock.list(JobQuery.all()).jobs();
+        assertThat(jobs).hasSize(2).extracting(Job::status).containsOnly(JobStatus.QUEUED);
+        assertThat(markers(skiplock)).containsExactlyInAnyOrder(name + " " + jobs.get(0).id(),
+                name + " " + jobs.get(1).id());
+    }
+
+    /**
+     * Markers go with the job history: older than the retention → pruned; younger → kept; and never
+     * younger than a day, whatever the retention, so clock skew cannot re-fire a pruned slot.
+     */
+    @Test
+    void slotMarkersArePrunedWithTheHistoryButKeptAtLeastADay() {
+        Skiplock skiplock = client();
+        JobRequest request = JobRequest.of("tick", null).withQueue("nobody-works-this");
+        Instant first = Instant.parse("2026-01-01T03:00:00Z");
+        Map<String, Duration> ages = Map.of("eight-days", Duration.ofDays(8), "two-days", Duration.ofDays(2),
+                "two-hours", Duration.ofHours(2), "fresh", Duration.ZERO);
+        ages.forEach((schedule, age) -> {
+            assertThat(skiplock.enqueueScheduled(schedule, first, request)).isPresent();
+            backdateMarker(skiplock, schedule, age);
+        });
+        CronStore store = cronStore(skiplock);
+
+        assertThat(store.prune(Duration.ofDays(7), 100)).as("retention 7 days").isEqualTo(1);
+        assertThat(markerSchedules(skiplock)).containsExactlyInAnyOrder("two-days", "two-hours", "fresh");
+        assertThat(store.prune(Duration.ofHours(1), 100)).as("retention 1 hour: kept a day").isEqualTo(1);
+        assertThat(markerSchedules(skiplock)).containsExactlyInAnyOrder("two-hours", "fresh");
+        assertThat(skiplock.enqueueScheduled("two-hours", first, request)).isEmpty();
+        assertThat(skiplock.enqueueScheduled("fresh", first, request)).isEmpty();
+    }
+
+    @Test
+    void enqueueScheduledTakesEachSlotOnceAndRejectsAUniqueKey() {
+        Skiplock skiplock = client();
+        JobRequest request = JobRequest.of("tick", null).withQueue("nobody-works-this");
+        Instant slot = Instant.parse("2026-01-01T03:00:00.123Z");
+
+        Job job = skiplock.enqueueScheduled("nightly", slot, request).orElseThrow();
+        assertThat(skiplock.enqueueScheduled("nightly", slot, request)).isEmpty();
+        assertThat(skiplock.tenant("other").enqueueScheduled("nightly", slot, request)).as("per tenant").isPresent();
+        assertThat(skiplock.enqueueScheduled("nightly", slot.plusMillis(1), request)).isPresent();
+        assertThat(skiplock.get(job.id())).isPresent();
+        assertThatThrownBy(() -> skiplock.enqueueScheduled("nightly", slot.plusSeconds(1),
+                request.withUniqueKey("k"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("uniqueKey:");
+        assertThatThrownBy(() -> skiplock.enqueueScheduled("bad name", slot, request))
+                .hasMessageStartingWith("schedule:");
+    }
+
+    /** {@code "<schedule> <job id>"} per slot marker. */
+    private static List<String> markers(Skiplock skiplock) {
+        return Jdbc.query(skiplock.dataSource(), "SELECT schedule, job_id FROM skiplock_cron_slots",
+                row -> row.getString(1) + " " + row.getString(2));
+    }
+
+    private static List<String> markerSchedules(Skiplock skiplock) {
+        return Jdbc.query(skiplock.dataSource(), "SELECT schedule FROM skiplock_cron_slots", row -> row.getString(1));
+    }
+
+    /** Moves a marker's {@code created_at} back by {@code age} (each database keeps time its own way). */
+    private static void backdateMarker(Skiplock skiplock, String schedule, Duration age) {
+        String sql = switch (skiplock.driverName()) {
+            case "postgres" -> "UPDATE skiplock_cron_slots SET created_at = created_at - CAST(? AS bigint)"
+                    + " * interval '1 millisecond' WHERE schedule = ?";
+            default -> "UPDATE skiplock_cron_slots SET created_at = created_at - ? WHERE schedule = ?";
+        };
+        assertThat(Jdbc.update(skiplock.dataSource(), sql, age.toMillis(), schedule)).isEqualTo(1);
+    }
+
+    private CronStore cronStore(Skiplock skiplock) {
+        Driver driver = ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
+                .filter(candidate -> candidate.acceptsUrl(database.url())).findFirst().orElseThrow();
+        return new CronStore(skiplock.dataSource(), driver, new JobStore(skiplock.dataSource(), driver));
+    }
+
+    /** The first slot of a period at least a few seconds ahead, aligned to the epoch like {@code @every}. */
+    private static Instant nextSlot(Duration period) {
+        long step = period.toMillis();
+        return Instant.ofEpochMilli((System.currentTimeMillis() / step + 2) * step);
+    }
+
+    private static void advance(Duration duration, TestClock... clocks) {
+        for (TestClock clock : clocks) {
+            clock.advance(duration);
+        }
     }
 
     @Test
@@ -51,5 +226,8 @@ abstract class CronContract extends ContractBase {
         assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
                 new CronEntry("nightly", "0 3 * * *", null, Json.read("{\"kind\": \"x\", \"oops\": 1}"))))))
                 .hasMessageStartingWith("cron[0].job.oops:");
+        assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
+                new CronEntry("nightly", "0 3 * * *", null, Json.read("{\"kind\": \"x\", \"uniqueKey\": \"k\"}"))))))
+                .hasMessageStartingWith("cron[0].job.uniqueKey:");
     }
 }

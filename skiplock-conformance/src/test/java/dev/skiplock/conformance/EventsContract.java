@@ -55,7 +55,7 @@ abstract class EventsContract extends ContractBase {
 
     @Test
     void cancelRetryAndDependencyFailureAreEventsToo() {
-        Skiplock worker = started(builder(config -> config.queue("default", 1))
+        Skiplock worker = started(builder(config -> config.queue("default", 1).queue("parents", 1))
                 .handler("broken", Work.class, context -> {
                     throw new IllegalStateException("broken on purpose");
                 })
@@ -64,8 +64,12 @@ abstract class EventsContract extends ContractBase {
         Job held = worker.enqueue(JobRequest.of("work", new Work(0)).withQueue("held"));
         worker.cancel(held.id());
         worker.retry(held.id());
-        Job broken = worker.enqueue(JobRequest.of("broken", new Work(0)).withMaxAttempts(1));
+        // The parent waits on a paused queue until its dependent is enqueued, so the dependent is
+        // always born waiting (otherwise a quick worker fails the parent first).
+        worker.pauseQueue("parents");
+        Job broken = worker.enqueue(JobRequest.of("broken", new Work(0)).withMaxAttempts(1).withQueue("parents"));
         Job dependent = worker.enqueue(JobRequest.of("work", new Work(0)).withDependsOn(List.of(broken.id())));
+        worker.resumeQueue("parents");
         awaitStatus(worker, dependent.id(), JobStatus.FAILED);
         Job bornFailed = worker.enqueue(JobRequest.of("work", new Work(0)).withDependsOn(List.of(broken.id())));
         awaitStatus(worker, twice.id(), JobStatus.FAILED);

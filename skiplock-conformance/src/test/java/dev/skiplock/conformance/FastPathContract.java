@@ -12,6 +12,7 @@ import dev.skiplock.Skiplock;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.ClaimParams;
 import dev.skiplock.internal.store.Claimed;
+import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.spi.Driver;
 import java.time.Duration;
@@ -37,7 +38,7 @@ abstract class FastPathContract extends ContractBase {
     }
 
     private static ClaimParams claim(String worker) {
-        return new ClaimParams("default", worker, "host-1", UUID.randomUUID(), 60_000);
+        return new ClaimParams("default", worker, "host-1", UUID.randomUUID(), 60_000, "[]");
     }
 
     @Test
@@ -51,11 +52,11 @@ abstract class FastPathContract extends ContractBase {
         Claimed moved = claimed.get(1);
         database.stealLease(client.dataSource(), moved.job().id(), "worker-2");
 
-        Set<UUID> applied = store.complete(List.of(
+        Set<HeldAttempt> applied = store.complete(List.of(
                 new Completion(kept.lease(), JobStatus.SUCCEEDED, 0, null, null, 0),
                 new Completion(moved.lease(), JobStatus.SUCCEEDED, 0, null, null, 0)));
 
-        assertThat(applied).containsExactly(kept.lease().token());
+        assertThat(applied).containsExactly(kept.lease()); // the same token as the moved job's: one claim
         assertThat(client.get(kept.job().id()).orElseThrow().status()).isEqualTo(JobStatus.SUCCEEDED);
         Job stillRunning = client.get(moved.job().id()).orElseThrow();
         assertThat(stillRunning.status()).isEqualTo(JobStatus.RUNNING);

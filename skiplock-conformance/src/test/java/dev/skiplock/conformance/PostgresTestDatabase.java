@@ -130,6 +130,11 @@ final class PostgresTestDatabase implements TestDatabase {
     }
 
     @Override
+    public Object id(UUID jobId) {
+        return jobId;
+    }
+
+    @Override
     public void startedEarlier(DataSource dataSource, UUID jobId, long millis) {
         Jdbc.update(dataSource, "UPDATE skiplock_jobs SET started_at = started_at - ? * interval '1 millisecond' WHERE id = ?",
                 millis, jobId);

@@ -68,6 +68,11 @@ final class SqliteTestDatabase implements TestDatabase {
     }
 
     @Override
+    public Object id(UUID jobId) {
+        return jobId.toString();
+    }
+
+    @Override
     public void startedEarlier(DataSource dataSource, UUID jobId, long millis) {
         Jdbc.update(dataSource, "UPDATE skiplock_jobs SET started_at = started_at - ? WHERE id = ?", millis, jobId.toString());
     }

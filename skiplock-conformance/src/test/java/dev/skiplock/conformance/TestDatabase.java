@@ -38,6 +38,9 @@ interface TestDatabase extends AutoCloseable {
      */
     void makeOrphan(DataSource dataSource, UUID jobId, String queue);
 
+    /** A job id as this database's JDBC driver binds it in raw SQL (PostgreSQL: uuid; SQLite: text). */
+    Object id(UUID jobId);
+
     /** Moves a running job's start {@code millis} into the past, by the database clock. */
     void startedEarlier(DataSource dataSource, UUID jobId, long millis);
 

@@ -100,8 +100,8 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
      * Sends the run's output lines as log events until the process has exited and both files are
      * read, then returns the recorded exit code. Stopped (interrupted, or a stop seen while
      * waiting: cancel, timeout, shutdown, also one requested before this execution was found):
-     * terminates the process, unless the lease was lost, in which case the process is left to the
-     * worker that adopts the job.
+     * terminates the process, unless the lease was lost and another worker may still adopt this
+     * execution, in which case the process is left to it.
      */
     private OptionalInt follow(JobContext<JsonNode> context, CommandRun run, CompletableFuture<?> exit,
             ProcessHandle process, long stdoutLogged, long stderrLogged) throws InterruptedException {
@@ -112,11 +112,14 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
             stdout.join();
             stderr.join();
         } catch (InterruptedException e) {
-            if (context.leaseLost()) {
-                stdout.interrupt();
+            if (context.leaseLost() && context.mayBeResumed()) {
+                stdout.interrupt(); // the worker that adopts the job follows the process from here
                 stderr.interrupt();
             } else if (process != null) {
                 terminate(process);
+                if (context.leaseLost()) {
+                    run.deleteWhenExited(); // nobody will resume it
+                }
             }
             throw e;
         } catch (ExecutionException e) {

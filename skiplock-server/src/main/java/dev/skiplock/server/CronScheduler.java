@@ -7,13 +7,16 @@ import com.cronutils.parser.CronParser;
 import dev.skiplock.JobRequest;
 import dev.skiplock.Names;
 import dev.skiplock.Skiplock;
+import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,40 +24,68 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Enqueues periodic jobs (DESIGN §5). Each fire time is enqueued with the unique key
- * {@code cron:<name>:<epoch second>}, so any number of servers may run the same schedule and each
- * slot is enqueued once while its job is live. A slot missed while no server ran is not replayed.
+ * Enqueues periodic jobs (DESIGN §5). Each fire time (slot) goes through
+ * {@link Skiplock#enqueueScheduled}, which records the slot in the enqueue's transaction: any number
+ * of servers may run the same schedule, with clocks skewed by up to a day, and each slot is enqueued
+ * at most once, ever, even after its job finished. The job's metadata carries
+ * {@code cron: {schedule, slot}}. A slot missed while no server ran is not replayed, and a slot more
+ * than {@link #MAX_LATENESS} late on this server's clock (a paused process, a clock jump) is skipped:
+ * markers are kept at least a day, so firing only on-time slots leaves a day for clock skew.
+ *
+ * <p>Time comes from the {@link Clock} given at {@link #create}: {@link #start()} fires on a thread
+ * of its own, {@link #fireDue()} fires what is due at the clock's current time on the caller's
+ * thread (deterministic tests). Thread-safe.
  */
-final class CronScheduler implements AutoCloseable {
+public final class CronScheduler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CronScheduler.class);
     private static final Pattern EVERY = Pattern.compile("@every\\s+(\\d{1,9})(ms|s|m|h)");
     private static final CronParser UNIX = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
+    /** A slot later than this on this server's clock is skipped, not fired (see the class comment). */
+    public static final Duration MAX_LATENESS = Duration.ofMinutes(1);
+    /** The longest the firing thread sleeps before looking at the clock again (clock changes, close). */
+    private static final long MAX_SLEEP_MILLIS = 1000;
 
     private record Schedule(String name, Function<ZonedDateTime, ZonedDateTime> next, ZoneId zone,
             JobRequest request) {
     }
 
     private final List<Schedule> schedules;
+    /** The next fire time of each schedule, by index; guarded by {@code this}. */
+    private final List<ZonedDateTime> due = new ArrayList<>();
     private final Skiplock skiplock;
+    private final Clock clock;
     private final Thread thread;
     private volatile boolean running = true;
 
-    private CronScheduler(List<Schedule> schedules, Skiplock skiplock) {
+    private CronScheduler(List<Schedule> schedules, Skiplock skiplock, Clock clock) {
         this.schedules = schedules;
         this.skiplock = skiplock;
+        this.clock = clock;
         this.thread = Thread.ofPlatform().name("skiplock-cron").daemon().unstarted(this::loop);
+        // The first slot of each schedule is the first one after now: a missed slot is not replayed.
+        for (Schedule schedule : schedules) {
+            due.add(schedule.next().apply(ZonedDateTime.ofInstant(clock.instant(), schedule.zone())));
+        }
     }
 
-    /** Validates every entry (an IllegalArgumentException names {@code cron[i].field}) and starts firing. */
-    static CronScheduler start(List<CronEntry> entries, SubmitParser parser, Skiplock skiplock) {
+    /**
+     * Validates the {@code cron} entries of {@code config} (an IllegalArgumentException names
+     * {@code cron[i].field}; command jobs are checked against its tools) without firing anything.
+     */
+    public static CronScheduler create(ServerConfig config, Skiplock skiplock, Clock clock) {
+        return create(config.cron(), new SubmitParser(new Tools(config.tools(), config.allowCommands())), skiplock,
+                clock);
+    }
+
+    static CronScheduler create(List<CronEntry> entries, SubmitParser parser, Skiplock skiplock, Clock clock) {
         try {
-            return startValidated(entries, parser, skiplock);
+            return new CronScheduler(validated(entries, parser), skiplock, clock);
         } catch (ApiError e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
     }
 
-    private static CronScheduler startValidated(List<CronEntry> entries, SubmitParser parser, Skiplock skiplock) {
+    private static List<Schedule> validated(List<CronEntry> entries, SubmitParser parser) {
         List<Schedule> schedules = new ArrayList<>();
         for (int i = 0; i < entries.size(); i++) {
             CronEntry entry = entries.get(i);
@@ -69,13 +100,13 @@ final class CronScheduler implements AutoCloseable {
             if (!submission.durable()) {
                 throw ApiError.invalid(prefix + "job.durable", "periodic jobs are durable");
             }
+            if (submission.request().uniqueKey() != null) {
+                throw ApiError.invalid(prefix + "job.uniqueKey", "a periodic job is identified by its schedule "
+                        + "and slot; leave uniqueKey unset");
+            }
             schedules.add(new Schedule(entry.name(), next(entry.schedule(), prefix), zone, submission.request()));
         }
-        CronScheduler scheduler = new CronScheduler(schedules, skiplock);
-        if (!schedules.isEmpty()) {
-            scheduler.thread.start();
-        }
-        return scheduler;
+        return schedules;
     }
 
     private static ZoneId zone(String timezone, String prefix) {
@@ -115,39 +146,74 @@ final class CronScheduler implements AutoCloseable {
         }
     }
 
-    private void loop() {
-        List<ZonedDateTime> due = new ArrayList<>();
-        for (Schedule schedule : schedules) {
-            due.add(schedule.next().apply(ZonedDateTime.now(schedule.zone())));
+    /** Starts firing on the {@code skiplock-cron} thread (nothing to do without schedules). Returns this. */
+    public CronScheduler start() {
+        if (!schedules.isEmpty()) {
+            thread.start();
         }
-        while (running) {
-            int soonest = 0;
-            for (int i = 1; i < due.size(); i++) {
-                if (due.get(i).isBefore(due.get(soonest))) {
-                    soonest = i;
-                }
+        return this;
+    }
+
+    /**
+     * Fires every slot that is due at the clock's current time, in order, on the caller's thread;
+     * returns how many jobs this call enqueued (a slot another scheduler enqueued first counts 0).
+     * Slots more than {@link #MAX_LATENESS} late are skipped. A failed enqueue is logged and its slot passed.
+     */
+    public synchronized int fireDue() {
+        Instant now = clock.instant();
+        int enqueued = 0;
+        for (int i = 0; i < schedules.size(); i++) {
+            Schedule schedule = schedules.get(i);
+            ZonedDateTime oldestOnTime = ZonedDateTime.ofInstant(now.minus(MAX_LATENESS), schedule.zone());
+            if (due.get(i).isBefore(oldestOnTime)) {
+                LOG.warn("cron {} skips the slots from {} to {}: more than {} late (process paused or clock changed)",
+                        schedule.name(), due.get(i), oldestOnTime, MAX_LATENESS);
+                due.set(i, schedule.next().apply(oldestOnTime));
             }
-            long wait = Duration.between(Instant.now(), due.get(soonest).toInstant()).toMillis();
+            while (!due.get(i).toInstant().isAfter(now)) {
+                if (fire(schedule, due.get(i))) {
+                    enqueued++;
+                }
+                due.set(i, schedule.next().apply(due.get(i)));
+            }
+        }
+        return enqueued;
+    }
+
+    private synchronized Instant soonest() {
+        return due.stream().map(ZonedDateTime::toInstant).min(Instant::compareTo).orElseThrow();
+    }
+
+    private void loop() {
+        while (running) {
+            long wait;
+            try {
+                fireDue();
+                wait = Duration.between(clock.instant(), soonest()).toMillis();
+            } catch (RuntimeException e) {
+                // Never dies: log, back off, go on.
+                LOG.warn("cron could not fire due slots; trying again: {}", e.getMessage());
+                wait = MAX_SLEEP_MILLIS;
+            }
             if (wait > 0) {
                 try {
-                    Thread.sleep(Math.min(wait, 1000)); // re-check at least every second (clock changes, close)
+                    Thread.sleep(Math.min(wait, MAX_SLEEP_MILLIS));
                 } catch (InterruptedException e) {
                     return;
                 }
-                continue;
             }
-            Schedule schedule = schedules.get(soonest);
-            fire(schedule, due.get(soonest));
-            due.set(soonest, schedule.next().apply(due.get(soonest)));
         }
     }
 
-    private void fire(Schedule schedule, ZonedDateTime slot) {
-        String key = "cron:" + schedule.name() + ":" + slot.toEpochSecond();
+    private boolean fire(Schedule schedule, ZonedDateTime slot) {
+        Map<String, Object> metadata = new LinkedHashMap<>(schedule.request().metadata());
+        metadata.put("cron", Map.of("schedule", schedule.name(), "slot", slot.toInstant().toString()));
         try {
-            skiplock.enqueue(schedule.request().withUniqueKey(key.length() <= 128 ? key : key.substring(0, 128)));
+            return skiplock.enqueueScheduled(schedule.name(), slot.toInstant(),
+                    schedule.request().withMetadata(metadata)).isPresent();
         } catch (RuntimeException e) {
             LOG.warn("cron {} could not enqueue the {} slot: {}", schedule.name(), slot, e.getMessage());
+            return false;
         }
     }
 

@@ -89,13 +89,18 @@ final class OutputTail implements Runnable {
                 line.write(buffer, start, i - start);
                 emit();
                 start = i + 1;
-            } else if (line.size() + (i + 1 - start) >= MAX_LINE_BYTES) {
+            } else if (line.size() + (i + 1 - start) >= MAX_LINE_BYTES && !continuesCharacter(buffer, i, length)) {
                 line.write(buffer, start, i + 1 - start);
                 emit();
                 start = i + 1;
             }
         }
         line.write(buffer, start, length - start);
+    }
+
+    /** True if the byte after {@code i} continues a UTF-8 character: a long line is not cut inside one. */
+    private static boolean continuesCharacter(byte[] buffer, int i, int length) {
+        return i + 1 < length && (buffer[i + 1] & 0xC0) == 0x80;
     }
 
     /** Decodes the line; invalid UTF-8 becomes U+FFFD (and the worker replaces NUL the same way). */

@@ -8,6 +8,7 @@ import dev.skiplock.SkiplockException;
 import dev.skiplock.internal.Json;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import java.time.Clock;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,7 +56,7 @@ public final class SkiplockServer implements AutoCloseable {
         }
         MemoryJobs memory = new MemoryJobs(commandRunner());
         SubmitParser parser = new SubmitParser(tools);
-        CronScheduler cron = CronScheduler.start(config.cron(), parser, skiplock);
+        CronScheduler cron = CronScheduler.create(config.cron(), parser, skiplock, Clock.systemUTC()).start();
         JobsApi jobs = new JobsApi(auth, parser, config.maxBodyBytes(), config.fallbackCap(), memory);
         EventsApi events = new EventsApi(auth, memory);
         AdminApi admin = new AdminApi(skiplock, auth);

@@ -12,7 +12,8 @@ import java.util.UUID;
 
 /**
  * Fresh tables for one benchmark run, removed afterwards: a new schema in the given PostgreSQL
- * database, or a new SQLite file in a temp folder (the user's own file is never touched).
+ * database, or a new SQLite file in a temp folder with the given URL's parameters (the user's own
+ * file is never touched).
  */
 final class BenchDatabase implements AutoCloseable {
     private final String baseUrl;
@@ -34,7 +35,9 @@ final class BenchDatabase implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            url = "jdbc:sqlite:" + folder.resolve("bench.db");
+            // The user's file is never touched, but its URL parameters apply (e.g. ?synchronous=NORMAL).
+            int query = jdbcUrl.indexOf('?');
+            url = "jdbc:sqlite:" + folder.resolve("bench.db") + (query < 0 ? "" : jdbcUrl.substring(query));
         }
     }
 

@@ -5,6 +5,7 @@ import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.StorableText;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.EventStore;
+import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Stores;
 import java.util.ArrayList;
@@ -15,7 +16,6 @@ import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,11 +25,11 @@ import org.slf4j.LoggerFactory;
  * writes each outcome at once. An execution stays registered (its lease kept alive by the
  * heartbeat) until its outcome is durable or rejected.
  *
- * <p>What one job carries can never block another's outcome: a batch the database rejects for
- * its data is split until the one item at fault is found, and that item alone is written in a
- * storable form (an outcome as {@code failed} with a clear {@code lastError}, a log line as a
- * note saying it could not be stored). Everything already written leaves the batch at once, so a
- * log line is written exactly once however often the rest is retried.
+ * <p>What one job carries can never block another's outcome ({@link IsolatingWriter}): the item
+ * at fault alone is written in a storable form (an outcome as {@code failed} with a clear
+ * {@code lastError}, a log line as a note saying it could not be stored). Everything written leaves
+ * the batch at once, so a line is not written again when the rest is retried (only a batch whose
+ * commit answer the connection lost may be written twice).
  */
 final class Completer {
     private static final Logger LOG = LoggerFactory.getLogger(Completer.class);
@@ -55,6 +55,8 @@ final class Completer {
     private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
     private final Thread thread;
     private volatile boolean running = true;
+    private final IsolatingWriter<EventStore.LogLine> lineWriter;
+    private final IsolatingWriter<Outcome> outcomeWriter;
 
     Completer(Stores stores, EventSignals signals, Registry registry, Counters counters, Consumer<Execution> settled) {
         this.store = stores.jobs();
@@ -64,6 +66,11 @@ final class Completer {
         this.counters = counters;
         this.settled = settled;
         this.thread = Thread.ofPlatform().name("skiplock-completer").daemon().unstarted(this::loop);
+        this.lineWriter = new IsolatingWriter<>(events::appendLogs, events::isDataError, Completer::storableLine,
+                line -> { });
+        // An outcome not written at all leaves its execution's lease to lapse: the job is reaped and adopted.
+        this.outcomeWriter = new IsolatingWriter<>(this::writeOutcomes, store::isDataError, Completer::storableOutcome,
+                outcome -> registry.remove(outcome.execution()));
     }
 
     void start() {
@@ -141,46 +148,9 @@ final class Completer {
         Set<UUID> touched = new HashSet<>();
         lines.forEach(line -> touched.add(line.attempt().id()));
         outcomes.forEach(outcome -> touched.add(outcome.completion().attempt().id()));
-        writeIsolating(lines, events::appendLogs, events::isDataError, Completer::storableLine);
-        writeIsolating(outcomes, this::writeOutcomes, store::isDataError, Completer::storableOutcome);
+        lineWriter.write(lines);
+        outcomeWriter.write(outcomes);
         signals.signalAll(touched);
-    }
-
-    /**
-     * Writes {@code items} (all of them, then removed from the list). A batch the database rejects
-     * for its data is split in halves until the item at fault is alone; that item is written in its
-     * storable form instead. Any other failure propagates, leaving the unwritten items in the list.
-     */
-    private static <T> void writeIsolating(List<T> items, Consumer<List<T>> write,
-            Function<RuntimeException, Boolean> isDataError, Function<T, T> storable) {
-        if (items.isEmpty()) {
-            return;
-        }
-        try {
-            write.accept(items);
-            items.clear();
-        } catch (RuntimeException e) {
-            if (!isDataError.apply(e)) {
-                throw e;
-            }
-            if (items.size() == 1) {
-                LOG.warn("the database rejected what one job carries; writing it in a storable form: {}", e.getMessage());
-                write.accept(List.of(storable.apply(items.getFirst())));
-                items.clear();
-                return;
-            }
-            int half = items.size() / 2;
-            List<T> firstHalf = new ArrayList<>(items.subList(0, half));
-            List<T> secondHalf = new ArrayList<>(items.subList(half, items.size()));
-            try {
-                writeIsolating(firstHalf, write, isDataError, storable);
-            } finally {
-                items.clear(); // what is left unwritten, in order
-                items.addAll(firstHalf);
-                items.addAll(secondHalf);
-            }
-            writeIsolating(items, write, isDataError, storable);
-        }
     }
 
     private static EventStore.LogLine storableLine(EventStore.LogLine line) {
@@ -199,11 +169,11 @@ final class Completer {
     private void writeOutcomes(List<Outcome> batch) {
         List<Completion> completions = new ArrayList<>(batch.size());
         batch.forEach(item -> completions.add(item.completion()));
-        Set<UUID> applied = store.complete(completions);
+        Set<HeldAttempt> applied = store.complete(completions);
         counters.completionBatches.increment();
         for (Outcome item : batch) {
             Completion completion = item.completion();
-            if (applied.contains(completion.attempt().token())) {
+            if (applied.contains(completion.attempt())) {
                 count(completion);
                 settled.accept(item.execution());
             } else {

@@ -1,20 +1,16 @@
 package dev.skiplock.internal.engine;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import dev.skiplock.Job;
 import dev.skiplock.JobContext;
 import dev.skiplock.JobOutcome;
-import dev.skiplock.Names;
 import dev.skiplock.ResumableHandler;
 import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.Json;
-import dev.skiplock.internal.StorableText;
 import dev.skiplock.internal.store.ClaimParams;
 import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.Completion;
-import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Stores;
 import java.io.IOException;
@@ -49,8 +45,8 @@ public final class Engine implements QueueFetcher.Work {
     private final LeaseKeeper leaseKeeper;
     private final Stores stores;
     private final List<QueueFetcher> fetchers = new ArrayList<>();
-    /** Kinds whose executions outlive their worker: adopted only on their own host while it lives. */
-    private final List<String> resumableKinds = new ArrayList<>();
+    /** Kinds whose executions outlive their worker (JSON array): adopted only on their own host while it lives. */
+    private final String resumableKindsJson;
     private final LostClaims lostClaims;
     private final ExecutorService handlerThreads =
             Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("skiplock-job-", 0).factory());
@@ -62,11 +58,9 @@ public final class Engine implements QueueFetcher.Work {
         this.stores = stores;
         this.handlers = Map.copyOf(handlers);
         handlers.forEach((kind, binding) -> argsReaders.put(kind, Json.MAPPER.readerFor(binding.argsType())));
-        handlers.forEach((kind, binding) -> {
-            if (binding.handler() instanceof ResumableHandler<?>) {
-                resumableKinds.add(kind);
-            }
-        });
+        this.resumableKindsJson = Json.write(handlers.entrySet().stream()
+                .filter(entry -> entry.getValue().handler() instanceof ResumableHandler<?>)
+                .map(Map.Entry::getKey).sorted().toList());
         this.counters = counters;
         this.outcomes = new Outcomes(config.retryPolicy());
         this.lostClaims = new LostClaims(store);
@@ -114,7 +108,7 @@ public final class Engine implements QueueFetcher.Work {
 
     @Override
     public List<Claimed> adopt(String queue, int limit) {
-        return store.adoptOrphans(claimParams(queue), resumableKinds, config.leaseTtl().toMillis(), limit);
+        return store.adoptOrphans(claimParams(queue), config.leaseTtl().toMillis(), limit);
     }
 
     /**
@@ -129,7 +123,7 @@ public final class Engine implements QueueFetcher.Work {
         try {
             jobs = store.claim(claim, limit);
         } catch (RuntimeException e) {
-            lostClaims.giveBack(claim.token());
+            lostClaims.giveBack(claim);
             throw e;
         }
         if (!jobs.isEmpty()) {
@@ -140,7 +134,8 @@ public final class Engine implements QueueFetcher.Work {
     }
 
     private ClaimParams claimParams(String queue) {
-        return new ClaimParams(queue, config.workerId(), config.hostId(), UUID.randomUUID(), config.leaseTtl().toMillis());
+        return new ClaimParams(queue, config.workerId(), config.hostId(), UUID.randomUUID(), config.leaseTtl().toMillis(),
+                resumableKindsJson);
     }
 
     /**
@@ -241,7 +236,7 @@ public final class Engine implements QueueFetcher.Work {
     private <A> Completion resume(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
         A args = readArgs(binding, job);
         ResumableHandler<A> handler = (ResumableHandler<A>) binding.handler();
-        Optional<JobOutcome> outcome = handler.resume(new Context<>(args, execution));
+        Optional<JobOutcome> outcome = handler.resume(new ExecutionContext<>(args, execution, stores, completer));
         if (outcome.isEmpty()) {
             LOG.info("job {} attempt {}: its execution is gone", job.id(), job.attempt());
             return outcomes.orphaned(execution, binding.retryPolicy());
@@ -265,7 +260,7 @@ public final class Engine implements QueueFetcher.Work {
 
     private <A> Completion invoke(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
         A args = readArgs(binding, job);
-        JobContext<A> context = new Context<>(args, execution);
+        JobContext<A> context = new ExecutionContext<>(args, execution, stores, completer);
         JobOutcome outcome = binding.handler().handle(context);
         return outcomes.fromHandler(execution, outcome, binding.retryPolicy());
     }
@@ -318,6 +313,7 @@ public final class Engine implements QueueFetcher.Work {
             TimeUnit.MILLISECONDS.sleep(10);
         }
         releaseStillRunning();
+        lostClaims.retry();
         completer.stop();
         leaseKeeper.stop();
         handlerThreads.shutdownNow();
@@ -363,60 +359,6 @@ public final class Engine implements QueueFetcher.Work {
     private static final class ArgsException extends RuntimeException {
         ArgsException(String message) {
             super(message);
-        }
-    }
-
-    private final class Context<A> implements JobContext<A> {
-        private final A args;
-        private final Execution execution;
-
-        Context(A args, Execution execution) {
-            this.args = args;
-            this.execution = execution;
-        }
-
-        @Override
-        public A args() {
-            return args;
-        }
-
-        @Override
-        public Job job() {
-            return execution.job();
-        }
-
-        @Override
-        public boolean stopRequested() {
-            return execution.stopRequested();
-        }
-
-        @Override
-        public boolean leaseLost() {
-            return execution.leaseLost();
-        }
-
-        @Override
-        public UUID executionId() {
-            return execution.executionId();
-        }
-
-        @Override
-        public long loggedLines(String stream) {
-            String checked = Names.check("stream", stream);
-            return execution.storeCall(() -> stores.events().countLogs(execution.attempt(), checked));
-        }
-
-        @Override
-        public void log(String stream, String message) {
-            completer.submitLog(new EventStore.LogLine(execution.attempt(),
-                    Names.check("stream", stream), message == null ? "" : StorableText.of(message)));
-        }
-
-        @Override
-        public boolean progress(Object data) {
-            JsonNode tree = Json.MAPPER.valueToTree(data);
-            String json = tree == null ? "null" : StorableText.of(tree).toString();
-            return execution.storeCall(() -> stores.events().updateProgress(execution.attempt(), json));
         }
     }
 }

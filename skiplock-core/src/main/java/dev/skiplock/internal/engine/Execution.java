@@ -21,9 +21,17 @@ import java.util.function.Supplier;
  * is delivered when the call returns instead.
  */
 final class Execution {
-    enum State { RUNNING, COMPLETING, STOPPED }
-
     enum StopReason { CANCEL, TIMEOUT, LEASE_LOST, SHUTDOWN }
+
+    /** Where the execution stands; changed by one compare-and-set, so a stop and its reason are seen together. */
+    private record State(String name, StopReason stopReason) {
+        static final State RUNNING = new State("running", null);
+        static final State COMPLETING = new State("completing", null);
+
+        boolean stopped() {
+            return stopReason != null;
+        }
+    }
 
     private final Job job;
     private final HeldAttempt attempt;
@@ -33,7 +41,6 @@ final class Execution {
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
     private final AtomicBoolean slotReleased = new AtomicBoolean();
     private final Object interruptLock = new Object();
-    private volatile StopReason stopReason;
     private Thread thread;
     private boolean inStoreCall;
     private volatile ScheduledFuture<?> timeout;
@@ -70,18 +77,18 @@ final class Execution {
     }
 
     boolean stopRequested() {
-        return stopReason != null;
+        return state.get().stopped();
     }
 
     boolean leaseLost() {
-        return stopReason == StopReason.LEASE_LOST;
+        return state.get().stopReason() == StopReason.LEASE_LOST;
     }
 
     /** The handler runs on {@code runner} from now on; a stop that came first interrupts it at once. */
     void bindThread(Thread runner) {
         synchronized (interruptLock) {
             thread = runner;
-            if (state.get() == State.STOPPED) {
+            if (state.get().stopped()) {
                 runner.interrupt();
             }
         }
@@ -100,10 +107,9 @@ final class Execution {
 
     /** Asks the execution to stop: true if this call decided the attempt's fate (it was still running). */
     boolean stop(StopReason reason) {
-        if (!state.compareAndSet(State.RUNNING, State.STOPPED)) {
+        if (!state.compareAndSet(State.RUNNING, new State("stopped", reason))) {
             return false;
         }
-        stopReason = reason;
         cancelTimeout();
         synchronized (interruptLock) {
             if (thread != null && !inStoreCall) {
@@ -135,7 +141,7 @@ final class Execution {
         } finally {
             synchronized (interruptLock) {
                 inStoreCall = false;
-                if (interrupted || state.get() == State.STOPPED) {
+                if (interrupted || state.get().stopped()) {
                     Thread.currentThread().interrupt();
                 }
             }

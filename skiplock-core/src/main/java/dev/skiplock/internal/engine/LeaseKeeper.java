@@ -1,18 +1,21 @@
 package dev.skiplock.internal.engine;
 
 import dev.skiplock.SkiplockConfig;
+import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.HeartbeatAck;
+import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Stores;
 import dev.skiplock.internal.store.WorkerStore;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +33,7 @@ final class LeaseKeeper {
 
     private final SkiplockConfig config;
     private final JobStore store;
+    private final CronStore cron;
     private final WorkerStore workers;
     private final Registry registry;
     private final Counters counters;
@@ -41,6 +45,7 @@ final class LeaseKeeper {
             LostClaims lostClaims) {
         this.config = config;
         this.store = stores.jobs();
+        this.cron = stores.cron();
         this.workers = stores.workers();
         this.registry = registry;
         this.counters = counters;
@@ -85,10 +90,10 @@ final class LeaseKeeper {
         }
         List<HeartbeatAck> acks = store.heartbeat(config.leaseTtl().toMillis(),
                 held.stream().map(Execution::attempt).toList());
-        Map<UUID, Boolean> alive = new HashMap<>();
-        acks.forEach(ack -> alive.put(ack.token(), ack.cancelRequested()));
+        Map<HeldAttempt, Boolean> alive = new HashMap<>();
+        acks.forEach(ack -> alive.put(ack.lease(), ack.cancelRequested()));
         for (Execution execution : held) {
-            Boolean cancelRequested = alive.get(execution.attempt().token());
+            Boolean cancelRequested = alive.get(execution.attempt());
             if (cancelRequested == null) {
                 // Only a running handler can be stopped; an outcome already waiting in the completer
                 // is fenced there instead.
@@ -120,20 +125,32 @@ final class LeaseKeeper {
         }
     }
 
-    /** Deletes expired history in batches, so no single statement holds locks for long. */
+    /**
+     * Deletes expired history in batches, so no single statement holds locks for long: finished
+     * jobs, then cron slot markers (kept at least {@link CronStore#MIN_MARKER_AGE}).
+     */
     private void prune() {
-        long age = config.retention().toMillis();
+        Duration retention = config.retention();
+        int jobs = pruneInBatches(() -> store.pruneFinished(retention.toMillis(), PRUNE_BATCH));
+        if (jobs > 0) {
+            LOG.info("retention deleted {} jobs finished more than {} ago", jobs, retention);
+        }
+        int slots = pruneInBatches(() -> cron.prune(retention, PRUNE_BATCH));
+        if (slots > 0) {
+            LOG.info("retention deleted {} cron slot markers older than {}", slots, CronStore.markerAge(retention));
+        }
+    }
+
+    private static int pruneInBatches(IntSupplier batch) {
         int total = 0;
         for (int round = 0; round < MAX_PRUNE_ROUNDS; round++) {
-            int deleted = store.pruneFinished(age, PRUNE_BATCH);
+            int deleted = batch.getAsInt();
             total += deleted;
             if (deleted < PRUNE_BATCH) {
                 break;
             }
         }
-        if (total > 0) {
-            LOG.info("retention deleted {} jobs finished more than {} ago", total, config.retention());
-        }
+        return total;
     }
 
     private static void guarded(String task, Runnable body) {

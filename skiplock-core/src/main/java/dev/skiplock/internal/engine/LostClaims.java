@@ -1,7 +1,8 @@
 package dev.skiplock.internal.engine;
 
+import dev.skiplock.internal.store.ClaimParams;
 import dev.skiplock.internal.store.JobStore;
-import java.util.Set;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -10,40 +11,46 @@ import org.slf4j.LoggerFactory;
 /**
  * Claims whose answer never reached this worker (the connection dropped after the claim
  * committed, or it is unknown whether it did). Their jobs are leased to this worker, which does
- * not run them; {@code unclaim_jobs} gives them back without using their attempt, at once or, while
- * the database is unreachable, at each heartbeat until it succeeds (an attempt is counted only for
- * an execution; if the database stays away longer than the lease, the reaper gets there first and
- * the attempt counts as lost).
+ * not run them; {@code unclaim_jobs} gives them back without using their attempt. It is tried at
+ * once and then at every heartbeat until the claim's lease would have ended: a claim still
+ * running on the server when the client gave up may commit after the first try. If the database
+ * stays away longer than the lease, the reaper gets there first and the attempt counts as lost.
  */
 final class LostClaims {
     private static final Logger LOG = LoggerFactory.getLogger(LostClaims.class);
 
+    private record Claim(String queue, long giveUpNanos) {
+    }
+
     private final JobStore store;
-    private final Set<UUID> tokens = ConcurrentHashMap.newKeySet();
+    private final Map<UUID, Claim> claims = new ConcurrentHashMap<>();
 
     LostClaims(JobStore store) {
         this.store = store;
     }
 
-    /** The claim under {@code token} failed on the way back: give back whatever it took. */
-    void giveBack(UUID token) {
-        tokens.add(token);
+    /** The claim {@code claim} failed on the way back: give back whatever it took. */
+    void giveBack(ClaimParams claim) {
+        claims.put(claim.token(), new Claim(claim.queue(),
+                System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(claim.leaseMillis())));
         retry();
     }
 
-    /** Tries every claim still to give back; keeps the ones the database could not take yet. */
+    /** Tries every claim still to give back; forgets those whose lease would have ended. */
     void retry() {
-        for (UUID token : tokens) {
+        for (Map.Entry<UUID, Claim> entry : claims.entrySet()) {
+            Claim claim = entry.getValue();
             try {
-                int given = store.unclaim(token);
-                tokens.remove(token);
+                int given = store.unclaim(claim.queue(), entry.getKey());
                 if (given > 0) {
                     LOG.warn("gave back {} jobs of a claim whose answer was lost; their attempt is not used", given);
                 }
             } catch (RuntimeException e) {
                 LOG.warn("could not give back the jobs of a claim whose answer was lost; retrying at the next heartbeat: {}",
                         e.getMessage());
-                return;
+            }
+            if (System.nanoTime() - claim.giveUpNanos() > 0) {
+                claims.remove(entry.getKey());
             }
         }
     }

@@ -2,6 +2,6 @@ package dev.skiplock.internal.store;
 
 import java.util.UUID;
 
-/** A lease the heartbeat extended (job and token), and whether a cancel was requested for the job. */
-public record HeartbeatAck(UUID id, UUID token, boolean cancelRequested) {
+/** A lease the heartbeat extended, and whether a cancel was requested for its job. */
+public record HeartbeatAck(HeldAttempt lease, boolean cancelRequested) {
 }

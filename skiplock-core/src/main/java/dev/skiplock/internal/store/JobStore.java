@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -30,14 +29,14 @@ import javax.sql.DataSource;
 
 /**
  * Every read and write of {@code skiplock_jobs}, one method per named statement of {@code jobs.sql}.
- * Tenant-facing calls take the tenant; worker calls are fenced by worker id and attempt instead.
+ * Tenant-facing calls take the tenant; worker calls are fenced by the lease token instead.
  * Thread-safe: each call borrows a connection from the pool (or uses the caller's).
  */
 public final class JobStore {
     /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
             "list_jobs", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
-            "unclaim_jobs", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
+            "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
             "count_jobs", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs", "copy_events");
@@ -138,24 +137,7 @@ public final class JobStore {
     }
 
     private <T> T inTransaction(Function<Connection, T> work) {
-        return withConnection(connection -> {
-            try {
-                connection.setAutoCommit(false);
-                try {
-                    T result = work.apply(connection);
-                    connection.commit();
-                    return result;
-                } catch (RuntimeException | Error e) {
-                    // Before the finally below: setAutoCommit(true) would commit what already ran.
-                    connection.rollback();
-                    throw e;
-                } finally {
-                    connection.setAutoCommit(true);
-                }
-            } catch (SQLException e) {
-                throw sql.failure("transaction", e);
-            }
-        });
+        return sql.inTransaction(work);
     }
 
     /** The job as the insert wrote it: everything but the database-clock times came from the request. */
@@ -237,7 +219,8 @@ public final class JobStore {
     public List<Claimed> claim(ClaimParams claim, int limit) {
         List<Job> jobs = withConnection(connection -> sql.query(connection, "claim_jobs", Params.of(
                 "queue", claim.queue(), "worker", claim.worker(), "host", claim.host(), "token", claim.token(),
-                "lease_ms", claim.leaseMillis(), "limit", limit), new JobRows(sql.dialect())));
+                "lease_ms", claim.leaseMillis(), "resumable_kinds", claim.resumableKinds(), "limit", limit),
+                new JobRows(sql.dialect())));
         List<Claimed> claimed = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
             claimed.add(new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), claim.token(), 0));
@@ -246,17 +229,15 @@ public final class JobStore {
     }
 
     /**
-     * Adopts up to {@code limit} orphans of {@code queue} under {@code token}; orphans of
-     * {@code resumableKinds} only when their host is this one or no longer alive (no worker of it
-     * heartbeated within {@code hostStaleMillis}).
+     * Adopts up to {@code limit} orphans of {@code queue} under {@code token}; an orphan tied to a
+     * host only when that host is this one or has no live worker of the queue (none heartbeated
+     * within {@code hostStaleMillis}).
      */
-    public List<Claimed> adoptOrphans(ClaimParams claim, Collection<String> resumableKinds, long hostStaleMillis,
-            int limit) {
+    public List<Claimed> adoptOrphans(ClaimParams claim, long hostStaleMillis, int limit) {
         JobRows jobs = new JobRows(sql.dialect());
         return withConnection(connection -> sql.query(connection, "adopt_orphans", Params.of(
                 "queue", claim.queue(), "worker", claim.worker(), "host", claim.host(), "token", claim.token(),
-                "lease_ms", claim.leaseMillis(), "resumable_kinds", Json.write(List.copyOf(resumableKinds)),
-                "host_stale_ms", hostStaleMillis, "limit", limit), row -> {
+                "lease_ms", claim.leaseMillis(), "host_stale_ms", hostStaleMillis, "limit", limit), row -> {
                     Job job = jobs.map(row);
                     UUID executionId = sql.dialect().getUuid(row, row.findColumn("claim_token"));
                     return new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), executionId,
@@ -264,10 +245,16 @@ public final class JobStore {
                 }));
     }
 
-    /** Gives back, attempt unused, the jobs of a claim whose answer was lost; returns how many. */
-    public int unclaim(UUID token) {
-        return withConnection(connection -> sql.query(connection, "unclaim_jobs", Params.of("token", token),
-                row -> 1)).size();
+    /** True while the job is running execution {@code executionId} (its claim token), whoever holds the lease. */
+    public boolean isRunning(UUID id, UUID executionId) {
+        return !withConnection(connection -> sql.query(connection, "execution_running",
+                Params.of("id", id, "execution_id", executionId), row -> 1)).isEmpty();
+    }
+
+    /** Gives back, attempt unused, the jobs of a claim of {@code queue} whose answer was lost; returns how many. */
+    public int unclaim(String queue, UUID token) {
+        return withConnection(connection -> sql.query(connection, "unclaim_jobs", Params.of("queue", queue,
+                "token", token), row -> 1)).size();
     }
 
     /** Extends the leases still held; the answer omits attempts whose lease is gone. */
@@ -276,16 +263,23 @@ public final class JobStore {
             return List.of();
         }
         var params = Params.of("lease_ms", leaseMillis, "held", heldJson(held));
-        return withConnection(connection -> sql.query(connection, "heartbeat", params, row -> new HeartbeatAck(
-                sql.dialect().getUuid(row, row.findColumn("id")), sql.dialect().getUuid(row, row.findColumn("token")),
-                row.getBoolean("cancel_requested"))));
+        return withConnection(connection -> sql.query(connection, "heartbeat", params,
+                row -> new HeartbeatAck(lease(row), row.getBoolean("cancel_requested"))));
     }
 
-    /** Writes the completions fenced on their lease tokens; returns the tokens applied (the rest were stale). */
-    public Set<UUID> complete(Collection<Completion> completions) {
+    /**
+     * Writes the completions fenced on their lease tokens; returns the leases applied (the rest were
+     * stale). A token is shared by the jobs of one claim: a lease is the job and its token together.
+     */
+    public Set<HeldAttempt> complete(Collection<Completion> completions) {
         var params = Params.of("completions", completionsJson(completions));
-        return new HashSet<>(withConnection(connection -> sql.query(connection, "complete_jobs", params,
-                row -> sql.dialect().getUuid(row, row.findColumn("token")))));
+        return new HashSet<>(withConnection(connection -> sql.query(connection, "complete_jobs", params, this::lease)));
+    }
+
+    /** The lease a row of heartbeat or complete_jobs names: id, attempt, token. */
+    private HeldAttempt lease(java.sql.ResultSet row) throws java.sql.SQLException {
+        return new HeldAttempt(sql.dialect().getUuid(row, row.findColumn("id")), row.getInt("attempt"),
+                sql.dialect().getUuid(row, row.findColumn("token")));
     }
 
     /** Streams the batch straight to text: on the hot path, a JSON tree per outcome cost more than the write. */

@@ -61,6 +61,28 @@ final class SqlRunner {
         }
     }
 
+    /** Runs {@code work} in one transaction on a pooled connection: commits if it returns, rolls back if it throws. */
+    <T> T inTransaction(java.util.function.Function<Connection, T> work) {
+        return withConnection(connection -> {
+            try {
+                connection.setAutoCommit(false);
+                try {
+                    T result = work.apply(connection);
+                    connection.commit();
+                    return result;
+                } catch (RuntimeException | Error e) {
+                    // Before the finally below: setAutoCommit(true) would commit what already ran.
+                    connection.rollback();
+                    throw e;
+                } finally {
+                    connection.setAutoCommit(true);
+                }
+            } catch (SQLException e) {
+                throw failure("transaction", e);
+            }
+        });
+    }
+
     Dialect dialect() {
         return dialect;
     }

@@ -1,2 +1,7 @@
-/** Runs each driver's named statements: jobs store and migrator. The only place that touches JDBC. Not API. */
+/**
+ * Every statement the engine and the client run, one method per {@code -- name:} of a driver's
+ * {@code sql/<table>.sql} ({@code JobStore}, {@code EventStore}, {@code QueueStore},
+ * {@code WorkerStore}, {@code CronStore}), the COPY path ({@code BulkJobInserter}) and the
+ * {@code Migrator}. The only place that touches JDBC. Not API.
+ */
 package dev.skiplock.internal.store;

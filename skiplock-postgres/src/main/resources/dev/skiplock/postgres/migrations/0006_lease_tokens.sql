@@ -23,7 +23,9 @@ CREATE INDEX skiplock_jobs_waiting ON skiplock_jobs (id) WHERE status = 'waiting
 -- dependency still running, and neither released the job. Now the trigger first locks the waiting
 -- dependents (FOR UPDATE, in id order); the second transaction waits there until the first
 -- commits, and its next statement takes a new snapshot (PL/pgSQL under READ COMMITTED) that
--- sees the first dependency succeeded. Enqueue no longer locks dependencies (FOR SHARE held by a
+-- sees the first dependency succeeded. Two completion batches that finish dependencies of the same
+-- dependents in opposite orders can deadlock here; PostgreSQL aborts one after deadlock_timeout
+-- (1 s), and its completer writes that batch again (nothing of it was applied). Enqueue no longer locks dependencies (FOR SHARE held by a
 -- caller's transaction stalled a worker's whole completion batch); the race it closed (a
 -- dependency finishing while a dependent is being enqueued) is settled by settle_waiting_jobs.
 CREATE OR REPLACE FUNCTION skiplock_dependency_finished() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -13,8 +13,9 @@ LIMIT :limit
 -- execution that was reaped, adopted by another worker, or already finalized (a handler logging
 -- after its cancel) is dropped, so no line lands after the terminal status, and after adoption
 -- only the adopter writes (it re-reads the execution's output from what was recorded). The rows
--- are locked FOR SHARE first (in id order, like every statement of a worker): an adoption that
--- changes the token waits for these lines to commit, so the adopter's count_logs sees them.
+-- are locked FOR SHARE first (in id order, like every statement of a worker): adopt_orphans skips
+-- (SKIP LOCKED) a row while lines of its old execution are being written and takes it at a later
+-- round, so the adopter's count_logs always sees every line written under the old token.
 WITH lines AS (
     SELECT l.job_id, l.token, l.attempt, l.stream, l.message, l.n
     FROM ROWS FROM (jsonb_to_recordset(CAST(:lines AS jsonb))

@@ -66,7 +66,9 @@ WITH next AS (
 UPDATE skiplock_jobs AS j
 SET status = 'running', attempt = j.attempt + 1, locked_by = :worker,
     locked_until = now() + :lease_ms * interval '1 millisecond', started_at = now(),
-    lease_token = :token, claim_token = :token, host = :host
+    lease_token = :token, claim_token = :token,
+    -- A resumable kind's execution (a command's process) lives on this host: adoption heeds it.
+    host = CASE WHEN j.kind IN (SELECT jsonb_array_elements_text(CAST(:resumable_kinds AS jsonb))) THEN :host END
 FROM next
 WHERE j.id = next.id
   -- No wait for the WAL flush at commit: a claim lost in a crash only makes the job claimable
@@ -84,19 +86,20 @@ SELECT * FROM claimed
 -- Takes over running jobs whose lease the reaper cleared (their worker is gone) under a new token,
 -- so the old holder, should it come back, can no longer write. The attempt is not changed: the
 -- adopter decides from the runner whether that attempt finished, still runs, or is lost, and
--- finalizes it fenced on its own token. A job of a resumable kind (a command, whose run lives in
--- a directory of the host that started it) is adopted only by a worker of that host while any
--- worker of that host is alive (heartbeat within :host_stale_ms, the worker registry); once the
--- host is stale, anyone adopts it and finds no run there: the attempt counts as lost. elapsed_ms:
--- how long the attempt has run, by the database clock (its timeout counts from its start).
+-- finalizes it fenced on its own token. A job whose execution lives on one host (host is set at
+-- claim for resumable kinds: a command's run directory) is adopted only by a worker of that host
+-- while a worker of that host serving this queue is alive (heartbeat within :host_stale_ms, the
+-- worker registry); once none is, anyone adopts it and finds no run there: the attempt counts as
+-- lost. elapsed_ms: how long the attempt has run, by the database clock (its timeout counts from
+-- its start).
 WITH orphans AS (
     SELECT id FROM skiplock_jobs AS o
     WHERE status = 'running' AND queue = :queue AND locked_until IS NULL
       AND (o.host IS NULL OR o.host = :host
-           OR o.kind NOT IN (SELECT jsonb_array_elements_text(CAST(:resumable_kinds AS jsonb)))
            OR NOT EXISTS (SELECT 1 FROM skiplock_workers AS w
                           WHERE w.host = o.host AND w.stopped_at IS NULL
-                            AND w.last_heartbeat_at > now() - :host_stale_ms * interval '1 millisecond'))
+                            AND w.last_heartbeat_at > now() - :host_stale_ms * interval '1 millisecond'
+                            AND w.queues @> jsonb_build_array(o.queue)))
     ORDER BY priority DESC, id
     LIMIT :limit
     FOR UPDATE SKIP LOCKED
@@ -129,7 +132,7 @@ FROM locked JOIN h ON h.id = locked.id AND h.token = locked.lease_token
 WHERE j.id = locked.id AND locked.status = 'running'
   -- A lease extension lost in a crash only shortens the lease: no need to wait for the flush.
   AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-RETURNING j.id, j.lease_token AS token, j.cancel_requested
+RETURNING j.id, j.attempt, j.lease_token AS token, j.cancel_requested
 
 -- name: complete_jobs
 -- Fenced finalize of many jobs in one statement: a row is written only while its lease token is
@@ -171,7 +174,7 @@ RETURNING j.id, j.attempt, c.token, j.status,
     SELECT done.id, done.attempt, 'status', done.status, done.message FROM done
 )
 -- Followers of every job that just became terminal learn it from one notification per 100 ids.
-SELECT done.id, done.token FROM done
+SELECT done.id, done.attempt, done.token FROM done
 CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || chunks.ids))
             FROM (SELECT string_agg(CAST(finished.id AS text), ',') AS ids
                   FROM (SELECT id, (row_number() OVER ()) / 100 AS chunk FROM done
@@ -231,7 +234,7 @@ WITH given_back AS (
         finished_at = CASE WHEN cancel_requested THEN now() END,
         attempt = attempt - 1, locked_by = NULL, locked_until = NULL,
         lease_token = NULL, claim_token = NULL, host = NULL
-    WHERE lease_token = :token AND claim_token = :token AND status = 'running'
+    WHERE queue = :queue AND status = 'running' AND lease_token = :token AND claim_token = :token -- skiplock_jobs_running
     RETURNING id, attempt, queue, status
 ), events AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, status)
@@ -242,6 +245,11 @@ CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(),
                                    CASE WHEN changed.status = 'cancelled' THEN 'e:' || changed.id
                                         ELSE 'q:' || changed.queue END))
             FROM given_back AS changed) AS notified
+
+-- name: execution_running
+-- Whether the job still runs the execution a worker lost the lease of: if not, nobody will ever
+-- adopt that execution, and its worker stops it (a command's process) instead of leaving it.
+SELECT 1 FROM skiplock_jobs WHERE id = :id AND status = 'running' AND claim_token = :execution_id
 
 -- name: reap_expired_leases
 -- Clears the lease (and its token: the stale holder can no longer write) of running jobs whose
@@ -360,8 +368,10 @@ SELECT e.job_id, e.depends_on FROM jsonb_to_recordset(CAST(:edges AS jsonb)) AS 
 -- The backstop of dependency release, run by every worker's reaper: a waiting job whose
 -- dependencies all succeeded is queued, one with a failed, timed out or cancelled dependency
 -- fails naming it. The dependency trigger does this at once; this statement catches a dependency
--- that finished while its dependent's enqueue was still uncommitted. Walks skiplock_jobs_waiting.
-WITH waiting AS (
+-- that finished while its dependent's enqueue was still uncommitted. Walks skiplock_jobs_waiting,
+-- and locks only the jobs it settles: jobs still rightly waiting, however many, are read, never
+-- locked, and never crowd a settled one out of the batch.
+WITH candidates AS (
     SELECT w.id,
            (SELECT p.id || ' ' || p.status FROM skiplock_job_dependencies AS d
             JOIN skiplock_jobs AS p ON p.id = d.depends_on
@@ -372,9 +382,13 @@ WITH waiting AS (
                        WHERE d.job_id = w.id AND p.status <> 'succeeded') AS ready
     FROM skiplock_jobs AS w
     WHERE w.status = 'waiting'
-    ORDER BY w.id
+), waiting AS (
+    SELECT candidates.* FROM candidates
+    JOIN skiplock_jobs AS j ON j.id = candidates.id
+    WHERE candidates.failed_dependency IS NOT NULL OR candidates.ready
+    ORDER BY candidates.id
     LIMIT 1000
-    FOR UPDATE SKIP LOCKED
+    FOR UPDATE OF j SKIP LOCKED
 ), settled AS (
     UPDATE skiplock_jobs AS j
     SET status = CASE WHEN waiting.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queued' END,

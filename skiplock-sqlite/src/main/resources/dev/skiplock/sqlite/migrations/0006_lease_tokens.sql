@@ -1,5 +1,6 @@
 -- Fencing by a token that is never reused (see PostgreSQL's 0006): lease_token is the current
--- holder's (set by claim and adoption, cleared by the reaper and by every finalization),
+-- holder's (set by claim and adoption, cleared by the reaper and at release; complete_jobs keeps it,
+-- since every statement that accepts a token also requires status = 'running'),
 -- claim_token identifies the execution (kept through adoptions), host is where a command's run lives.
 ALTER TABLE skiplock_jobs ADD COLUMN lease_token TEXT;
 ALTER TABLE skiplock_jobs ADD COLUMN claim_token TEXT;

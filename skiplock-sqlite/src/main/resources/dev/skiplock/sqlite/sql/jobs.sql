@@ -50,7 +50,9 @@ UPDATE skiplock_jobs
 SET status = 'running', attempt = attempt + 1, locked_by = :worker,
     locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms,
     started_at = CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    lease_token = :token, claim_token = :token, host = :host
+    lease_token = :token, claim_token = :token,
+    -- A resumable kind's execution (a command's process) lives on this host: adoption heeds it.
+    host = CASE WHEN kind IN (SELECT value FROM json_each(:resumable_kinds)) THEN :host END
 WHERE id IN (
     SELECT id FROM skiplock_jobs
     WHERE status = 'queued' AND queue = :queue
@@ -62,8 +64,8 @@ RETURNING *
 
 -- name: adopt_orphans
 -- Takes over running jobs whose lease the reaper cleared under a new token; the attempt is not
--- changed. A job of a resumable kind is adopted only by a worker of its host while that host has
--- a live worker (see the PostgreSQL statement of the same name). elapsed_ms: how long the attempt
+-- changed. A job whose execution lives on one host is adopted only by a worker of that host while
+-- a worker of that host serving this queue is alive (see the PostgreSQL statement of the same name). elapsed_ms: how long the attempt
 -- has run, by the database clock.
 UPDATE skiplock_jobs
 SET locked_by = :worker, locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms,
@@ -72,10 +74,10 @@ WHERE id IN (
     SELECT o.id FROM skiplock_jobs AS o
     WHERE o.status = 'running' AND o.queue = :queue AND o.locked_until IS NULL
       AND (o.host IS NULL OR o.host = :host
-           OR o.kind NOT IN (SELECT value FROM json_each(:resumable_kinds))
            OR NOT EXISTS (SELECT 1 FROM skiplock_workers AS w
                           WHERE w.host = o.host AND w.stopped_at IS NULL
-                            AND w.last_heartbeat_at > CAST(unixepoch('subsec') * 1000 AS INTEGER) - :host_stale_ms))
+                            AND w.last_heartbeat_at > CAST(unixepoch('subsec') * 1000 AS INTEGER) - :host_stale_ms
+                            AND EXISTS (SELECT 1 FROM json_each(w.queues) WHERE value = o.queue)))
     ORDER BY o.priority DESC, o.id
     LIMIT :limit)
 RETURNING *, CAST(unixepoch('subsec') * 1000 AS INTEGER) - started_at AS elapsed_ms
@@ -86,7 +88,7 @@ UPDATE skiplock_jobs
 SET locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms
 FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token FROM json_each(:held)) AS h
 WHERE skiplock_jobs.id = h.id AND skiplock_jobs.lease_token = h.token AND skiplock_jobs.status = 'running'
-RETURNING id, lease_token AS token, cancel_requested
+RETURNING id, attempt, lease_token AS token, cancel_requested
 
 -- name: complete_jobs
 -- Fenced finalize of many jobs in one statement: written only while the job's lease token is the
@@ -111,7 +113,7 @@ FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token, value ->> '$.
 WHERE skiplock_jobs.id = c.id AND skiplock_jobs.lease_token = c.token AND skiplock_jobs.status = 'running'
 -- The token stays on the row (RETURNING cannot read the batch): every statement that accepts a
 -- token also requires status = 'running', which this statement just ended.
-RETURNING id, lease_token AS token
+RETURNING id, attempt, lease_token AS token
 
 -- name: release_jobs
 -- Graceful shutdown gives back jobs still running at the deadline; attempt stays counted.
@@ -139,8 +141,13 @@ SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'queued' END,
     finished_at = CASE WHEN cancel_requested THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
     attempt = attempt - 1, locked_by = NULL, locked_until = NULL,
     lease_token = NULL, claim_token = NULL, host = NULL
-WHERE lease_token = :token AND claim_token = :token AND status = 'running'
+WHERE queue = :queue AND status = 'running' AND lease_token = :token AND claim_token = :token -- skiplock_jobs_running
 RETURNING id
+
+-- name: execution_running
+-- Whether the job still runs the execution a worker lost the lease of: if not, nobody will ever
+-- adopt that execution, and its worker stops it (a command's process) instead of leaving it.
+SELECT 1 FROM skiplock_jobs WHERE id = :id AND status = 'running' AND claim_token = :execution_id
 
 -- name: reap_expired_leases
 -- Clears the lease (and its token: the stale holder can no longer write) of running jobs whose
@@ -227,17 +234,20 @@ SET status = CASE WHEN w.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queue
                         ELSE CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
     last_error = CASE WHEN w.failed_dependency IS NOT NULL THEN 'dependency ' || w.failed_dependency
                       ELSE skiplock_jobs.last_error END
-FROM (SELECT waiting.id,
-             (SELECT p.id || ' ' || p.status FROM skiplock_job_dependencies AS d
-              JOIN skiplock_jobs AS p ON p.id = d.depends_on
-              WHERE d.job_id = waiting.id AND p.status IN ('failed', 'timed_out', 'cancelled')
-              ORDER BY p.id LIMIT 1) AS failed_dependency,
-             NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
-                         JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                         WHERE d.job_id = waiting.id AND p.status <> 'succeeded') AS ready
-      FROM skiplock_jobs AS waiting
-      WHERE waiting.status = 'waiting'
-      ORDER BY waiting.id
+FROM (SELECT candidate.id, candidate.failed_dependency
+      FROM (SELECT waiting.id,
+                   (SELECT p.id || ' ' || p.status FROM skiplock_job_dependencies AS d
+                    JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                    WHERE d.job_id = waiting.id AND p.status IN ('failed', 'timed_out', 'cancelled')
+                    ORDER BY p.id LIMIT 1) AS failed_dependency,
+                   NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
+                               JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                               WHERE d.job_id = waiting.id AND p.status <> 'succeeded') AS ready
+            FROM skiplock_jobs AS waiting
+            WHERE waiting.status = 'waiting') AS candidate
+      -- Only jobs to settle count toward the batch: jobs still rightly waiting never crowd them out.
+      WHERE candidate.failed_dependency IS NOT NULL OR candidate.ready
+      ORDER BY candidate.id
       LIMIT 1000) AS w
-WHERE skiplock_jobs.id = w.id AND (w.failed_dependency IS NOT NULL OR w.ready)
+WHERE skiplock_jobs.id = w.id
 RETURNING id, queue, status

@@ -1,0 +1,203 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStateException;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.spi.Driver;
+import java.sql.Connection;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Dependencies, retries and retention against concurrent writers (issue #10, faults 2, 7, 10, 12):
+ * two connections whose statements the test orders, a caller's transaction held open across a
+ * worker's completion. Each of these failed before the fix.
+ */
+abstract class DependencyRaceContract extends ContractBase {
+
+    record Work(String label) {
+    }
+
+    // Fault 7: retention never deletes a job that a retry made live again.
+    @Test
+    void retentionDoesNotDeleteAJobRetriedWhileItsDeleteWaited() throws Exception {
+        assumeThat(database.concurrentWriters()).as("%s has one writer at a time", database.name()).isTrue();
+        Skiplock client = client();
+        Job job = client.enqueue(JobRequest.of("work", new Work("x")));
+        client.cancel(job.id());
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET finished_at = now() - interval '1 hour' WHERE id = ?",
+                job.id());
+        JobStore store = new JobStore(client.dataSource(), driver(client));
+
+        try (Connection retrying = client.dataSource().getConnection()) {
+            retrying.setAutoCommit(false);
+            Transactions.update(retrying, "UPDATE skiplock_jobs SET status = 'queued', finished_at = NULL WHERE id = ?", job.id());
+            CompletableFuture<Integer> prune = CompletableFuture.supplyAsync(() -> store.pruneFinished(60_000, 1000));
+            Transactions.awaitBlocked(client.dataSource(), "DELETE FROM skiplock_jobs", prune);
+            retrying.commit();
+            prune.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+
+        assertThat(client.get(job.id())).as("the retried job still exists").isPresent();
+        assertThat(client.get(job.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+    }
+
+    // Fault 2: two dependencies finishing in concurrent transactions release their dependent.
+    @Test
+    void dependentIsReleasedWhenItsTwoDependenciesSucceedInConcurrentTransactions() throws Exception {
+        assumeThat(database.concurrentWriters()).as("%s has one writer at a time", database.name()).isTrue();
+        Skiplock client = client();
+        Job first = client.enqueue(JobRequest.of("work", new Work("a")).withQueue("parking"));
+        Job second = client.enqueue(JobRequest.of("work", new Work("b")).withQueue("parking"));
+        Job dependent = client.enqueue(JobRequest.of("work", new Work("c")).withQueue("parking")
+                .withDependsOn(List.of(first.id(), second.id())));
+        assertThat(dependent.status()).isEqualTo(JobStatus.WAITING);
+        String succeed = "UPDATE skiplock_jobs SET status = 'succeeded', finished_at = now() WHERE id = ?";
+
+        try (Connection one = client.dataSource().getConnection(); Connection two = client.dataSource().getConnection()) {
+            one.setAutoCommit(false);
+            two.setAutoCommit(false);
+            Transactions.update(one, succeed, first.id()); // its trigger sees the second still queued
+            CompletableFuture<Integer> secondSucceeds = CompletableFuture.supplyAsync(
+                    () -> Transactions.update(two, succeed, second.id()));
+            Transactions.awaitBlocked(client.dataSource(), "UPDATE skiplock_jobs", secondSucceeds);
+            one.commit();
+            secondSucceeds.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            two.commit();
+        }
+
+        // No worker runs here, so no backstop: the triggers alone must have released it.
+        assertThat(client.get(dependent.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+    }
+
+    // Fault 10: a caller's open transaction that enqueued a dependent does not stall the worker.
+    @Test
+    void callerTransactionEnqueuingADependentDoesNotStallTheWorkerFinishingItsDependency() throws Exception {
+        assumeThat(database.concurrentWriters()).as("%s has one writer at a time", database.name()).isTrue();
+        CountDownLatch parentMayFinish = new CountDownLatch(1);
+        Skiplock worker = started(builder(config -> config.queue("default", 2))
+                .handler("work", Work.class, context -> {
+                    if (context.args().label().equals("parent")) {
+                        parentMayFinish.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    }
+                    return JobOutcome.complete(context.args().label());
+                }));
+        Job parent = worker.enqueue(JobRequest.of("work", new Work("parent")));
+        awaitStatus(worker, parent.id(), JobStatus.RUNNING);
+
+        Job child;
+        try (Connection caller = worker.dataSource().getConnection()) {
+            caller.setAutoCommit(false);
+            child = worker.enqueue(caller, JobRequest.of("work", new Work("child")).withDependsOn(List.of(parent.id())));
+            assertThat(child.status()).isEqualTo(JobStatus.WAITING);
+            parentMayFinish.countDown();
+            // The caller's transaction is still open: the parent's outcome must not wait for it.
+            awaitStatus(worker, parent.id(), JobStatus.SUCCEEDED);
+            caller.commit();
+        }
+
+        // The parent finished before the child's enqueue committed: the backstop releases the child.
+        Job done = awaitTerminal(worker, child.id());
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+    }
+
+    // The backstop of fault 10 settles a stranded job however many jobs rightly wait before it.
+    @Test
+    void waitingJobWhoseDependencySucceededUnseenIsSettledBehindAThousandRightlyWaitingOnes() {
+        Skiplock client = client();
+        Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
+        List<JobRequest> waiting = java.util.stream.IntStream.range(0, 1001).mapToObj(i -> JobRequest.of("work",
+                new Work("waits")).withQueue("parking").withDependsOn(List.of(unfinished.id()))).toList();
+        client.enqueueMany(waiting);
+        Job finished = client.enqueue(JobRequest.of("work", new Work("finished")).withQueue("parking"));
+        Job stranded = client.enqueue(JobRequest.of("work", new Work("stranded")).withQueue("parking")
+                .withDependsOn(List.of(unfinished.id())));
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET status = 'succeeded' WHERE id = ?",
+                database.id(finished.id()));
+        // As if "finished" had succeeded while "stranded" was being enqueued: its trigger never saw the edge.
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_job_dependencies SET depends_on = ? WHERE job_id = ?",
+                database.id(finished.id()), database.id(stranded.id()));
+
+        started(builder(config -> config.queue("other", 1))); // its reaper runs settle_waiting_jobs
+
+        Job settled = awaitStatus(client, stranded.id(), JobStatus.QUEUED);
+        assertThat(settled.lastError()).isNull();
+        assertThat(Jdbc.query(client.dataSource(), "SELECT count(*) FROM skiplock_jobs WHERE status = 'waiting'",
+                row -> row.getLong(1))).containsExactly(1001L); // the rightly waiting ones still wait
+    }
+
+    @Test
+    void enqueueWithDependenciesOnAnAutocommitConnectionIsRejected() throws Exception {
+        Skiplock client = client();
+        Job parent = client.enqueue(JobRequest.of("work", new Work("parent")));
+        try (Connection caller = client.dataSource().getConnection()) {
+            assertThat(caller.getAutoCommit()).isTrue();
+            assertThatThrownBy(() -> client.enqueue(caller, JobRequest.of("work", new Work("child"))
+                    .withDependsOn(List.of(parent.id()))))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connection");
+        }
+        assertThat(client.list(dev.skiplock.JobQuery.all()).jobs()).hasSize(1); // nothing was written
+    }
+
+    // Fault 12: a retry re-checks dependencies.
+    @Test
+    void retryOfAJobWhoseDependencyFailedIsRefusedNamingIt() {
+        Skiplock client = client();
+        Job parent = client.enqueue(JobRequest.of("work", new Work("parent")));
+        Job child = client.enqueue(JobRequest.of("work", new Work("child")).withDependsOn(List.of(parent.id())));
+        client.cancel(parent.id());
+        assertThat(client.get(child.id()).orElseThrow().status()).isEqualTo(JobStatus.FAILED);
+
+        assertThatThrownBy(() -> client.retry(child.id()))
+                .isInstanceOf(JobStateException.class)
+                .hasMessageContaining(parent.id().toString()).hasMessageContaining("cancelled");
+        assertThat(client.get(child.id()).orElseThrow().status()).isEqualTo(JobStatus.FAILED);
+    }
+
+    @Test
+    void retryOfAJobWhoseDependencyIsRetriedWaitsForItAgain() {
+        Skiplock client = client();
+        Job parent = client.enqueue(JobRequest.of("work", new Work("parent")));
+        Job child = client.enqueue(JobRequest.of("work", new Work("child")).withDependsOn(List.of(parent.id())));
+        client.cancel(parent.id());
+        client.retry(parent.id());
+        Job skipped = client.get(child.id()).orElseThrow();
+        assertThat(skipped.status()).isEqualTo(JobStatus.FAILED);
+
+        Job retried = client.retry(child.id());
+
+        assertThat(retried.status()).isEqualTo(JobStatus.WAITING);
+        assertThat(client.get(child.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
+    }
+
+    @Test
+    void retryWhileAnotherLiveJobHoldsTheUniqueKeyIsAConflictNamingTheKey() {
+        Skiplock client = client();
+        Job first = client.enqueue(JobRequest.of("work", new Work("a")).withUniqueKey("nightly"));
+        client.cancel(first.id());
+        Job second = client.enqueue(JobRequest.of("work", new Work("b")).withUniqueKey("nightly"));
+        assertThat(second.id()).isNotEqualTo(first.id());
+
+        assertThatThrownBy(() -> client.retry(first.id()))
+                .isInstanceOf(JobStateException.class).hasMessageContaining("'nightly'");
+        assertThat(client.get(first.id()).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
+    }
+
+    static Driver driver(Skiplock skiplock) {
+        return ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
+                .filter(candidate -> candidate.name().equals(skiplock.driverName())).findFirst().orElseThrow();
+    }
+}

@@ -1,0 +1,114 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What one job carries never blocks another job's outcome (issue #10, fault 1): NUL characters,
+ * lone surrogates and invalid UTF-8 are stored replaced, and a batch the database still rejects for
+ * one job's data is split until only that job is affected.
+ */
+abstract class HostileDataContract extends ContractBase {
+
+    record Work(String label) {
+    }
+
+    // Fault 1: what one job carries never blocks another job's outcome.
+    @Test
+    void nulBytesAndLoneSurrogatesInOutcomesLogsAndProgressHarmOnlyTheirJob() {
+        Skiplock worker = started(builder(config -> config.queue("default", 4))
+                .handler("hostile", Work.class, context -> {
+                    context.log("stdout", "a\u0000b");
+                    context.log("stderr", "\uD800x");
+                    assertThat(context.progress(java.util.Map.of("p", "x\u0000"))).isTrue();
+                    if (context.args().label().equals("throw")) {
+                        throw new IllegalStateException("boom\u0000\uDC00");
+                    }
+                    return JobOutcome.complete(java.util.Map.of("r\u0000", "\u0000"));
+                })
+                .handler("work", Work.class, context -> JobOutcome.complete("fine")));
+        Job returns = worker.enqueue(JobRequest.of("hostile", new Work("return")));
+        Job throwing = worker.enqueue(JobRequest.of("hostile", new Work("throw")).withMaxAttempts(1));
+        Job healthy = worker.enqueue(JobRequest.of("work", new Work("fine")));
+
+        assertThat(awaitTerminal(worker, healthy.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+        Job returned = awaitTerminal(worker, returns.id());
+        assertThat(returned.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(returned.result().path("r\uFFFD").asText()).isEqualTo("\uFFFD");
+        Job thrown = awaitTerminal(worker, throwing.id());
+        assertThat(thrown.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(thrown.lastError()).endsWith("boom\uFFFD\uFFFD");
+        for (Job job : List.of(returns, throwing)) {
+            assertThat(worker.events(job.id(), 0, 100)).filteredOn(event -> event.type().equals("log"))
+                    .extracting(event -> event.stream() + ":" + event.message())
+                    .containsExactly("stdout:a\uFFFDb", "stderr:\uFFFDx"); // each line once
+            assertThat(worker.events(job.id(), 0, 100)).filteredOn(event -> event.type().equals("progress"))
+                    .extracting(event -> event.data().path("p").asText()).containsExactly("x\uFFFD");
+        }
+    }
+
+    @Test
+    void batchTheDatabaseRejectsForOneJobsDataIsSplitAndOnlyThatJobIsAffected() {
+        Skiplock pool = client();
+        DataSource rejecting = LostAnswers.rejecting(pool.dataSource(), "POISON");
+        CountDownLatch release = new CountDownLatch(1);
+        Skiplock worker = track(Skiplock.builder().dataSource(rejecting).config(fastConfig().queue("default", 4).build())
+                .handler("work", Work.class, context -> {
+                    release.await(WAIT.toSeconds(), TimeUnit.SECONDS); // all four finish together: one batch
+                    context.log("stdout", "line of " + context.args().label());
+                    if (context.args().label().equals("bad-log")) {
+                        context.log("stdout", "POISON");
+                    }
+                    return JobOutcome.complete(context.args().label().equals("bad-result") ? "POISON" : "ok");
+                }).build()).start();
+        List<Job> jobs = pool.enqueueMany(List.of(JobRequest.of("work", new Work("good")),
+                JobRequest.of("work", new Work("bad-log")), JobRequest.of("work", new Work("bad-result")),
+                JobRequest.of("work", new Work("fine"))));
+        await().atMost(WAIT).until(() -> pool.list(dev.skiplock.JobQuery.all().withStatus(JobStatus.RUNNING))
+                .jobs().size() == 4);
+        release.countDown();
+
+        List<Job> done = jobs.stream().map(job -> awaitTerminal(pool, job.id())).toList();
+        assertThat(done).extracting(job -> job.status()).containsExactly(JobStatus.SUCCEEDED, JobStatus.SUCCEEDED,
+                JobStatus.FAILED, JobStatus.SUCCEEDED);
+        assertThat(done.get(2).lastError()).isEqualTo("the outcome (succeeded) could not be stored");
+        for (Job job : done) {
+            List<String> lines = pool.events(job.id(), 0, 100).stream().filter(event -> event.type().equals("log"))
+                    .map(dev.skiplock.JobEvent::message).toList();
+            if (job.id().equals(jobs.get(1).id())) {
+                assertThat(lines).containsExactly("line of bad-log",
+                        "[skiplock: a log line of 6 characters could not be stored]");
+            } else {
+                assertThat(lines).hasSize(1).allMatch(line -> line.startsWith("line of ")); // written once
+            }
+        }
+    }
+
+    @Test
+    void nulBytesAndInvalidUtf8InACommandsOutputAreStoredReplaced() throws Exception {
+        java.nio.file.Path runs = java.nio.file.Files.createTempDirectory("skiplock-runs-");
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("command", com.fasterxml.jackson.databind.JsonNode.class,
+                        dev.skiplock.server.SkiplockServer.commandRunner(runs)));
+        String script = "printf 'a\\000b\\377c\\n'; printf 'x\\000\\n' >&2; printf 'no newline \\000'";
+        Job job = worker.enqueue(JobRequest.of("command", java.util.Map.of("argv", List.of("sh", "-c", script))));
+        Job next = worker.enqueue(JobRequest.of("command", java.util.Map.of("argv", List.of("true"))));
+
+        assertThat(awaitTerminal(worker, job.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(awaitTerminal(worker, next.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(worker.events(job.id(), 0, 100)).filteredOn(event -> event.type().equals("log"))
+                .extracting(event -> event.stream() + ":" + event.message())
+                .containsExactlyInAnyOrder("stdout:a\uFFFDb\uFFFDc", "stderr:x\uFFFD", "stdout:no newline \uFFFD");
+    }
+}

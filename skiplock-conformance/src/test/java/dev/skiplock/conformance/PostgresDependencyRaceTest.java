@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class PostgresDependencyRaceTest extends DependencyRaceContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+}

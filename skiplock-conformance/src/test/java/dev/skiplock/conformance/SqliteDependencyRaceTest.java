@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteDependencyRaceTest extends DependencyRaceContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteHostileDataTest extends HostileDataContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}

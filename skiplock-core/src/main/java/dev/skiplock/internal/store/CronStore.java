@@ -1,0 +1,56 @@
+package dev.skiplock.internal.store;
+
+import dev.skiplock.Job;
+import dev.skiplock.spi.Driver;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * Slot markers of periodic schedules ({@code cron.sql}): a slot is enqueued at most once, ever, by
+ * recording it in the transaction that enqueues its job. Thread-safe.
+ */
+public final class CronStore {
+    /** The statements every driver's {@code cron.sql} must define (checked by a test per driver). */
+    public static final List<String> STATEMENTS = List.of("claim_cron_slot", "prune_cron_slots");
+
+    /**
+     * Markers are kept at least this long, whatever the retention: a scheduler whose clock is behind
+     * by less than this (minus the minute a late slot may still fire) finds the marker and skips.
+     */
+    public static final Duration MIN_MARKER_AGE = Duration.ofDays(1);
+
+    private final SqlRunner sql;
+    private final JobStore jobs;
+
+    public CronStore(DataSource dataSource, Driver driver, JobStore jobs) {
+        this.sql = SqlRunner.forTable(dataSource, driver, "cron");
+        this.jobs = jobs;
+    }
+
+    /**
+     * In one transaction: takes the slot ({@code claim_cron_slot}), then inserts the job on the same
+     * connection. Empty, with nothing written, when the slot was already taken.
+     */
+    public Optional<Job> insertForSlot(String schedule, long slotMillis, NewJob job) {
+        return sql.inTransaction(connection -> {
+            boolean claimed = !sql.query(connection, "claim_cron_slot", Params.of("tenant", job.tenant(),
+                    "schedule", schedule, "slot", slotMillis, "job_id", job.id()), row -> 1).isEmpty();
+            return claimed ? Optional.of(jobs.insert(connection, List.of(job)).getFirst()) : Optional.empty();
+        });
+    }
+
+    /**
+     * Deletes up to {@code limit} markers recorded more than {@link #markerAge(Duration) markerAge(retention)}
+     * ago; returns how many.
+     */
+    public int prune(Duration retention, int limit) {
+        return sql.update("prune_cron_slots", Params.of("age_ms", markerAge(retention).toMillis(), "limit", limit));
+    }
+
+    /** How long markers are kept under {@code retention}: the retention, but never less than {@link #MIN_MARKER_AGE}. */
+    public static Duration markerAge(Duration retention) {
+        return retention.compareTo(MIN_MARKER_AGE) > 0 ? retention : MIN_MARKER_AGE;
+    }
+}
