@@ -12,12 +12,13 @@ import java.util.Set;
 /**
  * Checks a fault run's invariants from the database (jobs and their events, deleted ones
  * included), the execution ledger and the harness's own records, and measures what the closing
- * report needs. The checks of one concern each live beside it: {@link FaultDependencyCheck},
- * {@link FaultOutputCheck}, {@link FaultClaimCheck}, {@link FaultRetentionCheck}.
+ * report needs. The checks of one concern each live beside it: {@link FaultJobChecks} (every job),
+ * {@link FaultDependencyCheck}, {@link FaultOutputCheck}, {@link FaultClaimCheck},
+ * {@link FaultRetentionCheck}, {@link FaultCronCheck}.
  */
 final class FaultAnalysis {
     static final Set<String> TERMINAL = Set.of("succeeded", "failed", "timed_out", "cancelled");
-    static final Set<String> HEALTHY = Set.of("fault.work", "fault.diamond", "fault.hostile", "command");
+    static final Set<String> HEALTHY = Set.of("fault.work", "fault.diamond", "fault.hostile", "fault.cron", "command");
     /**
      * What a rescue may take on top of lease + reaper + poll + backoff: a loaded 2-core machine
      * running several JVMs and a database. A job stuck beyond this is a bug, not noise.
@@ -34,7 +35,8 @@ final class FaultAnalysis {
     /** Everything a run left behind. */
     record Observed(FaultJobs jobs, List<JobRow> rows, List<Event> events, FaultLedger ledger, List<FaultRun.Fault> faults,
             int workersStarted, List<String> workerLog, List<FaultClient.Call> calls, List<FaultClient.Sighting> sightings,
-            List<String> waitingAtEnd, List<FaultRun.ProxiedClaim> claims, long dependencyRowsOfDeletedJobs) {
+            List<String> waitingAtEnd, List<FaultRun.ProxiedClaim> claims, long dependencyRowsOfDeletedJobs,
+            List<FaultTables.CronMarker> cronMarkers) {
     }
 
     /** One run's history, indexed by job: what every check reads. */
@@ -52,12 +54,12 @@ final class FaultAnalysis {
     /** What the run showed; {@code violations} must be empty. */
     record Report(String database, String form, Run run, Outcomes outcomes, Calls calls,
             FaultOutputCheck.Figures hostileOutput, FaultDependencyCheck.Figures diamonds, FaultClaimCheck.Figures claims,
-            FaultRetentionCheck.Figures retention, List<String> violations) {
+            FaultRetentionCheck.Figures retention, FaultCronCheck.Figures cron, List<String> violations) {
     }
 
     /** The faults injected and observed. */
     record Run(int jobs, int workersStarted, int killed, int paused, int exited, int startsFailed, int databaseRestarts,
-            long maxDatabaseDowntimeMillis, int connectionCuts) {
+            long maxDatabaseDowntimeMillis, int connectionCuts, int schedulersKilled, int schedulersPaused) {
     }
 
     /** What became of the jobs. */
@@ -85,14 +87,15 @@ final class FaultAnalysis {
         var diamonds = FaultDependencyCheck.check(observed.jobs().diamonds(), history, observed.sightings(),
                 observed.waitingAtEnd(), violations);
         var claims = FaultClaimCheck.check(observed.claims(), history, violations);
-        var retention = FaultRetentionCheck.check(observed.jobs().total(), observed.rows(), plan.workers(),
-                observed.dependencyRowsOfDeletedJobs(), violations);
+        var retention = FaultRetentionCheck.check(observed.jobs().total() + observed.cronMarkers().size(),
+                observed.rows(), plan.workers(), observed.dependencyRowsOfDeletedJobs(), violations);
+        var cron = FaultCronCheck.check(plan.workers().schedulers(), observed.rows(), observed.cronMarkers(), violations);
         List<FaultRun.Fault> faults = observed.faults();
         Run run = new Run(observed.rows().size(), observed.workersStarted(), count(faults, "kill"), count(faults, "pause"),
                 count(faults, "exit"), count(faults, "start-failed"), count(faults, "restart"),
                 faults.stream().filter(fault -> fault.type().equals("restart"))
                         .mapToLong(fault -> fault.untilMillis() - fault.atMillis()).max().orElse(0),
-                count(faults, "cut"));
+                count(faults, "cut"), count(faults, "scheduler-kill"), count(faults, "scheduler-pause"));
         List<String> log = observed.workerLog();
         Outcomes outcomes = new Outcomes(jobChecks.lost, jobChecks.doubleFinalized, jobChecks.overMax,
                 jobChecks.duplicates, jobChecks.maxRescue, jobChecks.maxRescueByCause, countLines(log, "discarded the"),
@@ -100,7 +103,7 @@ final class FaultAnalysis {
                 countLines(log, "resuming its execution") - countLines(log, "its execution is gone"),
                 countLines(log, "its execution is gone"), jobChecks.attemptsWithoutExecution);
         return new Report(database, plan.form(), run, outcomes, calls(observed.calls()), hostile, diamonds, claims,
-                retention, capped(violations));
+                retention, cron, capped(violations));
     }
 
     private static History index(Observed observed) {

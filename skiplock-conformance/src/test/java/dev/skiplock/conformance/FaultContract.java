@@ -17,12 +17,14 @@ import org.junit.jupiter.api.Test;
  * workers are SIGKILLed and restarted, SIGSTOPped past their lease, halted by poison jobs, cut off
  * from the database (a proxy that also drops claim answers after their commit), the database
  * restarts, finished jobs are retried and running ones cancelled through the API, and some workers
- * delete finished jobs after 2 s. Among the jobs: hostile output (NUL, lone surrogates, invalid
+ * delete finished jobs after 2 s; two cron schedulers, paused and killed too, race for every slot of
+ * one schedule. Among the jobs: hostile output (NUL, lone surrogates, invalid
  * UTF-8) and dependency diamonds. Checked afterwards from the database (with a record of what
  * retention deleted) and the append-only execution ledger: no job lost, none finalized twice per
  * terminal period, attempts within bounds and never used without an execution, re-executions only
  * after a lease loss, every rescue within lease + reaper + poll + backoff, no job waiting once its
- * dependencies succeeded, no job deleted unless terminal, hostile output stored replaced. Short
+ * dependencies succeeded, no job deleted unless terminal, one job per cron slot, hostile output
+ * stored replaced. Short
  * form here; long form with {@code -Dskiplock.faults=long} (README).
  */
 abstract class FaultContract extends ContractBase {
@@ -41,7 +43,7 @@ abstract class FaultContract extends ContractBase {
         tables.recordDeletions();
         FaultJobs jobs = FaultJobs.enqueue(client, plan, ledger);
 
-        FaultRun run = new FaultRun(database.url(), runDir, logDir, plan, restartable());
+        FaultRun run = new FaultRun(database.url(), runDir, logDir, ledger, plan, restartable());
         FaultClient calls = new FaultClient(client, tables, plan.faults());
         long startedAt = System.nanoTime();
         boolean ended = true;
@@ -60,7 +62,7 @@ abstract class FaultContract extends ContractBase {
         FaultAnalysis.Report report = new FaultAnalysis().analyse(database.name(), plan, new FaultAnalysis.Observed(jobs,
                 tables.jobs(), tables.events(), FaultLedger.read(ledger), run.faults(), run.workerPids().size(),
                 run.workerLogLines(), calls.calls(), calls.sightings(), tables.waitingWithDependenciesSucceeded(),
-                run.proxiedClaims(), tables.dependencyRowsOfDeletedJobs()));
+                run.proxiedClaims(), tables.dependencyRowsOfDeletedJobs(), tables.cronMarkers()));
         String json = Json.MAPPER.copy().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report);
         System.out.printf("[%s] fault run (%s form) in %d s:%n%s%n", database.name(), plan.form(), took.toSeconds(), json);
         Files.writeString(Path.of("target", "fault-report-" + database.name() + "-" + plan.form() + ".json"), json);
@@ -85,6 +87,7 @@ abstract class FaultContract extends ContractBase {
         if (plan.workers().proxied() > 0) {
             assertThat(report.claims().answersCut()).as("the proxies cut claim answers after their commit").isPositive();
         }
+        assertThat(report.cron().slots()).as("the schedulers enqueued their slots").isPositive();
         if (plan.workers().retaining() > 0) {
             assertThat(report.retention().deleted()).as("retention deleted finished jobs during the run").isPositive();
         }

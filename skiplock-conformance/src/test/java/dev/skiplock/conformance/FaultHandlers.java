@@ -51,6 +51,7 @@ public final class FaultHandlers implements HandlerProvider {
         };
         builder.handler("fault.work", Args.class, work);
         builder.handler("fault.diamond", Args.class, work);
+        builder.handler("fault.cron", Args.class, work);
         builder.handler("fault.hostile", Args.class, context -> {
             record(context, "start");
             beHostile(context);

@@ -84,7 +84,7 @@ final class FaultJobChecks {
     /** Healthy jobs succeed; each poison kind ends the way its retries must end; a cancelled job may have finished first. */
     private void checkExpectedEnd(JobRow job, FaultClient.Call lastCall) {
         Set<String> expected = switch (job.kind()) {
-            case "fault.work", "command", "fault.hostile" -> Set.of("succeeded");
+            case "fault.work", "fault.cron", "command", "fault.hostile" -> Set.of("succeeded");
             case "fault.hang" -> Set.of("timed_out");
             default -> Set.of("failed");
         };

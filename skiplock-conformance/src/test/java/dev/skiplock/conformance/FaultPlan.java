@@ -39,8 +39,12 @@ record FaultPlan(Jobs jobs, Workers workers, Faults faults) {
      * @param proxied      of those, processes that reach PostgreSQL through a {@link FaultProxy} (none on SQLite)
      * @param retaining    of those (others than the proxied ones), processes that keep finished jobs
      *                     only {@code retention} and prune every {@code pruneInterval}
+     * @param schedulers   {@code skiplock serve --workers 0} processes running the same cron schedule
+     *                     ({@link #CRON_SCHEDULE}: a {@code fault.cron} job per slot), restarted when they die
      */
-    record Workers(int count, int concurrency, int proxied, int retaining, Duration retention, Duration pruneInterval) {
+    record Workers(int count, int concurrency, int proxied, int retaining, Duration retention, Duration pruneInterval,
+            int schedulers) {
+        static final String CRON_SCHEDULE = "@every 1s";
     }
 
     /**
@@ -54,12 +58,15 @@ record FaultPlan(Jobs jobs, Workers workers, Faults faults) {
      * @param claimCutEvery    the proxy drops the answer of every n-th claim that took jobs (after its commit)
      * @param retries          {@code retry} calls (public API) on finished {@code fault.work} jobs
      * @param cancels          {@code cancel} calls on running {@code fault.work} jobs
+     * @param schedulerKills   cron schedulers SIGKILLed (one of the {@code every} faults each)
+     * @param schedulerPauses  cron schedulers SIGSTOPped a few slots long, then SIGCONTed: they fire the
+     *                         slots they missed, which the other scheduler enqueued
      */
     record Faults(int kills, int pauses, int databaseRestarts, Duration every, Duration cutEvery, int claimCutEvery,
-            int retries, int cancels) {
+            int retries, int cancels, int schedulerKills, int schedulerPauses) {
         /** How long the faults above take to inject. */
         Duration window() {
-            return every.multipliedBy(kills + pauses + databaseRestarts);
+            return every.multipliedBy(kills + pauses + databaseRestarts + schedulerKills + schedulerPauses);
         }
     }
 
@@ -69,12 +76,12 @@ record FaultPlan(Jobs jobs, Workers workers, Faults faults) {
         Duration pruneInterval = Duration.ofMillis(500);
         if (longForm) {
             return new FaultPlan(new Jobs(20_000, 500, 20, 20, 6, 100, 100, 200, 20),
-                    new Workers(4, 4, hasServer ? 2 : 0, 1, retention, pruneInterval),
-                    new Faults(30, 10, hasServer ? 5 : 0, Duration.ofSeconds(3), Duration.ofSeconds(5), 10, 100, 50));
+                    new Workers(4, 4, hasServer ? 2 : 0, 1, retention, pruneInterval, 2),
+                    new Faults(30, 10, hasServer ? 5 : 0, Duration.ofSeconds(3), Duration.ofSeconds(5), 10, 100, 50, 2, 2));
         }
         return new FaultPlan(new Jobs(1_500, 60, 4, 4, 2, 10, 10, 20, 2),
-                new Workers(3, 4, hasServer ? 1 : 0, 1, retention, pruneInterval),
-                new Faults(3, 1, hasServer ? 1 : 0, Duration.ofSeconds(3), Duration.ofSeconds(4), 10, 10, 5));
+                new Workers(3, 4, hasServer ? 1 : 0, 1, retention, pruneInterval, 2),
+                new Faults(3, 1, hasServer ? 1 : 0, Duration.ofSeconds(3), Duration.ofSeconds(4), 10, 10, 5, 0, 1));
     }
 
     String form() {

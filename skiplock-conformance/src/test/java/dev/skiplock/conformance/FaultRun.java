@@ -2,6 +2,7 @@ package dev.skiplock.conformance;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.skiplock.internal.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -27,6 +28,8 @@ import java.util.concurrent.TimeUnit;
 final class FaultRun implements AutoCloseable {
     /** Worker timings (WorkerProcess): how long a paused worker stays stopped — past its 2 s lease. */
     static final Duration PAUSE = Duration.ofMillis(3500);
+    /** The cron schedule both schedulers run. */
+    static final String CRON_NAME = "fault-cron";
 
     /**
      * One injected fault or observed death: {@code kill}, {@code pause}, {@code restart}, {@code cut}
@@ -51,6 +54,8 @@ final class FaultRun implements AutoCloseable {
     private final FaultPostgres postgres;
     private final Random random = new Random();
     private final List<Process> workers = new CopyOnWriteArrayList<>();
+    private final List<Process> schedulers = new CopyOnWriteArrayList<>();
+    private final Path cronConfig;
     private final Map<Integer, FaultProxy> proxies = new ConcurrentHashMap<>();
     private final List<Tenure> tenures = new CopyOnWriteArrayList<>();
     private final Map<Long, Path> logOf = new ConcurrentHashMap<>();
@@ -68,12 +73,15 @@ final class FaultRun implements AutoCloseable {
      * Workers in slots {@code 0 .. retaining-1} keep finished jobs only the plan's retention; the
      * last {@code proxied} slots reach the database through a {@link FaultProxy} each.
      */
-    FaultRun(String url, Path runDir, Path logDir, FaultPlan plan, FaultPostgres postgres) throws IOException {
+    FaultRun(String url, Path runDir, Path logDir, Path ledger, FaultPlan plan, FaultPostgres postgres) throws IOException {
         this.url = url;
         this.runDir = runDir;
         this.logDir = logDir;
         this.plan = plan;
         this.postgres = postgres;
+        this.cronConfig = Files.writeString(logDir.resolveSibling("cron.json"), Json.write(Map.of("cron", List.of(Map.of(
+                "name", CRON_NAME, "schedule", FaultPlan.Workers.CRON_SCHEDULE, "job", Map.of("kind", "fault.cron",
+                        "args", new FaultHandlers.Args(ledger.toString(), 20), "maxAttempts", 10))))));
         FaultPlan.Workers slots = plan.workers();
         for (int slot = slots.count() - slots.proxied(); slot < slots.count(); slot++) {
             var server = FaultProxy.serverOf(url);
@@ -87,6 +95,9 @@ final class FaultRun implements AutoCloseable {
     void start() throws IOException {
         for (int slot = 0; slot < plan.workers().count(); slot++) {
             workers.add(startWorker(slot));
+        }
+        for (int i = 0; i < plan.workers().schedulers(); i++) {
+            schedulers.add(startScheduler());
         }
         supervisor.start();
     }
@@ -155,11 +166,23 @@ final class FaultRun implements AutoCloseable {
         return process;
     }
 
-    /** Started and working: it printed its banner. A fault must hit a working worker, not a booting JVM. */
+    /** {@code skiplock serve} with no workers and the cron schedule of this run: a second one races it for every slot. */
+    private Process startScheduler() throws IOException {
+        String logConfig = FaultRun.class.getResource("/logback-faults.xml").toString();
+        Path log = logDir.resolve("scheduler-" + (started++) + ".log");
+        Process process = WorkerProcess.start(List.of("-Dlogback.configurationFile=" + logConfig), "serve", url,
+                ProcessBuilder.Redirect.appendTo(log.toFile()), "--port", "0", "--workers", "0",
+                "--config", cronConfig.toString());
+        logOf.put(process.pid(), log);
+        return process;
+    }
+
+    /** Started and working: it printed its banner. A fault must hit a working process, not a booting JVM. */
     private boolean isWorking(Process worker) {
         try {
+            String log = Files.readString(logOf.get(worker.pid()));
             return worker.isAlive() && !paused.contains(worker.pid())
-                    && Files.readString(logOf.get(worker.pid())).contains("skiplock worker ");
+                    && (log.contains("skiplock worker ") || log.contains("skiplock serving on"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -167,6 +190,19 @@ final class FaultRun implements AutoCloseable {
 
     private void supervise() {
         while (running) {
+            for (Process scheduler : schedulers) {
+                if (!scheduler.isAlive() && running) {
+                    if (!killedByUs.contains(scheduler.pid())) {
+                        long now = System.currentTimeMillis();
+                        faults.add(new Fault("scheduler-start-failed", scheduler.pid(), now, now));
+                    }
+                    try {
+                        schedulers.set(schedulers.indexOf(scheduler), startScheduler());
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            }
             for (Process worker : workers) {
                 if (!worker.isAlive() && running) {
                     if (!killedByUs.contains(worker.pid())) {
@@ -191,10 +227,13 @@ final class FaultRun implements AutoCloseable {
         plannedFaults.addAll(Collections.nCopies(plan.faults().kills(), "kill"));
         plannedFaults.addAll(Collections.nCopies(plan.faults().pauses(), "pause"));
         plannedFaults.addAll(Collections.nCopies(plan.faults().databaseRestarts(), "restart"));
+        plannedFaults.addAll(Collections.nCopies(plan.faults().schedulerKills(), "scheduler-kill"));
+        plannedFaults.addAll(Collections.nCopies(plan.faults().schedulerPauses(), "scheduler-pause"));
         Collections.shuffle(plannedFaults, random);
         // Every worker up before the first fault.
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100))
-                .until(() -> !running || workers.stream().filter(this::isWorking).count() >= plan.workers().count());
+                .until(() -> !running || workers.stream().filter(this::isWorking).count() >= plan.workers().count()
+                        && schedulers.stream().filter(this::isWorking).count() >= plan.workers().schedulers());
         try {
             for (String fault : plannedFaults) {
                 sleep(plan.faults().every().toMillis()); // the pacing of faults is what the run injects
@@ -202,8 +241,10 @@ final class FaultRun implements AutoCloseable {
                     return;
                 }
                 switch (fault) {
-                    case "kill" -> kill();
-                    case "pause" -> pause();
+                    case "kill" -> kill(pick(workers), "kill");
+                    case "pause" -> pause(pick(workers), "pause");
+                    case "scheduler-kill" -> kill(pick(schedulers), fault);
+                    case "scheduler-pause" -> pause(pick(schedulers), fault);
                     case "restart" -> restartDatabase();
                     default -> throw new IllegalStateException(fault);
                 }
@@ -213,9 +254,9 @@ final class FaultRun implements AutoCloseable {
         }
     }
 
-    private Process pickWorker() {
+    private Process pick(List<Process> processes) {
         List<Process> candidates = await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100))
-                .until(() -> workers.stream().filter(this::isWorking).toList(), found -> !found.isEmpty());
+                .until(() -> processes.stream().filter(this::isWorking).toList(), found -> !found.isEmpty());
         return candidates.get(random.nextInt(candidates.size()));
     }
 
@@ -234,17 +275,15 @@ final class FaultRun implements AutoCloseable {
         }
     }
 
-    private void kill() throws InterruptedException {
-        Process victim = pickWorker();
+    private void kill(Process victim, String type) throws InterruptedException {
         killedByUs.add(victim.pid());
         long at = System.currentTimeMillis();
         victim.destroyForcibly();
         victim.waitFor(30, TimeUnit.SECONDS);
-        faults.add(new Fault("kill", victim.pid(), at, at));
+        faults.add(new Fault(type, victim.pid(), at, at));
     }
 
-    private void pause() throws Exception {
-        Process victim = pickWorker();
+    private void pause(Process victim, String type) throws Exception {
         paused.add(victim.pid());
         long at = System.currentTimeMillis();
         WorkerProcess.signal(victim.toHandle(), "STOP");
@@ -255,7 +294,7 @@ final class FaultRun implements AutoCloseable {
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-            faults.add(new Fault("pause", victim.pid(), at, System.currentTimeMillis()));
+            faults.add(new Fault(type, victim.pid(), at, System.currentTimeMillis()));
             paused.remove(victim.pid()); // after recording it: close() waits for this list to empty
         });
     }
@@ -274,12 +313,14 @@ final class FaultRun implements AutoCloseable {
         cutter.join();
         supervisor.join();
         await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100)).until(paused::isEmpty);
-        for (Process worker : workers) {
-            worker.destroy();
+        List<Process> all = new ArrayList<>(workers);
+        all.addAll(schedulers);
+        for (Process process : all) {
+            process.destroy();
         }
-        for (Process worker : workers) {
-            if (!worker.waitFor(30, TimeUnit.SECONDS)) {
-                worker.destroyForcibly();
+        for (Process process : all) {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
             }
         }
         for (FaultProxy proxy : proxies.values()) {

@@ -22,10 +22,14 @@ final class FaultTables {
 
     /** A job's last row: live, or as it was deleted ({@code deletedAtMillis} > 0). */
     record JobRow(String id, String kind, String status, int attempt, int maxAttempts, String lastError, String result,
-            long finishedAtMillis, long deletedAtMillis) {
+            long finishedAtMillis, long deletedAtMillis, String cronSlot) {
         boolean deleted() {
             return deletedAtMillis > 0;
         }
+    }
+
+    /** A cron slot's marker: the schedule, the slot (epoch ms) and the job enqueued for it. */
+    record CronMarker(String schedule, long slot, String jobId) {
     }
 
     /** A status or log event of a job. */
@@ -37,7 +41,8 @@ final class FaultTables {
     void recordDeletions() {
         if (postgres) {
             Jdbc.update(dataSource, "CREATE TABLE fault_deleted_jobs (id uuid, kind text, status text, attempt integer,"
-                    + " max_attempts integer, last_error text, result text, finished_at timestamptz, deleted_at timestamptz)");
+                    + " max_attempts integer, last_error text, result text, finished_at timestamptz, deleted_at timestamptz,"
+                    + " cron_slot text)");
             Jdbc.update(dataSource, "CREATE TABLE fault_deleted_events (job_id uuid, seq bigint, attempt integer,"
                     + " type text, status text, stream text, message text, ts timestamptz)");
             // BEFORE: the product's AFTER DELETE trigger deletes the events. clock_timestamp(), not
@@ -46,7 +51,8 @@ final class FaultTables {
                     CREATE FUNCTION fault_job_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
                     BEGIN
                         INSERT INTO fault_deleted_jobs VALUES (OLD.id, OLD.kind, OLD.status, OLD.attempt,
-                            OLD.max_attempts, OLD.last_error, CAST(OLD.result AS text), OLD.finished_at, clock_timestamp());
+                            OLD.max_attempts, OLD.last_error, CAST(OLD.result AS text), OLD.finished_at, clock_timestamp(),
+                            (OLD.metadata -> 'cron' ->> 'schedule') || ' ' || (OLD.metadata -> 'cron' ->> 'slot'));
                         INSERT INTO fault_deleted_events SELECT job_id, seq, attempt, type, status, stream, message, ts
                             FROM skiplock_job_events WHERE job_id = OLD.id;
                         RETURN OLD;
@@ -57,14 +63,16 @@ final class FaultTables {
             return;
         }
         Jdbc.update(dataSource, "CREATE TABLE fault_deleted_jobs (id TEXT, kind TEXT, status TEXT, attempt INTEGER,"
-                + " max_attempts INTEGER, last_error TEXT, result TEXT, finished_at INTEGER, deleted_at INTEGER)");
+                + " max_attempts INTEGER, last_error TEXT, result TEXT, finished_at INTEGER, deleted_at INTEGER,"
+                + " cron_slot TEXT)");
         Jdbc.update(dataSource, "CREATE TABLE fault_deleted_events (job_id TEXT, seq INTEGER, attempt INTEGER,"
                 + " type TEXT, status TEXT, stream TEXT, message TEXT, ts INTEGER)");
         Jdbc.update(dataSource, """
                 CREATE TRIGGER fault_job_deleted BEFORE DELETE ON skiplock_jobs
                 BEGIN
                     INSERT INTO fault_deleted_jobs VALUES (OLD.id, OLD.kind, OLD.status, OLD.attempt, OLD.max_attempts,
-                        OLD.last_error, OLD.result, OLD.finished_at, CAST(unixepoch('subsec') * 1000 AS INTEGER));
+                        OLD.last_error, OLD.result, OLD.finished_at, CAST(unixepoch('subsec') * 1000 AS INTEGER),
+                        json_extract(OLD.metadata, '$.cron.schedule') || ' ' || json_extract(OLD.metadata, '$.cron.slot'));
                     INSERT INTO fault_deleted_events SELECT job_id, seq, attempt, type, status, stream, message, ts
                         FROM skiplock_job_events WHERE job_id = OLD.id;
                 END""");
@@ -72,13 +80,21 @@ final class FaultTables {
 
     /** Every job: its live row, or the row as it was deleted. */
     List<JobRow> jobs() {
+        String cronSlot = postgres ? "(metadata -> 'cron' ->> 'schedule') || ' ' || (metadata -> 'cron' ->> 'slot')"
+                : "json_extract(metadata, '$.cron.schedule') || ' ' || json_extract(metadata, '$.cron.slot')";
         String live = "SELECT id, kind, status, attempt, max_attempts, last_error, " + text("result") + ", "
-                + millis("finished_at") + ", 0 FROM skiplock_jobs";
+                + millis("finished_at") + ", 0, " + cronSlot + " FROM skiplock_jobs";
         String deleted = "SELECT id, kind, status, attempt, max_attempts, last_error, result, " + millis("finished_at")
-                + ", " + millis("deleted_at") + " FROM fault_deleted_jobs";
+                + ", " + millis("deleted_at") + ", cron_slot FROM fault_deleted_jobs";
         return Jdbc.query(dataSource, live + " UNION ALL " + deleted, row -> new JobRow(row.getString(1),
                 row.getString(2), row.getString(3), row.getInt(4), row.getInt(5), row.getString(6), row.getString(7),
-                row.getLong(8), row.getLong(9)));
+                row.getLong(8), row.getLong(9), row.getString(10)));
+    }
+
+    /** Every cron slot marker (retention keeps them at least a day: all of this run's). */
+    List<CronMarker> cronMarkers() {
+        return Jdbc.query(dataSource, "SELECT schedule, slot, job_id FROM skiplock_cron_slots",
+                row -> new CronMarker(row.getString(1), row.getLong(2), row.getString(3)));
     }
 
     /** Every status and log event, live or deleted with its job, in order. */

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** A real {@code skiplock worker} process (the CLI's main class on this test classpath) with the test timings. */
+/** A real {@code skiplock worker} (or {@code serve}) process (the CLI's main class on this test classpath) with the test timings. */
 final class WorkerProcess {
     private WorkerProcess() {
     }
@@ -19,12 +19,18 @@ final class WorkerProcess {
     /** As {@link #start(String, ProcessBuilder.Redirect, String...)}, with extra JVM options first. */
     static Process start(List<String> jvmOptions, String url, ProcessBuilder.Redirect output, String... options)
             throws IOException {
+        return start(jvmOptions, "worker", url, output, options);
+    }
+
+    /** {@code skiplock <subcommand>} ({@code worker} or {@code serve}) with the test timings. */
+    static Process start(List<String> jvmOptions, String subcommand, String url, ProcessBuilder.Redirect output,
+            String... options) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-Xmx96m",
                 "--enable-native-access=ALL-UNNAMED"));
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"),
-                "dev.skiplock.cli.Main", "worker", "--db", url,
+                "dev.skiplock.cli.Main", subcommand, "--db", url,
                 "--lease", "2s", "--heartbeat", "500ms", "--reaper-interval", "300ms", "--poll-interval", "200ms"));
         command.addAll(List.of(options));
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output).start();
