@@ -71,6 +71,28 @@ abstract class DependenciesContract extends ContractBase {
     }
 
     @Test
+    void deletingAJobDeletesItsDependencyRowsButNotThoseOfItsWaitingDependents() {
+        Skiplock client = client();
+        Job parent = client.enqueue(JobRequest.of("work", null).withQueue("parking"));
+        Job child = client.enqueue(JobRequest.of("work", null).withQueue("parking").withDependsOn(List.of(parent.id())));
+        Job grandchild = client.enqueue(JobRequest.of("work", null).withQueue("parking")
+                .withDependsOn(List.of(child.id())));
+        client.cancel(child.id()); // the grandchild fails with it; the parent stays queued
+
+        client.delete(child.id());
+
+        assertThat(dependencyRows(client)).as("the child's own row went with it; the grandchild's stays")
+                .containsExactly(grandchild.id() + "->" + child.id());
+        client.delete(grandchild.id());
+        assertThat(dependencyRows(client)).isEmpty();
+    }
+
+    private static List<String> dependencyRows(Skiplock client) {
+        return Jdbc.query(client.dataSource(), "SELECT job_id, depends_on FROM skiplock_job_dependencies ORDER BY job_id",
+                row -> row.getString(1) + "->" + row.getString(2));
+    }
+
+    @Test
     void finishedDependenciesDecideAtEnqueue() {
         Skiplock worker = worker(new CountDownLatch(0));
         Job ok = worker.enqueue(JobRequest.of("step", new Step("ok", false)));
