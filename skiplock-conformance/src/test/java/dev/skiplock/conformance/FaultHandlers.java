@@ -45,6 +45,8 @@ public final class FaultHandlers implements HandlerProvider {
         JobHandler<Args> work = context -> {
             record(context, "start");
             Thread.sleep(context.args().sleepMs()); // the job's work: a fault must find it in flight
+            // A diamond's two parents end at one instant, so their completions commit in overlapping
+            // transactions: the timing is what the suite injects, not a wait for a condition.
             Thread.sleep(Math.max(0, context.args().notBeforeMillis() - System.currentTimeMillis()));
             record(context, "end");
             return JobOutcome.complete();

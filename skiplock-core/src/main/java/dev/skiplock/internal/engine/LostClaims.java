@@ -5,6 +5,7 @@ import dev.skiplock.internal.store.JobStore;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +33,7 @@ final class LostClaims {
     /** The claim {@code claim} failed on the way back: give back whatever it took. */
     void giveBack(ClaimParams claim) {
         claims.put(claim.token(), new Claim(claim.queue(),
-                System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(claim.leaseMillis())));
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(claim.leaseMillis())));
         retry();
     }
 

@@ -14,6 +14,8 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -277,7 +279,7 @@ public final class JobStore {
     }
 
     /** The lease a row of heartbeat or complete_jobs names: id, attempt, token. */
-    private HeldAttempt lease(java.sql.ResultSet row) throws java.sql.SQLException {
+    private HeldAttempt lease(ResultSet row) throws SQLException {
         return new HeldAttempt(sql.dialect().getUuid(row, row.findColumn("id")), row.getInt("attempt"),
                 sql.dialect().getUuid(row, row.findColumn("token")));
     }
