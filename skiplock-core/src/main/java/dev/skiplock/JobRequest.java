@@ -6,6 +6,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
 
 /**
  * What to enqueue: a kind, its arguments (any Jackson-serializable value) and per-job options.
@@ -21,6 +23,8 @@ import java.util.UUID;
  * @param uniqueKey   while a job with this key is waiting, queued or running, enqueue returns it instead
  * @param dependsOn   jobs (of the same tenant) that must succeed first; the job waits until they do and
  *                    fails if one of them fails, times out or is cancelled
+ * @param traceparent the W3C trace context of the enqueuing code ({@code 00-<trace id>-<parent id>-<flags>}),
+ *                    stored with the job and returned with it; {@code null} for none
  */
 public record JobRequest(
         String kind,
@@ -32,7 +36,8 @@ public record JobRequest(
         Duration timeout,
         String uniqueKey,
         Map<String, Object> metadata,
-        List<UUID> dependsOn) {
+        List<UUID> dependsOn,
+        String traceparent) {
 
     public static final String DEFAULT_QUEUE = "default";
     public static final int MIN_PRIORITY = -1000;
@@ -40,6 +45,10 @@ public record JobRequest(
     public static final int MAX_ATTEMPTS_LIMIT = 1000;
     public static final Duration MAX_TIMEOUT = Duration.ofDays(7);
     public static final int MAX_DEPENDENCIES = 100;
+    /** Version 00 has exactly four fields; a later version may append more, which are kept as given. */
+    private static final Pattern TRACEPARENT =
+            Pattern.compile("(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}(-[ -~]*)?");
+    private static final int MAX_TRACEPARENT_LENGTH = 512;
 
     public JobRequest {
         Names.check("kind", kind);
@@ -66,52 +75,100 @@ public record JobRequest(
             throw new IllegalArgumentException("dependsOn: at most " + MAX_DEPENDENCIES + " job ids, none null");
         }
         dependsOn = List.copyOf(new LinkedHashSet<>(dependsOn));
+        if (traceparent != null && (traceparent.length() > MAX_TRACEPARENT_LENGTH
+                || !TRACEPARENT.matcher(traceparent).matches()
+                || (traceparent.startsWith("00-") && traceparent.length() != 55))) {
+            throw new IllegalArgumentException("traceparent: must be a W3C trace context "
+                    + "(00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>), got " + abbreviate(traceparent));
+        }
     }
 
     /** A job of {@code kind} with {@code args} ({@code null} is stored as an empty object) on the default queue. */
     public static JobRequest of(String kind, Object args) {
-        return new JobRequest(kind, args, DEFAULT_QUEUE, 0, null, null, null, null, Map.of(), List.of());
+        return new JobRequest(kind, args, DEFAULT_QUEUE, 0, null, null, null, null, Map.of(), List.of(), null);
     }
 
     public JobRequest withQueue(String newQueue) {
-        return new JobRequest(kind, args, newQueue, priority, maxAttempts, runAt, timeout, uniqueKey,
-                metadata, dependsOn);
+        return with(fields -> fields.queue = newQueue);
     }
 
     /** Higher runs first; {@value #MIN_PRIORITY}..{@value #MAX_PRIORITY}, default 0. */
     public JobRequest withPriority(int newPriority) {
-        return new JobRequest(kind, args, queue, newPriority, maxAttempts, runAt, timeout, uniqueKey,
-                metadata, dependsOn);
+        return with(fields -> fields.priority = newPriority);
     }
 
     public JobRequest withMaxAttempts(int newMaxAttempts) {
-        return new JobRequest(kind, args, queue, priority, newMaxAttempts, runAt, timeout, uniqueKey,
-                metadata, dependsOn);
+        return with(fields -> fields.maxAttempts = newMaxAttempts);
     }
 
     public JobRequest withRunAt(Instant newRunAt) {
-        return new JobRequest(kind, args, queue, priority, maxAttempts, newRunAt, timeout, uniqueKey,
-                metadata, dependsOn);
+        return with(fields -> fields.runAt = newRunAt);
     }
 
     public JobRequest withTimeout(Duration newTimeout) {
-        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, newTimeout, uniqueKey,
-                metadata, dependsOn);
+        return with(fields -> fields.timeout = newTimeout);
     }
 
     public JobRequest withUniqueKey(String newUniqueKey) {
-        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, newUniqueKey,
-                metadata, dependsOn);
+        return with(fields -> fields.uniqueKey = newUniqueKey);
     }
 
     /** Jobs that must succeed before this one runs (see {@link #dependsOn()}). */
     public JobRequest withDependsOn(List<UUID> newDependsOn) {
-        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, uniqueKey, metadata,
-                newDependsOn);
+        return with(fields -> fields.dependsOn = newDependsOn);
     }
 
     public JobRequest withMetadata(Map<String, Object> newMetadata) {
-        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, uniqueKey,
-                newMetadata, dependsOn);
+        return with(fields -> fields.metadata = newMetadata);
+    }
+
+    /** The enqueuing code's W3C trace context (see {@link #traceparent()}). */
+    public JobRequest withTraceparent(String newTraceparent) {
+        return with(fields -> fields.traceparent = newTraceparent);
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() <= 80 ? text : text.substring(0, 80) + "…";
+    }
+
+    /** A copy with some components changed; the canonical constructor validates the result. */
+    private JobRequest with(Consumer<Fields> change) {
+        Fields fields = new Fields(this);
+        change.accept(fields);
+        return fields.build();
+    }
+
+    /** The components by name, so each {@code with…} method names only what it changes. */
+    private static final class Fields {
+        String kind;
+        Object args;
+        String queue;
+        int priority;
+        Integer maxAttempts;
+        Instant runAt;
+        Duration timeout;
+        String uniqueKey;
+        Map<String, Object> metadata;
+        List<UUID> dependsOn;
+        String traceparent;
+
+        Fields(JobRequest request) {
+            kind = request.kind;
+            args = request.args;
+            queue = request.queue;
+            priority = request.priority;
+            maxAttempts = request.maxAttempts;
+            runAt = request.runAt;
+            timeout = request.timeout;
+            uniqueKey = request.uniqueKey;
+            metadata = request.metadata;
+            dependsOn = request.dependsOn;
+            traceparent = request.traceparent;
+        }
+
+        JobRequest build() {
+            return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, uniqueKey, metadata,
+                    dependsOn, traceparent);
+        }
     }
 }

@@ -9,7 +9,6 @@ import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.Stores;
-import dev.skiplock.internal.store.NewJob;
 import dev.skiplock.spi.Notifier;
 import java.sql.Connection;
 import java.time.Duration;
@@ -60,7 +59,7 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public Enqueued enqueueOrReuse(JobRequest request) {
-        NewJob job = toNewJobs(List.of(request)).getFirst();
+        Job job = requested(List.of(request)).getFirst();
         Job stored = insertCommitted(List.of(job), List.of(request)).getFirst();
         return new Enqueued(stored, stored.id().equals(job.id()));
     }
@@ -83,7 +82,7 @@ final class TenantJobClient implements JobClient {
             throw new IllegalArgumentException("uniqueKey: a scheduled job is identified by its schedule and "
                     + "slot; leave uniqueKey unset");
         }
-        Optional<Job> stored = cron.insertForSlot(schedule, slot.toEpochMilli(), toNewJob(request));
+        Optional<Job> stored = cron.insertForSlot(schedule, slot.toEpochMilli(), requested(request));
         stored.ifPresent(job -> {
             wakeQueuesOf(List.of(request));
             signals.signal(job.id());
@@ -93,11 +92,11 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public List<Job> enqueueMany(List<JobRequest> requests) {
-        return insertCommitted(toNewJobs(requests), requests);
+        return insertCommitted(requested(requests), requests);
     }
 
     /** Inserts in a transaction of its own, then wakes workers and followers: the jobs are committed. */
-    private List<Job> insertCommitted(List<NewJob> jobs, List<JobRequest> requests) {
+    private List<Job> insertCommitted(List<Job> jobs, List<JobRequest> requests) {
         List<Job> stored = store.insert(null, jobs);
         wakeQueuesOf(requests);
         signals.signalAll(stored.stream().map(Job::id).toList());
@@ -109,7 +108,7 @@ final class TenantJobClient implements JobClient {
         if (connection == null) {
             throw new IllegalArgumentException("connection: is required");
         }
-        List<NewJob> jobs = toNewJobs(requests);
+        List<Job> jobs = requested(requests);
         if (jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty()) && autoCommits(connection)) {
             // The job and its dependency rows must commit together: committed apart, a dependency
             // finishing in between would not see them, and the job would wait without a cause.
@@ -127,32 +126,34 @@ final class TenantJobClient implements JobClient {
         }
     }
 
-    private List<NewJob> toNewJobs(List<JobRequest> requests) {
+    private List<Job> requested(List<JobRequest> requests) {
         if (requests == null || requests.isEmpty()) {
             throw new IllegalArgumentException("jobs: at least one job is required");
         }
         if (requests.size() > MAX_BATCH) {
             throw new IllegalArgumentException("jobs: at most " + MAX_BATCH + " per call, got " + requests.size());
         }
-        List<NewJob> jobs = new ArrayList<>(requests.size());
+        List<Job> jobs = new ArrayList<>(requests.size());
         for (JobRequest request : requests) {
             if (request == null) {
                 throw new IllegalArgumentException("jobs: must not contain null");
             }
-            jobs.add(toNewJob(request));
+            jobs.add(requested(request));
         }
         return jobs;
     }
 
-    private NewJob toNewJob(JobRequest request) {
+    private Job requested(JobRequest request) {
         JsonNode args = request.args() == null ? Json.object() : Json.MAPPER.valueToTree(request.args());
         // Most jobs have no metadata: skip the serializer round trip of valueToTree for them.
         JsonNode metadata = request.metadata().isEmpty() ? Json.object() : Json.MAPPER.valueToTree(request.metadata());
         int maxAttempts = request.maxAttempts() != null ? request.maxAttempts() : config.defaultMaxAttempts();
         Integer timeoutSeconds = request.timeout() == null ? null : (int) request.timeout().toSeconds();
-        return new NewJob(Uuid7.next(), tenant, request.queue(), request.kind(), args, metadata,
-                request.priority(), maxAttempts, request.runAt(), timeoutSeconds, request.uniqueKey(),
-                request.dependsOn(), JobStatus.QUEUED, null);
+        return Job.builder().id(Uuid7.next()).tenant(tenant).queue(request.queue()).kind(request.kind())
+                .args(args).metadata(metadata).traceparent(request.traceparent()).priority(request.priority())
+                .status(JobStatus.QUEUED).maxAttempts(maxAttempts).availableAt(request.runAt())
+                .timeoutSeconds(timeoutSeconds).uniqueKey(request.uniqueKey()).dependsOn(request.dependsOn())
+                .build();
     }
 
     private void wakeQueuesOf(List<JobRequest> requests) {

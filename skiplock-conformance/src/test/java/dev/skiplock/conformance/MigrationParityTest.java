@@ -7,6 +7,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.ServiceLoader;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -31,6 +35,44 @@ class MigrationParityTest {
             assertThat(shippedMigrations(driver)).as("migration files of %s", driver.name())
                     .containsExactlyElementsOf(driver.migrations());
         }
+    }
+
+    /**
+     * A trigger doing the same work has the same name in both dialects. SQLite keeps three row
+     * triggers that write status and progress events, which PostgreSQL's statements write
+     * themselves since its 0005; they are the only names SQLite has alone.
+     */
+    @Test
+    void triggersThatDoTheSameWorkHaveTheSameNameInBothDialects() throws IOException {
+        Set<String> postgres = triggersAfterAllMigrations("postgres");
+        Set<String> sqlite = triggersAfterAllMigrations("sqlite");
+        assertThat(postgres).containsExactlyInAnyOrder("skiplock_dependency_finished", "skiplock_job_deleted");
+        assertThat(sqlite).containsAll(postgres);
+        assertThat(sqlite).containsExactlyInAnyOrder("skiplock_dependency_finished",
+                "skiplock_job_deleted", "skiplock_job_inserted", "skiplock_job_status_changed",
+                "skiplock_job_progress_changed");
+    }
+
+    /** Replays CREATE TRIGGER and DROP TRIGGER of a driver's migrations, in order. */
+    private static Set<String> triggersAfterAllMigrations(String driver) throws IOException {
+        Pattern statement = Pattern.compile("(?i)\\b(CREATE|DROP)\\s+TRIGGER\\s+(?:IF\\s+(?:NOT\\s+)?EXISTS\\s+)?(\\w+)");
+        Path dir = ROOT.resolve("skiplock-" + driver).resolve("src/main/resources/dev/skiplock").resolve(driver)
+                .resolve("migrations");
+        Set<String> triggers = new TreeSet<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path file : files.sorted().toList()) {
+                String text = Files.readString(file).replaceAll("--[^\\n]*", "");
+                Matcher matcher = statement.matcher(text);
+                while (matcher.find()) {
+                    if (matcher.group(1).equalsIgnoreCase("CREATE")) {
+                        triggers.add(matcher.group(2));
+                    } else {
+                        triggers.remove(matcher.group(2));
+                    }
+                }
+            }
+        }
+        return triggers;
     }
 
     private static List<String> shippedMigrations(Driver driver) throws IOException {

@@ -44,10 +44,11 @@ final class MemoryJobs {
         }
         Instant now = Instant.now();
         JsonNode args = Json.MAPPER.valueToTree(request.args());
-        Job job = new Job(Uuid7.next(), tenant, request.queue(), request.kind(), args,
-                Json.MAPPER.valueToTree(request.metadata()), request.priority(), JobStatus.QUEUED, 0, 1, now, now,
-                null, null, request.timeout() == null ? null : (int) request.timeout().toSeconds(), null, List.of(),
-                false, null, null, null, null, null);
+        Job job = Job.builder().id(Uuid7.next()).tenant(tenant).queue(request.queue()).kind(request.kind())
+                .args(args).metadata(Json.MAPPER.valueToTree(request.metadata())).traceparent(request.traceparent())
+                .priority(request.priority()).status(JobStatus.QUEUED).maxAttempts(1).availableAt(now)
+                .requestedAt(now).timeoutSeconds(request.timeout() == null ? null : (int) request.timeout().toSeconds())
+                .build();
         MemoryJob memory = new MemoryJob(job);
         jobs.put(job.id(), memory);
         memory.event("status", "queued", null, null, null);
@@ -191,9 +192,8 @@ final class MemoryJobs {
 
         private Job copy(JobStatus status, int attempt, Instant startedAt, Instant finishedAt, String error,
                 boolean cancelRequested, JsonNode result) {
-            return new Job(job.id(), job.tenant(), job.queue(), job.kind(), job.args(), job.metadata(), job.priority(),
-                    status, attempt, job.maxAttempts(), job.availableAt(), job.requestedAt(), startedAt, finishedAt,
-                    job.timeoutSeconds(), null, List.of(), cancelRequested, job.progress(), result, error, null, null);
+            return job.toBuilder().status(status).attempt(attempt).startedAt(startedAt).finishedAt(finishedAt)
+                    .lastError(error).cancelRequested(cancelRequested).result(result).build();
         }
 
         void event(String type, String status, String stream, String message, JsonNode data) {

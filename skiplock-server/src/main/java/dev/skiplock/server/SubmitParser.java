@@ -15,7 +15,7 @@ import java.util.Set;
 final class SubmitParser {
     static final String COMMAND = "command";
     private static final Set<String> FIELDS = Set.of("kind", "queue", "args", "metadata", "priority", "maxAttempts",
-            "timeoutSeconds", "runAt", "dependsOn", "uniqueKey", "durable");
+            "timeoutSeconds", "runAt", "dependsOn", "uniqueKey", "durable", "traceparent");
     /** Command jobs run once and for at most an hour unless they say otherwise (DESIGN §1, API.md). */
     private static final int COMMAND_MAX_ATTEMPTS = 1;
     private static final int COMMAND_TIMEOUT_SECONDS = 3600;
@@ -65,6 +65,10 @@ final class SubmitParser {
             String uniqueKey = text(body, "uniqueKey", prefix, null);
             if (uniqueKey != null) {
                 request = request.withUniqueKey(uniqueKey);
+            }
+            String traceparent = text(body, "traceparent", prefix, null);
+            if (traceparent != null) {
+                request = request.withTraceparent(traceparent);
             }
             if (body.hasNonNull("metadata")) {
                 if (!body.get("metadata").isObject()) {

@@ -8,7 +8,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Large enqueue batches through the driver's {@link BulkCopy} (PostgreSQL: COPY) instead of
@@ -21,20 +24,46 @@ final class BulkJobInserter {
     /** Below this the three extra round trips cost more than COPY saves. */
     static final int MIN_BATCH = 100;
     /** COPY reads timestamps as text, which has no form for years past 9999 (insert_jobs takes them). */
+    private static final Pattern COLUMN_LIST = Pattern.compile("\\(([^)]*)\\)");
     private static final Instant LAST_COPYABLE_INSTANT = Instant.parse("9999-12-31T23:59:59.999Z");
 
     private final SqlRunner sql;
     private final BulkCopy bulkCopy;
+    /** The columns {@code copy_jobs} names, in its order: each row is derived from them. */
+    private final List<JobColumns.Column<?>> copyColumns;
 
     BulkJobInserter(SqlRunner sql, BulkCopy bulkCopy) {
         this.sql = sql;
         this.bulkCopy = bulkCopy;
+        this.copyColumns = copyColumns(sql.text("copy_jobs"));
     }
 
-    static boolean accepts(List<NewJob> jobs) {
+    /**
+     * The columns of a {@code COPY table (a, b, ...) FROM STDIN} statement. It must name every request
+     * column ({@link JobColumns#request()}) and {@code requested_at}: a driver whose {@code bulk.sql}
+     * misses one would drop that field from every large batch, so it fails here, at start.
+     */
+    static List<JobColumns.Column<?>> copyColumns(String copyStatement) {
+        Matcher list = COLUMN_LIST.matcher(copyStatement);
+        if (!list.find()) {
+            throw new IllegalStateException("copy_jobs has no column list: " + copyStatement);
+        }
+        List<JobColumns.Column<?>> columns = Arrays.stream(list.group(1).split(","))
+                .map(String::strip).<JobColumns.Column<?>>map(JobColumns::named).toList();
+        List<JobColumns.Column<?>> required = new ArrayList<>(JobColumns.request());
+        required.add(JobColumns.named("requested_at"));
+        required.removeAll(columns);
+        if (!required.isEmpty()) {
+            throw new IllegalStateException("copy_jobs must write the columns "
+                    + required.stream().map(JobColumns.Column::name).toList());
+        }
+        return columns;
+    }
+
+    static boolean accepts(List<Job> jobs) {
         return jobs.size() >= MIN_BATCH && jobs.stream().allMatch(job -> job.uniqueKey() == null
                 && job.dependsOn().isEmpty() && job.status() == JobStatus.QUEUED
-                && (job.runAt() == null || !job.runAt().isAfter(LAST_COPYABLE_INSTANT)));
+                && (job.availableAt() == null || !job.availableAt().isAfter(LAST_COPYABLE_INSTANT)));
     }
 
     boolean canCopy(Connection connection) {
@@ -51,22 +80,23 @@ final class BulkJobInserter {
      * {@code available_at} unless they have a run-at time, kept to the millisecond like
      * {@code insert_jobs} does), as an INSERT would have set them.
      */
-    List<Job> insert(Connection connection, List<NewJob> jobs) {
-        List<String> queues = jobs.stream().map(NewJob::queue).distinct().toList();
+    List<Job> insert(Connection connection, List<Job> jobs) {
+        List<String> queues = jobs.stream().map(Job::queue).distinct().toList();
         Instant now = sql.query(connection, "bulk_clock", Params.of("queues", Json.write(queues)),
                 row -> sql.dialect().getInstant(row, row.findColumn("now"))).getFirst();
         List<Object[]> jobRows = new ArrayList<>(jobs.size());
         List<Object[]> eventRows = new ArrayList<>(jobs.size());
         List<Job> stored = new ArrayList<>(jobs.size());
-        for (NewJob job : jobs) {
-            Instant availableAt = job.runAt() != null ? Instant.ofEpochMilli(job.runAt().toEpochMilli()) : now;
-            // A JSON tree's toString() is its JSON text (the trees come from Json.MAPPER.valueToTree, so
-            // they hold no POJO or raw nodes); Json.write per job cost ~15 % of the batch (measured).
-            jobRows.add(new Object[] {job.id(), job.tenant(), job.queue(), job.kind(), job.args(), job.metadata(),
-                    job.priority(), job.status().wireName(), job.maxAttempts(), availableAt, now,
-                    job.timeoutSeconds()});
+        for (Job job : jobs) {
+            Instant availableAt = job.availableAt() != null ? Instant.ofEpochMilli(job.availableAt().toEpochMilli()) : now;
+            Job inserted = JobStore.inserted(job, availableAt, now);
+            Object[] row = new Object[copyColumns.size()];
+            for (int i = 0; i < row.length; i++) {
+                row[i] = copyColumns.get(i).copyValue(inserted);
+            }
+            jobRows.add(row);
             eventRows.add(new Object[] {job.id(), 0, "status", job.status().wireName()});
-            stored.add(JobStore.inserted(job, availableAt, now));
+            stored.add(inserted);
         }
         sql.copy(connection, "copy_jobs", bulkCopy, jobRows);
         sql.copy(connection, "copy_events", bulkCopy, eventRows);

@@ -33,7 +33,7 @@ public final class CronStore {
      * In one transaction: takes the slot ({@code claim_cron_slot}), then inserts the job on the same
      * connection. Empty, with nothing written, when the slot was already taken.
      */
-    public Optional<Job> insertForSlot(String schedule, long slotMillis, NewJob job) {
+    public Optional<Job> insertForSlot(String schedule, long slotMillis, Job job) {
         return sql.inTransaction(connection -> {
             boolean claimed = !sql.query(connection, "claim_cron_slot", Params.of("tenant", job.tenant(),
                     "schedule", schedule, "slot", slotMillis, "job_id", job.id()), row -> 1).isEmpty();

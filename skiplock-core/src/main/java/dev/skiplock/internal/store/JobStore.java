@@ -56,10 +56,11 @@ public final class JobStore {
 
     /**
      * Inserts the jobs in one statement on {@code connection} (the caller's transaction), or on a pooled
-     * connection when it is {@code null}. Returns one job per request, in order: the new one, or the
-     * live job that already holds its unique key.
+     * connection when it is {@code null}. Each job is as requested: attempt 0, its request columns set
+     * ({@link JobColumns.Origin#REQUEST}; {@code availableAt} null means now), the rest unset. Returns
+     * one job per request, in order: the new one, or the live job that already holds its unique key.
      */
-    public List<Job> insert(Connection connection, List<NewJob> jobs) {
+    public List<Job> insert(Connection connection, List<Job> jobs) {
         boolean hasDependencies = jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty());
         if (connection == null) {
             if (bulk != null && BulkJobInserter.accepts(jobs)) {
@@ -67,9 +68,9 @@ public final class JobStore {
             }
             return hasDependencies ? inTransaction(own -> insert(own, jobs)) : withConnection(own -> insert(own, jobs));
         }
-        List<NewJob> resolved = hasDependencies ? resolveDependencies(connection, jobs) : jobs;
+        List<Job> resolved = hasDependencies ? resolveDependencies(connection, jobs) : jobs;
         Map<UUID, Job> inserted = new HashMap<>();
-        Map<UUID, NewJob> byId = new HashMap<>();
+        Map<UUID, Job> byId = new HashMap<>();
         resolved.forEach(job -> byId.put(job.id(), job));
         sql.query(connection, "insert_jobs", Params.of("jobs", jobsJson(resolved)), row -> {
             UUID id = sql.dialect().getUuid(row, row.findColumn("id"));
@@ -81,7 +82,7 @@ public final class JobStore {
             insertDependencies(connection, resolved, inserted.keySet());
         }
         List<Job> result = new ArrayList<>(jobs.size());
-        for (NewJob job : resolved) {
+        for (Job job : resolved) {
             Job stored = inserted.get(job.id());
             result.add(stored != null ? stored : findLiveByUniqueKey(connection, job));
         }
@@ -94,7 +95,7 @@ public final class JobStore {
      * another tenant's) is an error. Read without a lock (see {@code read_dependencies}): one that
      * finishes before this enqueue commits is caught by {@code settle_waiting_jobs}.
      */
-    private List<NewJob> resolveDependencies(Connection connection, List<NewJob> jobs) {
+    private List<Job> resolveDependencies(Connection connection, List<Job> jobs) {
         Map<String, Set<UUID>> idsByTenant = new HashMap<>();
         jobs.forEach(job -> idsByTenant.computeIfAbsent(job.tenant(), key -> new HashSet<>()).addAll(job.dependsOn()));
         Map<UUID, JobStatus> statuses = new HashMap<>();
@@ -102,8 +103,8 @@ public final class JobStore {
                 Params.of("tenant", tenant, "ids", Json.write(ids.stream().map(UUID::toString).toList())), row ->
                         statuses.put(sql.dialect().getUuid(row, row.findColumn("id")),
                                 JobStatus.fromWireName(row.getString("status")))));
-        List<NewJob> resolved = new ArrayList<>(jobs.size());
-        for (NewJob job : jobs) {
+        List<Job> resolved = new ArrayList<>(jobs.size());
+        for (Job job : jobs) {
             JobStatus status = JobStatus.QUEUED;
             String lastError = null;
             for (UUID dependency : job.dependsOn()) {
@@ -120,14 +121,14 @@ public final class JobStore {
                     status = JobStatus.WAITING;
                 }
             }
-            resolved.add(job.withStatus(status, lastError));
+            resolved.add(job.toBuilder().status(status).lastError(lastError).build());
         }
         return resolved;
     }
 
-    private void insertDependencies(Connection connection, List<NewJob> jobs, Set<UUID> inserted) {
+    private void insertDependencies(Connection connection, List<Job> jobs, Set<UUID> inserted) {
         List<Map<String, String>> edges = new ArrayList<>();
-        for (NewJob job : jobs) {
+        for (Job job : jobs) {
             if (inserted.contains(job.id())) {
                 job.dependsOn().forEach(dependency -> edges.add(Map.of("job_id", job.id().toString(),
                         "depends_on", dependency.toString())));
@@ -143,14 +144,12 @@ public final class JobStore {
     }
 
     /** The job as the insert wrote it: everything but the database-clock times came from the request. */
-    static Job inserted(NewJob job, Instant availableAt, Instant requestedAt) {
-        Instant finishedAt = job.status() == JobStatus.FAILED ? requestedAt : null;
-        return new Job(job.id(), job.tenant(), job.queue(), job.kind(), job.args(), job.metadata(), job.priority(),
-                job.status(), 0, job.maxAttempts(), availableAt, requestedAt, null, finishedAt, job.timeoutSeconds(),
-                job.uniqueKey(), job.dependsOn(), false, null, null, job.lastError(), null, null);
+    static Job inserted(Job requested, Instant availableAt, Instant requestedAt) {
+        return requested.toBuilder().availableAt(availableAt).requestedAt(requestedAt)
+                .finishedAt(requested.status() == JobStatus.FAILED ? requestedAt : null).build();
     }
 
-    private Job findLiveByUniqueKey(Connection connection, NewJob job) {
+    private Job findLiveByUniqueKey(Connection connection, Job job) {
         List<Job> live = sql.query(connection, "find_live_by_unique_key",
                 Params.of("tenant", job.tenant(), "unique_key", job.uniqueKey()), new JobRows(sql.dialect()));
         if (live.isEmpty()) {
@@ -160,37 +159,19 @@ public final class JobStore {
         return live.getFirst();
     }
 
-    /** Streams the batch straight to text (no JSON tree per job: it showed in enqueue profiles). */
-    private static String jobsJson(List<NewJob> jobs) {
+    /**
+     * The request columns of every job ({@link JobColumns#request()}), keyed by column name, streamed
+     * straight to text (no JSON tree per job: it showed in enqueue profiles).
+     */
+    private static String jobsJson(List<Job> jobs) {
         StringWriter text = new StringWriter(jobs.size() * 200);
         try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(text)) {
             json.writeStartArray();
-            for (NewJob job : jobs) {
+            for (Job job : jobs) {
                 json.writeStartObject();
-                json.writeStringField("id", job.id().toString());
-                json.writeStringField("tenant", job.tenant());
-                json.writeStringField("queue", job.queue());
-                json.writeStringField("kind", job.kind());
-                json.writeFieldName("args");
-                json.writeTree(job.args());
-                json.writeFieldName("metadata");
-                json.writeTree(job.metadata());
-                json.writeNumberField("priority", job.priority());
-                json.writeNumberField("max_attempts", job.maxAttempts());
-                if (job.runAt() != null) {
-                    json.writeNumberField("run_at_ms", job.runAt().toEpochMilli());
+                for (JobColumns.Column<?> column : JobColumns.request()) {
+                    column.writeJson(json, job);
                 }
-                if (job.timeoutSeconds() != null) {
-                    json.writeNumberField("timeout_seconds", job.timeoutSeconds());
-                }
-                json.writeStringField("unique_key", job.uniqueKey());
-                json.writeStringField("status", job.status().wireName());
-                json.writeStringField("last_error", job.lastError());
-                json.writeArrayFieldStart("depends_on");
-                for (UUID dependency : job.dependsOn()) {
-                    json.writeString(dependency.toString());
-                }
-                json.writeEndArray();
                 json.writeEndObject();
             }
             json.writeEndArray();

@@ -110,6 +110,11 @@ final class SqlRunner {
         }
     }
 
+    /** The SQL text of a statement of this file, as the driver receives it. */
+    String text(String name) {
+        return file.get(name).jdbcSql();
+    }
+
     /** Streams rows into a table with a {@code COPY}-like statement of this file (see {@link BulkCopy}). */
     long copy(Connection connection, String name, BulkCopy bulkCopy, List<Object[]> rows) {
         try {

@@ -11,9 +11,10 @@ SELECT now() AS now, count(pg_notify('skiplock:' || current_schema(), 'q:' || qu
 FROM jsonb_array_elements_text(CAST(:queues AS jsonb)) AS queues(queue)
 
 -- name: copy_jobs
--- Columns left out take their defaults (attempt 0, depends_on [], no lease, no result).
-COPY skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status, max_attempts, available_at,
-                    requested_at, timeout_seconds) FROM STDIN
+-- Every request column of JobColumns plus requested_at (BulkJobInserter checks this list at start
+-- and derives each row from it); columns left out take their defaults (attempt 0, no lease, no result).
+COPY skiplock_jobs (id, tenant, queue, kind, args, metadata, traceparent, priority, status, max_attempts,
+                    available_at, requested_at, timeout_seconds, unique_key, depends_on, last_error) FROM STDIN
 
 -- name: copy_events
 -- Each job's first status event, as insert_jobs writes it.

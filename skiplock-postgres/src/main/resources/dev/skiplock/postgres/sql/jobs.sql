@@ -6,16 +6,17 @@
 -- wakes the listeners; PostgreSQL delivers it only on commit, so a rolled-back enqueue wakes nobody.
 -- A job born failed (a dependency had already failed) is announced to its followers at once.
 WITH inserted AS (
-    INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status, max_attempts,
-                               available_at, requested_at, finished_at, timeout_seconds, unique_key, last_error,
-                               depends_on)
-    SELECT r.id, r.tenant, r.queue, r.kind, r.args, r.metadata, r.priority, r.status, r.max_attempts,
-           COALESCE(to_timestamp(r.run_at_ms / 1000.0), now()), now(),
-           CASE WHEN r.status = 'failed' THEN now() END, r.timeout_seconds, r.unique_key, r.last_error,
-           r.depends_on
+    INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, traceparent, priority, status,
+                               max_attempts, available_at, requested_at, finished_at, timeout_seconds,
+                               unique_key, depends_on, last_error)
+    SELECT r.id, r.tenant, r.queue, r.kind, r.args, r.metadata, r.traceparent, r.priority, r.status,
+           r.max_attempts, COALESCE(to_timestamp(r.available_at / 1000.0), now()), now(),
+           CASE WHEN r.status = 'failed' THEN now() END, r.timeout_seconds, r.unique_key, r.depends_on,
+           r.last_error
+    -- One key per request column of JobColumns (times as epoch milliseconds; available_at null: now).
     FROM jsonb_to_recordset(CAST(:jobs AS jsonb)) AS r(id uuid, tenant text, queue text, kind text, args jsonb,
-         metadata jsonb, priority integer, status text, max_attempts integer, run_at_ms bigint,
-         timeout_seconds integer, unique_key text, last_error text, depends_on jsonb)
+         metadata jsonb, traceparent text, priority integer, status text, max_attempts integer,
+         available_at bigint, timeout_seconds integer, unique_key text, depends_on jsonb, last_error text)
     ON CONFLICT (tenant, unique_key) WHERE unique_key IS NOT NULL AND status IN ('waiting', 'queued', 'running')
     DO NOTHING
     RETURNING id, available_at, requested_at, queue, status

@@ -5,16 +5,17 @@
 -- One statement for any number of jobs: the batch arrives as one JSON array. A live job with the
 -- same unique key wins (DO NOTHING); the caller then reads it with find_live_by_unique_key.
 -- "WHERE true" is SQLite's required disambiguation between SELECT and ON CONFLICT.
-INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status, max_attempts,
-                           available_at, requested_at, finished_at, timeout_seconds, unique_key, last_error,
-                           depends_on)
+-- One key per request column of JobColumns (times as epoch milliseconds; available_at null: now).
+INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, traceparent, priority, status, max_attempts,
+                           available_at, requested_at, finished_at, timeout_seconds, unique_key, depends_on,
+                           last_error)
 SELECT value ->> '$.id', value ->> '$.tenant', value ->> '$.queue', value ->> '$.kind',
-       value -> '$.args', value -> '$.metadata', value ->> '$.priority', value ->> '$.status',
-       value ->> '$.max_attempts',
-       COALESCE(value ->> '$.run_at_ms', CAST(unixepoch('subsec') * 1000 AS INTEGER)),
+       value -> '$.args', value -> '$.metadata', value ->> '$.traceparent', value ->> '$.priority',
+       value ->> '$.status', value ->> '$.max_attempts',
+       COALESCE(value ->> '$.available_at', CAST(unixepoch('subsec') * 1000 AS INTEGER)),
        CAST(unixepoch('subsec') * 1000 AS INTEGER),
        CASE WHEN value ->> '$.status' = 'failed' THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
-       value ->> '$.timeout_seconds', value ->> '$.unique_key', value ->> '$.last_error', value -> '$.depends_on'
+       value ->> '$.timeout_seconds', value ->> '$.unique_key', value -> '$.depends_on', value ->> '$.last_error'
 FROM json_each(:jobs)
 WHERE true
 ON CONFLICT (tenant, unique_key) WHERE unique_key IS NOT NULL AND status IN ('waiting', 'queued', 'running')

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class PostgresJobFieldsTest extends JobFieldsContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+}
