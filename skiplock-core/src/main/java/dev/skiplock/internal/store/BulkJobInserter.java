@@ -89,7 +89,7 @@ final class BulkJobInserter {
         List<Job> stored = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
             Instant availableAt = job.availableAt() != null ? Instant.ofEpochMilli(job.availableAt().toEpochMilli()) : now;
-            Job inserted = JobStore.inserted(job, availableAt, now);
+            Job inserted = JobInserter.inserted(job, availableAt, now);
             Object[] row = new Object[copyColumns.size()];
             for (int i = 0; i < row.length; i++) {
                 row[i] = copyColumns.get(i).copyValue(inserted);
