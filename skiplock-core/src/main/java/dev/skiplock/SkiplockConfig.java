@@ -19,7 +19,7 @@ import java.util.UUID;
  * @param leaseTtl           how long a claim stays valid without a heartbeat (default 30 s)
  * @param heartbeatInterval  how often held leases are extended (default 10 s; must be below {@code leaseTtl})
  * @param reaperInterval     how often expired leases are cleared (default 15 s)
- * @param pollInterval       how often an idle fetcher looks for work without a wake-up (default 1 s)
+ * @param pollInterval       how often an idle claimer looks for work without a wake-up (default 1 s)
  * @param shutdownTimeout    how long {@link Skiplock#close()} lets running jobs finish before releasing them (default 10 s)
  * @param defaultMaxAttempts attempts of a job that does not say (default 5)
  * @param defaultTimeout     per-attempt limit of a job that does not say; {@code null} = none (the default)
@@ -33,7 +33,7 @@ import java.util.UUID;
  *                           {@code retention + pruneInterval} after it finished
  * @param clock              the worker's own time (default {@link Clock#systemUTC()}): when an execution's timeout
  *                           is due (its remaining time is taken from the database at claim or adoption, then
- *                           counted on this clock), when a busy fetcher looks for orphans again (once per
+ *                           counted on this clock), when a busy claimer looks for orphans again (once per
  *                           {@code pollInterval}) and when a claim whose answer was lost is no longer given back.
  *                           Leases, retention and backoff delays stay on the database's time; waits of a thread
  *                           (shutdown, {@link JobClient#awaitEvents}) are measured by the JVM's monotonic timer
