@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.skiplock.internal.engine.Counters;
 import dev.skiplock.internal.engine.Engine;
 import dev.skiplock.internal.engine.HandlerBinding;
+import dev.skiplock.internal.engine.Worker;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.store.Stores;
 import dev.skiplock.internal.store.Migrator;
@@ -47,7 +48,8 @@ public final class Skiplock implements JobClient, AutoCloseable {
     private final Stores stores;
     private final EventSignals signals = new EventSignals();
     private final Counters counters = new Counters();
-    private final Engine engine;
+    /** {@link Worker#NONE} for an enqueue-only instance (no queues). */
+    private final Worker worker;
     private final Notifier notifier;
     private final JobClient defaultTenant;
     private final AtomicBoolean started = new AtomicBoolean();
@@ -60,7 +62,7 @@ public final class Skiplock implements JobClient, AutoCloseable {
         this.driver = driver;
         this.stores = Stores.open(dataSource, driver);
         this.notifier = driver.notifier(dataSource);
-        this.engine = config.queues().isEmpty() ? null
+        this.worker = config.queues().isEmpty() ? Worker.NONE
                 : new Engine(config, stores, builder.handlers, counters, signals);
         this.defaultTenant = tenant(DEFAULT_TENANT);
     }
@@ -79,9 +81,7 @@ public final class Skiplock implements JobClient, AutoCloseable {
             throw new IllegalStateException("this Skiplock instance is closed");
         }
         if (started.compareAndSet(false, true)) {
-            if (engine != null) {
-                engine.start();
-            }
+            worker.start();
             notifier.start(new NotificationRouter());
         }
         return this;
@@ -92,12 +92,10 @@ public final class Skiplock implements JobClient, AutoCloseable {
         stores.queues().setPaused(Names.check("queue", queue), true);
     }
 
-    /** Lets workers claim from {@code queue} again and wakes this instance's fetcher. */
+    /** Lets workers claim from {@code queue} again and wakes this instance's claimer. */
     public void resumeQueue(String queue) {
         stores.queues().setPaused(Names.check("queue", queue), false);
-        if (engine != null) {
-            engine.wake(queue);
-        }
+        worker.wake(queue);
         notifier.publishQueueReady(queue);
     }
 
@@ -113,7 +111,7 @@ public final class Skiplock implements JobClient, AutoCloseable {
 
     /** A client scoped to {@code tenant} (a name: {@code [A-Za-z0-9_.:-]{1,128}}). */
     public JobClient tenant(String tenant) {
-        return new TenantJobClient(tenant, stores, config, engine, notifier, signals);
+        return new TenantJobClient(tenant, stores, config, worker, notifier, signals);
     }
 
     public SkiplockConfig config() {
@@ -206,8 +204,8 @@ public final class Skiplock implements JobClient, AutoCloseable {
         }
         try {
             notifier.close();
-            if (engine != null && started.get()) {
-                engine.close();
+            if (started.get()) {
+                worker.close();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -222,23 +220,17 @@ public final class Skiplock implements JobClient, AutoCloseable {
     private final class NotificationRouter implements Notifier.Listener {
         @Override
         public void queueReady(String queue) {
-            if (engine != null) {
-                engine.wake(queue);
-            }
+            worker.wake(queue);
         }
 
         @Override
         public void orphansReaped(String queue) {
-            if (engine != null) {
-                engine.orphansAvailable(queue);
-            }
+            worker.orphansAvailable(queue);
         }
 
         @Override
         public void cancelRequested(UUID jobId) {
-            if (engine != null) {
-                engine.cancelLocal(jobId);
-            }
+            worker.cancelLocal(jobId);
         }
 
         @Override
@@ -248,9 +240,7 @@ public final class Skiplock implements JobClient, AutoCloseable {
 
         @Override
         public void resync() {
-            if (engine != null) {
-                engine.resync();
-            }
+            worker.resync();
         }
     }
 

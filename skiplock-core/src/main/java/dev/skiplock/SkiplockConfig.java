@@ -2,6 +2,7 @@ package dev.skiplock;
 
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -18,7 +19,7 @@ import java.util.UUID;
  * @param leaseTtl           how long a claim stays valid without a heartbeat (default 30 s)
  * @param heartbeatInterval  how often held leases are extended (default 10 s; must be below {@code leaseTtl})
  * @param reaperInterval     how often expired leases are cleared (default 15 s)
- * @param pollInterval       how often an idle fetcher looks for work without a wake-up (default 1 s)
+ * @param pollInterval       how often an idle claimer looks for work without a wake-up (default 1 s)
  * @param shutdownTimeout    how long {@link Skiplock#close()} lets running jobs finish before releasing them (default 10 s)
  * @param defaultMaxAttempts attempts of a job that does not say (default 5)
  * @param defaultTimeout     per-attempt limit of a job that does not say; {@code null} = none (the default)
@@ -30,6 +31,12 @@ import java.util.UUID;
  * @param pruneInterval      how often a running worker deletes what is past {@code retention} (default 60 s;
  *                           at least 100 ms): a job is deleted between {@code retention} and
  *                           {@code retention + pruneInterval} after it finished
+ * @param clock              the worker's own time (default {@link Clock#systemUTC()}): when an execution's timeout
+ *                           is due (its remaining time is taken from the database at claim or adoption, then
+ *                           counted on this clock), when a busy claimer looks for orphans again (once per
+ *                           {@code pollInterval}) and when a claim whose answer was lost is no longer given back.
+ *                           Leases, retention and backoff delays stay on the database's time; waits of a thread
+ *                           (shutdown, {@link JobClient#awaitEvents}) are measured by the JVM's monotonic timer
  */
 public record SkiplockConfig(
         String workerId,
@@ -45,7 +52,8 @@ public record SkiplockConfig(
         RetryPolicy retryPolicy,
         boolean migrate,
         Duration retention,
-        Duration pruneInterval) {
+        Duration pruneInterval,
+        Clock clock) {
 
     public static final int MAX_CONCURRENCY = 10_000;
 
@@ -87,6 +95,9 @@ public record SkiplockConfig(
         if (pruneInterval == null || pruneInterval.toMillis() < 100) {
             throw new IllegalArgumentException("pruneInterval: must be at least 100 ms, got " + pruneInterval);
         }
+        if (clock == null) {
+            throw new IllegalArgumentException("clock: is required");
+        }
     }
 
     private static void positive(String field, Duration value) {
@@ -123,6 +134,7 @@ public record SkiplockConfig(
         private boolean migrate = true;
         private Duration retention = Duration.ofDays(7);
         private Duration pruneInterval = Duration.ofSeconds(60);
+        private Clock clock = Clock.systemUTC();
 
         public Builder workerId(String value) {
             workerId = value;
@@ -198,9 +210,16 @@ public record SkiplockConfig(
             return this;
         }
 
+        /** See {@link SkiplockConfig#clock()}; tests pass a clock they move by hand. */
+        public Builder clock(Clock value) {
+            clock = value;
+            return this;
+        }
+
         public SkiplockConfig build() {
             return new SkiplockConfig(workerId, hostId, queues, leaseTtl, heartbeatInterval, reaperInterval, pollInterval,
-                    shutdownTimeout, defaultMaxAttempts, defaultTimeout, retryPolicy, migrate, retention, pruneInterval);
+                    shutdownTimeout, defaultMaxAttempts, defaultTimeout, retryPolicy, migrate, retention, pruneInterval,
+                    clock);
         }
 
         private static String defaultHostId() {

@@ -3,7 +3,7 @@ package dev.skiplock;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.Uuid7;
-import dev.skiplock.internal.engine.Engine;
+import dev.skiplock.internal.engine.Worker;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.EventStore;
@@ -22,7 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
-/** {@link JobClient} for one tenant over the store; wakes this instance's fetchers after a commit. */
+/** {@link JobClient} for one tenant over the store; wakes this instance's claimers after a commit. */
 final class TenantJobClient implements JobClient {
     static final int MAX_BATCH = 10_000;
 
@@ -30,19 +30,19 @@ final class TenantJobClient implements JobClient {
     private final JobStore store;
     private final CronStore cron;
     private final SkiplockConfig config;
-    private final Engine engine;
+    private final Worker worker;
     private final Notifier notifier;
     private final EventStore events;
     private final EventSignals signals;
 
-    TenantJobClient(String tenant, Stores stores, SkiplockConfig config, Engine engine, Notifier notifier,
+    TenantJobClient(String tenant, Stores stores, SkiplockConfig config, Worker worker, Notifier notifier,
             EventSignals signals) {
         this.tenant = Names.check("tenant", tenant);
         this.store = stores.jobs();
         this.cron = stores.cron();
         this.events = stores.events();
         this.config = config;
-        this.engine = engine;
+        this.worker = worker;
         this.notifier = notifier;
         this.signals = signals;
     }
@@ -160,9 +160,7 @@ final class TenantJobClient implements JobClient {
         Set<String> queues = new LinkedHashSet<>();
         requests.forEach(request -> queues.add(request.queue()));
         for (String queue : queues) {
-            if (engine != null) {
-                engine.wake(queue);
-            }
+            worker.wake(queue);
             notifier.publishQueueReady(queue);
         }
     }
@@ -188,6 +186,8 @@ final class TenantJobClient implements JobClient {
     @Override
     public List<JobEvent> awaitEvents(UUID id, long afterSeq, int limit, Duration maxWait)
             throws InterruptedException {
+        // A wait of this thread: measured by the monotonic timer, not the worker's clock (a clock a
+        // test moves by hand must not make a follower wait forever or not at all).
         long deadline = System.nanoTime() + maxWait.toNanos();
         while (true) {
             CompletableFuture<Void> signal = signals.register(requireId(id));
@@ -227,9 +227,7 @@ final class TenantJobClient implements JobClient {
         }
         signals.signal(id);
         if (cancelled.get().status() == JobStatus.RUNNING) {
-            if (engine != null) {
-                engine.cancelLocal(id);
-            }
+            worker.cancelLocal(id);
             notifier.publishCancel(id);
         }
         return cancelled.get();
@@ -253,9 +251,7 @@ final class TenantJobClient implements JobClient {
             String dependency = store.failedDependency(id).orElse("unknown");
             throw new JobStateException("job " + id + " cannot be retried: its dependency " + dependency, job);
         }
-        if (engine != null) {
-            engine.wake(retried.get().queue());
-        }
+        worker.wake(retried.get().queue());
         notifier.publishQueueReady(retried.get().queue());
         signals.signal(id);
         return retried.get();

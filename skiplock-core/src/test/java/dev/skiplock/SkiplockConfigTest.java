@@ -3,7 +3,10 @@ package dev.skiplock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 class SkiplockConfigTest {
@@ -21,6 +24,15 @@ class SkiplockConfigTest {
         assertThat(config.retention()).isEqualTo(Duration.ofDays(7));
         assertThat(config.pruneInterval()).isEqualTo(Duration.ofSeconds(60));
         assertThat(config.workerId()).matches("[A-Za-z0-9_.:-]{1,128}");
+        assertThat(config.clock()).isEqualTo(Clock.systemUTC());
+    }
+
+    @Test
+    void clockIsTheOneGivenAndRequired() {
+        Clock fixed = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+        assertThat(SkiplockConfig.builder().clock(fixed).build().clock()).isSameAs(fixed);
+        assertThatThrownBy(() -> SkiplockConfig.builder().clock(null).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("clock:");
     }
 
     @Test

@@ -59,7 +59,7 @@ abstract class ConcurrencyContract extends ContractBase {
         assertThat(runs.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
         assertThat(overlaps).hasValue(0);
         assertThat(pools).allSatisfy(pool -> assertThat(pool.metrics().claimed()).isPositive());
-        assertThat(pools).allSatisfy(pool -> assertThat(pool.metrics().staleFinalizations()).isZero());
+        assertThat(pools).allSatisfy(pool -> assertThat(pool.metrics().staleCompletions()).isZero());
         assertThat(countWithStatus(client, JobStatus.SUCCEEDED)).isEqualTo(JOBS);
     }
 

@@ -13,6 +13,7 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.RetryPolicy;
 import dev.skiplock.Skiplock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -102,11 +103,15 @@ abstract class FailureContract extends ContractBase {
         assertThat(done.attempt()).isEqualTo(1);
     }
 
+    /** The worker's clock decides when the time is up: it times out when the test moves its clock, not before. */
     @Test
     void attemptThatOutlivesItsTimeoutIsInterruptedAndTimedOut() {
         AtomicBoolean interrupted = new AtomicBoolean();
-        Skiplock worker = started(builder(config -> config.queue("default", 1))
+        CountDownLatch running = new CountDownLatch(1);
+        TestClock clock = new TestClock(Instant.now());
+        Skiplock worker = started(builder(config -> config.queue("default", 1).clock(clock))
                 .handler("hang", Work.class, context -> {
+                    running.countDown();
                     try {
                         ContractBase.blockUntilInterrupted(); // the hang under test; the timeout must end it
                     } catch (InterruptedException e) {
@@ -117,6 +122,8 @@ abstract class FailureContract extends ContractBase {
                 }));
         Job job = worker.enqueue(JobRequest.of("hang", new Work("x"))
                 .withTimeout(Duration.ofSeconds(1)).withMaxAttempts(1));
+        await().atMost(WAIT).until(() -> running.getCount() == 0);
+        clock.advance(Duration.ofSeconds(1));
 
         Job done = awaitStatus(worker, job.id(), JobStatus.TIMED_OUT);
         assertThat(done.lastError()).isEqualTo("timed out after 1s in attempt 1");

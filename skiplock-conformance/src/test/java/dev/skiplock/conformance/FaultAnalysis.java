@@ -64,7 +64,7 @@ final class FaultAnalysis {
 
     /** What became of the jobs. */
     record Outcomes(int lost, int doubleFinalized, int overMaxAttempts, Map<String, Integer> duplicateExecutions,
-            long maxRescueMillis, Map<String, Long> maxRescueMillisByCause, int staleFinalizationsRejected, int leasesLost,
+            long maxRescueMillis, Map<String, Long> maxRescueMillisByCause, int staleCompletionsRejected, int leasesLost,
             int commandsResumed, int commandsGone, int attemptsWithoutExecution) {
     }
 

@@ -78,7 +78,7 @@ abstract class FaultContract extends ContractBase {
         // its own jobs). When another worker did rescue them, the fence must have held.
         int rescuedFromPausedWorkers = report.outcomes().duplicateExecutions().getOrDefault(FaultAnalysis.PAUSED, 0);
         if (rescuedFromPausedWorkers > 0) {
-            assertThat(report.outcomes().staleFinalizationsRejected() + report.outcomes().leasesLost())
+            assertThat(report.outcomes().staleCompletionsRejected() + report.outcomes().leasesLost())
                     .as("a worker resumed after its lease expired finalizes nothing: its outcomes are rejected or its executions stopped")
                     .isPositive();
         }

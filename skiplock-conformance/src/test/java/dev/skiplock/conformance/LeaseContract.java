@@ -44,7 +44,7 @@ abstract class LeaseContract extends ContractBase {
         Job doneByB = awaitStatus(workerB, job.id(), JobStatus.SUCCEEDED);
         pausedWorkerMayFinish.countDown();
 
-        await().atMost(WAIT).until(() -> workerA.metrics().staleFinalizations() == 1);
+        await().atMost(WAIT).until(() -> workerA.metrics().staleCompletions() == 1);
         Job finalJob = workerB.get(job.id()).orElseThrow();
         assertThat(finalJob.status()).isEqualTo(JobStatus.SUCCEEDED);
         assertThat(finalJob.result().asText()).isEqualTo("from B");

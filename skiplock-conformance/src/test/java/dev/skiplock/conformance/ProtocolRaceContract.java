@@ -60,7 +60,7 @@ abstract class ProtocolRaceContract extends ContractBase {
         assertThat(secondStarted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
         assertThat(worker.get(job.id()).orElseThrow().attempt()).isEqualTo(1); // the same attempt number again
         firstMayFinish.countDown(); // the first execution's outcome arrives while the second runs
-        awaitCount(() -> worker.metrics().staleFinalizations(), 1);
+        awaitCount(() -> worker.metrics().staleCompletions(), 1);
         assertThat(worker.get(job.id()).orElseThrow().status()).isEqualTo(JobStatus.RUNNING);
 
         secondMayFinish.countDown();

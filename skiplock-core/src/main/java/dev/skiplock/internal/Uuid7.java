@@ -22,6 +22,8 @@ public final class Uuid7 {
         int sequence;
         LOCK.lock();
         try {
+            // Not the configured clock: an id's time orders jobs across processes in the database,
+            // so it must be real time in every instance; a clock a test moves by hand would reorder them.
             millis = System.currentTimeMillis();
             if (millis <= lastMillis) {
                 millis = lastMillis;

@@ -15,7 +15,7 @@ import javax.sql.DataSource;
  * the connection's current schema (set {@code currentSchema} in the URL to choose one).
  */
 public final class PostgresDriver implements Driver {
-    /** Pool size when Skiplock creates the pool: one LISTEN connection, the rest shared by fetchers, completer, lease keeper and enqueuers. */
+    /** Pool size when Skiplock creates the pool: one LISTEN connection, the rest shared by claimers, completer, lease keeper and enqueuers. */
     static final int POOL_SIZE = 11;
 
     private static final PostgresDialect DIALECT = new PostgresDialect();

@@ -104,7 +104,8 @@ final class AdminApi {
         counter(text, "skiplock_jobs_retried_total", "Attempts that ended in a retry or snooze", metrics.retried());
         counter(text, "skiplock_jobs_cancelled_total", "Attempts cancelled while running", metrics.cancelled());
         counter(text, "skiplock_jobs_timed_out_total", "Attempts that timed out for good", metrics.timedOut());
-        counter(text, "skiplock_stale_finalizations_total", "Outcomes rejected by fencing", metrics.staleFinalizations());
+        // The Prometheus name predates the Java name (staleCompletions) and is what dashboards scrape: kept.
+        counter(text, "skiplock_stale_finalizations_total", "Outcomes rejected by fencing", metrics.staleCompletions());
         counter(text, "skiplock_leases_lost_total", "Executions stopped after losing their lease", metrics.leasesLost());
         counter(text, "skiplock_jobs_adopted_total", "Orphaned jobs taken over", metrics.adopted());
         counter(text, "skiplock_jobs_resumed_total", "Adopted jobs whose execution outlived its worker and was resumed",

@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,10 +38,15 @@ final class Completer {
     private sealed interface Pending {
     }
 
-    private record Outcome(Execution execution, Completion completion) implements Pending {
+    private record PendingOutcome(Execution execution, Completion completion) implements Pending {
     }
 
-    private record Log(EventStore.LogLine line) implements Pending {
+    private record PendingLine(EventStore.LogLine line) implements Pending {
+    }
+
+    /** Told of every execution whose outcome was completed (a resumable handler drops its traces). */
+    interface Listener {
+        void completed(Execution execution);
     }
 
     private final JobStore store;
@@ -50,21 +54,20 @@ final class Completer {
     private final EventSignals signals;
     private final Registry registry;
     private final Counters counters;
-    /** Told of every execution whose outcome became durable (a resumable handler drops its traces). */
-    private final Consumer<Execution> settled;
+    private final Listener listener;
     private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
     private final Thread thread;
     private volatile boolean running = true;
     private final IsolatingWriter<EventStore.LogLine> lineWriter;
-    private final IsolatingWriter<Outcome> outcomeWriter;
+    private final IsolatingWriter<PendingOutcome> outcomeWriter;
 
-    Completer(Stores stores, EventSignals signals, Registry registry, Counters counters, Consumer<Execution> settled) {
+    Completer(Stores stores, EventSignals signals, Registry registry, Counters counters, Listener listener) {
         this.store = stores.jobs();
         this.events = stores.events();
         this.signals = signals;
         this.registry = registry;
         this.counters = counters;
-        this.settled = settled;
+        this.listener = listener;
         this.thread = Thread.ofPlatform().name("skiplock-completer").daemon().unstarted(this::loop);
         this.lineWriter = new IsolatingWriter<>(events::appendLogs, events::isDataError, Completer::storableLine,
                 line -> { });
@@ -78,11 +81,11 @@ final class Completer {
     }
 
     void submit(Execution execution, Completion completion) {
-        pending.add(new Outcome(execution, completion));
+        pending.add(new PendingOutcome(execution, completion));
     }
 
     void submitLog(EventStore.LogLine line) {
-        pending.add(new Log(line));
+        pending.add(new PendingLine(line));
     }
 
     /** Writes what is pending, then stops. */
@@ -93,7 +96,7 @@ final class Completer {
 
     private void loop() {
         List<EventStore.LogLine> lines = new ArrayList<>();
-        List<Outcome> outcomes = new ArrayList<>();
+        List<PendingOutcome> outcomes = new ArrayList<>();
         long backoffMillis = 50;
         while (running || !pending.isEmpty() || !lines.isEmpty() || !outcomes.isEmpty()) {
             try {
@@ -123,7 +126,7 @@ final class Completer {
     }
 
     /** Takes the next batch, in submission order; false if nothing came within 100 ms. */
-    private boolean take(List<EventStore.LogLine> lines, List<Outcome> outcomes) throws InterruptedException {
+    private boolean take(List<EventStore.LogLine> lines, List<PendingOutcome> outcomes) throws InterruptedException {
         Pending first = pending.poll(100, TimeUnit.MILLISECONDS);
         if (first == null) {
             return false;
@@ -133,8 +136,8 @@ final class Completer {
         pending.drainTo(batch, MAX_BATCH - 1);
         for (Pending item : batch) {
             switch (item) {
-                case Log log -> lines.add(log.line());
-                case Outcome outcome -> outcomes.add(outcome);
+                case PendingLine line -> lines.add(line.line());
+                case PendingOutcome outcome -> outcomes.add(outcome);
             }
         }
         return true;
@@ -144,7 +147,7 @@ final class Completer {
      * Writes log lines first, then outcomes. A job's lines are always submitted before its outcome,
      * so followers see all of them before the terminal status event. Written items leave the lists.
      */
-    private void flush(List<EventStore.LogLine> lines, List<Outcome> outcomes) {
+    private void flush(List<EventStore.LogLine> lines, List<PendingOutcome> outcomes) {
         Set<UUID> touched = new HashSet<>();
         lines.forEach(line -> touched.add(line.attempt().id()));
         outcomes.forEach(outcome -> touched.add(outcome.completion().attempt().id()));
@@ -158,26 +161,26 @@ final class Completer {
                 "[skiplock: a log line of " + line.message().length() + " characters could not be stored]");
     }
 
-    private static Outcome storableOutcome(Outcome outcome) {
+    private static PendingOutcome storableOutcome(PendingOutcome outcome) {
         Completion given = outcome.completion();
         String error = "the outcome (" + given.status().wireName() + ") could not be stored"
                 + (given.error() == null ? "" : "; its error began: "
                         + StorableText.of(given.error().substring(0, Math.min(200, given.error().length()))));
-        return new Outcome(outcome.execution(), new Completion(given.attempt(), JobStatus.FAILED, 0, null, error, 0));
+        return new PendingOutcome(outcome.execution(), new Completion(given.attempt(), JobStatus.FAILED, 0, null, error, 0));
     }
 
-    private void writeOutcomes(List<Outcome> batch) {
+    private void writeOutcomes(List<PendingOutcome> batch) {
         List<Completion> completions = new ArrayList<>(batch.size());
         batch.forEach(item -> completions.add(item.completion()));
         Set<HeldAttempt> applied = store.complete(completions);
         counters.completionBatches.increment();
-        for (Outcome item : batch) {
+        for (PendingOutcome item : batch) {
             Completion completion = item.completion();
             if (applied.contains(completion.attempt())) {
                 count(completion);
-                settled.accept(item.execution());
+                listener.completed(item.execution());
             } else {
-                counters.staleFinalizations.increment();
+                counters.staleCompletions.increment();
                 LOG.warn("discarded the {} outcome of job {} attempt {}: its lease is gone (reaped, or taken by another worker)",
                         completion.status().wireName(), completion.attempt().id(), completion.attempt().attempt());
             }

@@ -11,7 +11,7 @@ public final class Counters {
     final LongAdder retried = new LongAdder();
     final LongAdder cancelled = new LongAdder();
     final LongAdder timedOut = new LongAdder();
-    final LongAdder staleFinalizations = new LongAdder();
+    final LongAdder staleCompletions = new LongAdder();
     final LongAdder leasesLost = new LongAdder();
     final LongAdder adopted = new LongAdder();
     final LongAdder resumed = new LongAdder();
@@ -22,7 +22,7 @@ public final class Counters {
 
     public SkiplockMetrics snapshot() {
         return new SkiplockMetrics(claimed.sum(), succeeded.sum(), failed.sum(), retried.sum(), cancelled.sum(),
-                timedOut.sum(), staleFinalizations.sum(), leasesLost.sum(), adopted.sum(), resumed.sum(), released.sum(),
+                timedOut.sum(), staleCompletions.sum(), leasesLost.sum(), adopted.sum(), resumed.sum(), released.sum(),
                 leasesReaped.sum(), claimStatements.sum(), completionBatches.sum());
     }
 }

@@ -11,8 +11,8 @@ import java.util.function.Supplier;
 
 /**
  * One execution of one job held by this worker, from claim (or adoption) until its outcome is
- * durable. Exactly one of "the handler finished" and "the engine stopped it" wins (a
- * compare-and-set), so an execution produces at most one completion however a cancel, a timeout
+ * durable. Exactly one of "the handler returned" and "the engine stopped it" wins (a
+ * compare-and-set), so an execution ends with at most one outcome however a cancel, a timeout
  * and the handler race.
  *
  * <p>A stop interrupts the handler's thread, also when it comes before the thread started (the
@@ -98,14 +98,14 @@ final class Execution {
         timeout = future;
     }
 
-    /** The handler returned or threw: true if its outcome counts (nothing stopped it first). */
-    boolean finishByHandler() {
+    /** The handler returned or threw: true if its outcome is the one to complete (nothing stopped it first). */
+    boolean completeByHandler() {
         boolean won = state.compareAndSet(State.RUNNING, State.COMPLETING);
         cancelTimeout();
         return won;
     }
 
-    /** Asks the execution to stop: true if this call decided the attempt's fate (it was still running). */
+    /** Asks the execution to stop: true if this call decided the attempt's outcome (it was still running). */
     boolean stop(StopReason reason) {
         if (!state.compareAndSet(State.RUNNING, new State("stopped", reason))) {
             return false;

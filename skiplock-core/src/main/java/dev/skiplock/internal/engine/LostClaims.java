@@ -2,10 +2,11 @@ package dev.skiplock.internal.engine;
 
 import dev.skiplock.internal.store.ClaimParams;
 import dev.skiplock.internal.store.JobStore;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,20 +21,22 @@ import org.slf4j.LoggerFactory;
 final class LostClaims {
     private static final Logger LOG = LoggerFactory.getLogger(LostClaims.class);
 
-    private record Claim(String queue, long giveUpNanos) {
+    private record Claim(String queue, Instant giveUpAt) {
     }
 
     private final JobStore store;
+    /** The worker's clock: when a claim's lease would have ended is this worker's own bookkeeping. */
+    private final Clock clock;
     private final Map<UUID, Claim> claims = new ConcurrentHashMap<>();
 
-    LostClaims(JobStore store) {
+    LostClaims(JobStore store, Clock clock) {
         this.store = store;
+        this.clock = clock;
     }
 
     /** The claim {@code claim} failed on the way back: give back whatever it took. */
     void giveBack(ClaimParams claim) {
-        claims.put(claim.token(), new Claim(claim.queue(),
-                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(claim.leaseMillis())));
+        claims.put(claim.token(), new Claim(claim.queue(), clock.instant().plusMillis(claim.leaseMillis())));
         retry();
     }
 
@@ -50,7 +53,7 @@ final class LostClaims {
                 LOG.warn("could not give back the jobs of a claim whose answer was lost; retrying at the next heartbeat: {}",
                         e.getMessage());
             }
-            if (System.nanoTime() - claim.giveUpNanos() > 0) {
+            if (clock.instant().isAfter(claim.giveUpAt())) {
                 claims.remove(entry.getKey());
             }
         }

@@ -1,0 +1,46 @@
+package dev.skiplock.internal.engine;
+
+import java.util.List;
+
+/** This worker's claimers, one per queue; routes wake-ups to the claimer of their queue. */
+final class Claimers implements Waker {
+    private final List<QueueClaimer> claimers;
+
+    Claimers(List<QueueClaimer> claimers) {
+        this.claimers = List.copyOf(claimers);
+    }
+
+    void start() {
+        claimers.forEach(QueueClaimer::start);
+    }
+
+    /** Stops claiming; returns when every claimer's thread has ended. */
+    void stop() throws InterruptedException {
+        for (QueueClaimer claimer : claimers) {
+            claimer.stop();
+        }
+    }
+
+    @Override
+    public void wake(String queue) {
+        for (QueueClaimer claimer : claimers) {
+            if (claimer.queue().equals(queue)) {
+                claimer.wake();
+            }
+        }
+    }
+
+    @Override
+    public void orphansAvailable(String queue) {
+        for (QueueClaimer claimer : claimers) {
+            if (claimer.queue().equals(queue)) {
+                claimer.adoptionDue();
+            }
+        }
+    }
+
+    @Override
+    public void resync() {
+        claimers.forEach(QueueClaimer::adoptionDue);
+    }
+}

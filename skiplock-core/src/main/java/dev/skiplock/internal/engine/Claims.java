@@ -1,0 +1,60 @@
+package dev.skiplock.internal.engine;
+
+import dev.skiplock.SkiplockConfig;
+import dev.skiplock.internal.store.ClaimParams;
+import dev.skiplock.internal.store.Claimed;
+import dev.skiplock.internal.store.JobStore;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The claim stage's statements: claim queued jobs and adopt orphans for this worker, each under a
+ * fresh token. Kept apart from {@link QueueClaimer}, which decides when to claim and how many.
+ */
+final class Claims {
+    private final SkiplockConfig config;
+    private final JobStore store;
+    private final Counters counters;
+    private final LostClaims lostClaims;
+    /** Kinds whose executions outlive their worker (JSON array): adopted only on their own host while it lives. */
+    private final String resumableKindsJson;
+
+    Claims(SkiplockConfig config, JobStore store, Counters counters, LostClaims lostClaims, String resumableKindsJson) {
+        this.config = config;
+        this.store = store;
+        this.counters = counters;
+        this.lostClaims = lostClaims;
+        this.resumableKindsJson = resumableKindsJson;
+    }
+
+    /**
+     * Claims with a fresh token. If the answer is lost (the connection dropped after the claim
+     * committed), the jobs are leased to this worker, which does not run them: they are given back
+     * at once without using their attempt, or by the next heartbeat if the database is unreachable.
+     */
+    List<Claimed> claim(String queue, int limit) {
+        ClaimParams claim = claimParams(queue);
+        List<Claimed> jobs;
+        try {
+            jobs = store.claim(claim, limit);
+        } catch (RuntimeException e) {
+            lostClaims.giveBack(claim);
+            throw e;
+        }
+        if (!jobs.isEmpty()) {
+            counters.claimed.add(jobs.size());
+            counters.claimStatements.increment();
+        }
+        return jobs;
+    }
+
+    /** Orphans of {@code queue} (lease cleared by a reaper), taken under a fresh token (DESIGN §2, adoption). */
+    List<Claimed> adopt(String queue, int limit) {
+        return store.adoptOrphans(claimParams(queue), config.leaseTtl().toMillis(), limit);
+    }
+
+    private ClaimParams claimParams(String queue) {
+        return new ClaimParams(queue, config.workerId(), config.hostId(), UUID.randomUUID(), config.leaseTtl().toMillis(),
+                resumableKindsJson);
+    }
+}

@@ -1,0 +1,79 @@
+package dev.skiplock.internal.engine;
+
+import com.fasterxml.jackson.databind.ObjectReader;
+import dev.skiplock.Job;
+import dev.skiplock.ResumableHandler;
+import dev.skiplock.RetryPolicy;
+import dev.skiplock.internal.Json;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The handlers registered by kind, with what the engine needs of them: args, retry policy, resumability. */
+final class Handlers {
+    private static final Logger LOG = LoggerFactory.getLogger(Handlers.class);
+
+    private final Map<String, HandlerBinding<?>> bindings;
+    /** One reader per kind, built once: resolving the args type per job showed in drain profiles. */
+    private final Map<String, ObjectReader> argsReaders = new HashMap<>();
+
+    Handlers(Map<String, HandlerBinding<?>> bindings) {
+        this.bindings = Map.copyOf(bindings);
+        bindings.forEach((kind, binding) -> argsReaders.put(kind, Json.MAPPER.readerFor(binding.argsType())));
+    }
+
+    /** The binding of {@code kind}, or {@code null} if this worker has no handler for it. */
+    HandlerBinding<?> of(String kind) {
+        return bindings.get(kind);
+    }
+
+    boolean isResumable(String kind) {
+        HandlerBinding<?> binding = bindings.get(kind);
+        return binding != null && binding.handler() instanceof ResumableHandler<?>;
+    }
+
+    /** Kinds whose executions outlive their worker, as a JSON array: adopted only on their own host while it lives. */
+    String resumableKindsJson() {
+        return Json.write(bindings.keySet().stream().filter(this::isResumable).sorted().toList());
+    }
+
+    /** The kind's own retry policy; {@code null} uses the instance's default. */
+    RetryPolicy retryPolicyOf(Job job) {
+        HandlerBinding<?> binding = bindings.get(job.kind());
+        return binding == null ? null : binding.retryPolicy();
+    }
+
+    <A> A readArgs(HandlerBinding<A> binding, Job job) {
+        try {
+            return binding.argsType().cast(argsReaders.get(job.kind()).readValue(job.args()));
+        } catch (IOException | IllegalArgumentException | ClassCastException e) {
+            throw new ArgsException("args do not match " + binding.argsType().getSimpleName() + " for kind "
+                    + job.kind() + ": " + e.getMessage().lines().findFirst().orElse(""));
+        }
+    }
+
+    /**
+     * An execution's outcome was completed (or its job released): a resumable handler may drop
+     * what it kept for adoption.
+     */
+    void completed(Execution execution) {
+        Job job = execution.job();
+        if (bindings.get(job.kind()) instanceof HandlerBinding<?> binding
+                && binding.handler() instanceof ResumableHandler<?> resumable) {
+            try {
+                resumable.settled(job.id(), execution.executionId());
+            } catch (RuntimeException e) {
+                LOG.warn("{} could not clean up after job {}: {}", job.kind(), job.id(), e.getMessage());
+            }
+        }
+    }
+
+    /** Args that cannot be read into the handler's type: the job can never succeed as enqueued. */
+    static final class ArgsException extends RuntimeException {
+        ArgsException(String message) {
+            super(message);
+        }
+    }
+}

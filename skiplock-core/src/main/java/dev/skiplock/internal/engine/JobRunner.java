@@ -1,0 +1,145 @@
+package dev.skiplock.internal.engine;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobContext;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.ResumableHandler;
+import dev.skiplock.internal.store.Claimed;
+import dev.skiplock.internal.store.Completion;
+import dev.skiplock.internal.store.Stores;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The execute stage: runs each claimed or adopted job's handler on a virtual thread and hands its
+ * outcome to the completer. Only the first of "the handler returned" and "a stop" counts
+ * ({@link Execution}); a stop's outcome is the {@link Stopper}'s.
+ */
+final class JobRunner {
+    private static final Logger LOG = LoggerFactory.getLogger(JobRunner.class);
+
+    /** What the runner works with: the stages after it and the state it shares with them. */
+    record Parts(Handlers handlers, Outcomes outcomes, Registry registry, Counters counters, Stopper stopper,
+            Timeouts timeouts, Completer completer) {
+    }
+
+    private final Stores stores;
+    /** The limit of a job that sets none; {@code null} = none. */
+    private final Duration defaultTimeout;
+    private final Parts parts;
+    private final ExecutorService handlerThreads =
+            Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("skiplock-job-", 0).factory());
+
+    JobRunner(Stores stores, Duration defaultTimeout, Parts parts) {
+        this.stores = stores;
+        this.defaultTimeout = defaultTimeout;
+        this.parts = parts;
+    }
+
+    /** Runs a freshly claimed job; its slot is given back to {@code slots} when its outcome is known. */
+    void start(Claimed claimed, Slots slots) {
+        Execution execution = new Execution(claimed, slots::release);
+        parts.registry().add(execution);
+        scheduleTimeout(execution);
+        handlerThreads.execute(() -> execute(execution, false));
+    }
+
+    /**
+     * Adopts an orphan (DESIGN §2, adoption) under a new token. An execution of the same job that
+     * this worker still runs (it was paused past its lease, then reaped) is stopped first: its
+     * lease is gone. A {@link ResumableHandler}'s execution may have outlived its worker: it is
+     * resumed (finished → its recorded outcome, running → waited for, not found → retried or
+     * failed); a cancel already requested or a timeout already passed stops it as soon as it is
+     * found. Any other handler ran in-process and died with its worker's JVM, so the attempt is
+     * "not found" at once.
+     */
+    void adopt(Claimed orphan, Slots slots) {
+        parts.counters().adopted.increment();
+        Job job = orphan.job();
+        parts.stopper().stopRunning(job.id(), Execution.StopReason.LEASE_LOST);
+        Execution execution = new Execution(orphan, slots::release);
+        parts.registry().add(execution);
+        if (parts.handlers().isResumable(job.kind())) {
+            LOG.info("adopting job {} attempt {}: resuming its execution", job.id(), job.attempt());
+            if (job.cancelRequested()) {
+                parts.stopper().stop(execution, Execution.StopReason.CANCEL);
+            }
+            scheduleTimeout(execution);
+            handlerThreads.execute(() -> execute(execution, true));
+            return;
+        }
+        execution.completeByHandler();
+        parts.completer().submit(execution, parts.outcomes().orphaned(execution, parts.handlers().retryPolicyOf(job)));
+        execution.releaseSlot();
+    }
+
+    /** Interrupts handlers still running (after shutdown released their jobs). */
+    void stop() {
+        handlerThreads.shutdownNow();
+    }
+
+    /**
+     * The job's timeout counts from its start: an adopted execution gets what its first worker
+     * left, measured by the database clock (the worker's own clock may differ from it).
+     */
+    private void scheduleTimeout(Execution execution) {
+        Job job = execution.job();
+        Duration limit = job.timeoutSeconds() != null ? Duration.ofSeconds(job.timeoutSeconds())
+                : defaultTimeout == null ? null : Duration.ofSeconds(defaultTimeout.toSeconds());
+        if (limit != null) {
+            parts.timeouts().schedule(execution, limit.minusMillis(execution.elapsedMillis()));
+        }
+    }
+
+    private void execute(Execution execution, boolean resume) {
+        execution.bindThread(Thread.currentThread());
+        Job job = execution.job();
+        if (!resume && execution.stopRequested()) {
+            return; // stopped before it started (cancel, timeout): nothing ran, the stop decided the outcome
+        }
+        Completion completion = outcomeOf(execution, job, resume);
+        if (execution.completeByHandler()) {
+            parts.completer().submit(execution, completion);
+            execution.releaseSlot();
+        }
+        Thread.interrupted(); // a stop that lost the race may have interrupted us; do not leak it
+    }
+
+    private Completion outcomeOf(Execution execution, Job job, boolean resume) {
+        HandlerBinding<?> binding = parts.handlers().of(job.kind());
+        if (binding == null) {
+            return parts.outcomes().permanentFailure(execution, "no handler for kind " + job.kind());
+        }
+        try {
+            return resume ? resume(binding, execution, job) : invoke(binding, execution, job);
+        } catch (Handlers.ArgsException e) {
+            return parts.outcomes().permanentFailure(execution, e.getMessage());
+        } catch (Throwable error) {
+            return parts.outcomes().fromException(execution, error, binding.retryPolicy());
+        }
+    }
+
+    @SuppressWarnings("unchecked") // adopt resumes only bindings whose handler is a ResumableHandler of A
+    private <A> Completion resume(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
+        A args = parts.handlers().readArgs(binding, job);
+        ResumableHandler<A> handler = (ResumableHandler<A>) binding.handler();
+        Optional<JobOutcome> outcome = handler.resume(new ExecutionContext<>(args, execution, stores, parts.completer()));
+        if (outcome.isEmpty()) {
+            LOG.info("job {} attempt {}: its execution is gone", job.id(), job.attempt());
+            return parts.outcomes().orphaned(execution, binding.retryPolicy());
+        }
+        parts.counters().resumed.increment();
+        return parts.outcomes().fromHandler(execution, outcome.get(), binding.retryPolicy());
+    }
+
+    private <A> Completion invoke(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
+        A args = parts.handlers().readArgs(binding, job);
+        JobContext<A> context = new ExecutionContext<>(args, execution, stores, parts.completer());
+        JobOutcome outcome = binding.handler().handle(context);
+        return parts.outcomes().fromHandler(execution, outcome, binding.retryPolicy());
+    }
+}

@@ -1,0 +1,134 @@
+package dev.skiplock.internal.engine;
+
+import dev.skiplock.internal.store.Claimed;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Claims jobs of one queue for this worker: as many as it has free slots, in one statement, hands
+ * each to the {@link JobRunner}, then sleeps until woken (enqueue, freed slot while work remains,
+ * reaper) or the poll interval passes. The loop never dies: a failing database is logged and
+ * retried with backoff.
+ */
+final class QueueClaimer {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueClaimer.class);
+
+    private final String queue;
+    private final Duration pollInterval;
+    private final Clock clock;
+    private final Claims claims;
+    private final JobRunner runner;
+    private final Doorbell doorbell = new Doorbell();
+    private final Slots slots;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile boolean adoptionDue = true;
+    private long lastAdoptionMillis;
+
+    QueueClaimer(String queue, int concurrency, Duration pollInterval, Clock clock, Claims claims, JobRunner runner) {
+        this.queue = queue;
+        this.slots = new Slots(concurrency, doorbell);
+        this.pollInterval = pollInterval;
+        this.clock = clock;
+        this.claims = claims;
+        this.runner = runner;
+        this.lastAdoptionMillis = clock.millis();
+        this.thread = Thread.ofPlatform().name("skiplock-claim-" + queue).daemon().unstarted(this::loop);
+    }
+
+    String queue() {
+        return queue;
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    void stop() throws InterruptedException {
+        running = false;
+        wake();
+        thread.join();
+    }
+
+    /** New jobs may be claimable now. */
+    void wake() {
+        doorbell.ring();
+    }
+
+    /** Orphans may exist (a reaper cleared leases): look for them on the next round. */
+    void adoptionDue() {
+        adoptionDue = true;
+        wake();
+    }
+
+    private void loop() {
+        long backoffMillis = 100;
+        while (running) {
+            try {
+                boolean mayHaveMore = claimOnce();
+                backoffMillis = 100;
+                if (!mayHaveMore) {
+                    awaitWakeUp(pollInterval.toMillis());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                LOG.warn("claiming from queue {} failed; retrying in {} ms: {}", queue, backoffMillis, e.getMessage());
+                try {
+                    awaitWakeUp(backoffMillis);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                backoffMillis = Math.min(backoffMillis * 2, 10_000);
+            }
+        }
+    }
+
+    /** One round; true if it filled every free slot, so more jobs are probably waiting. */
+    private boolean claimOnce() {
+        int free = slots.takeAll();
+        if (free == 0) {
+            return false;
+        }
+        int used = 0;
+        try {
+            // Orphans are looked for when a reaper said so, and at least once per poll interval
+            // however busy the queue: a claimer woken by a steady stream of enqueue notifications
+            // never reaches its poll timeout, and the reaper that found the orphan may run on a node
+            // whose notification was lost (the orphan then waited for the traffic to stop).
+            if (adoptionDue || clock.millis() - lastAdoptionMillis >= pollInterval.toMillis()) {
+                adoptionDue = false;
+                lastAdoptionMillis = clock.millis();
+                List<Claimed> orphans = claims.adopt(queue, free);
+                // Every free slot took an orphan: more may wait.
+                adoptionDue = orphans.size() == free;
+                for (Claimed orphan : orphans) {
+                    used++;
+                    runner.adopt(orphan, slots);
+                }
+            }
+            List<Claimed> claimed = free > used ? claims.claim(queue, free - used) : List.of();
+            for (Claimed job : claimed) {
+                used++;
+                runner.start(job, slots);
+            }
+            boolean backlog = used == free;
+            slots.backlog(backlog);
+            return backlog;
+        } finally {
+            slots.giveBack(free - used);
+        }
+    }
+
+    /** Sleeps until woken or {@code millis} pass; a poll interval that passed unwoken makes adoption due. */
+    private void awaitWakeUp(long millis) throws InterruptedException {
+        if (running && !doorbell.await(millis)) {
+            adoptionDue = true;
+        }
+    }
+}

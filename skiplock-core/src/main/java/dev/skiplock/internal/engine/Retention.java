@@ -1,0 +1,62 @@
+package dev.skiplock.internal.engine;
+
+import dev.skiplock.internal.store.CronStore;
+import dev.skiplock.internal.store.JobStore;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes expired history every {@code pruneInterval}: finished jobs, then cron slot markers (kept
+ * at least {@link CronStore#MIN_MARKER_AGE}). Ages are the database's. Any node does it; the
+ * statements re-check status and age on the rows they delete.
+ */
+final class Retention {
+    private static final Logger LOG = LoggerFactory.getLogger(Retention.class);
+
+    static final int PRUNE_BATCH = 1000;
+    static final int MAX_PRUNE_ROUNDS = 100;
+
+    private final JobStore store;
+    private final CronStore cron;
+    private final Duration retention;
+
+    Retention(JobStore store, CronStore cron, Duration retention) {
+        this.store = store;
+        this.cron = cron;
+        this.retention = retention;
+    }
+
+    void start(ScheduledExecutorService timers, Duration pruneInterval) {
+        long prune = pruneInterval.toMillis();
+        timers.scheduleWithFixedDelay(() -> Timers.guarded("retention", this::prune), prune, prune,
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Deletes in batches, so no single statement holds locks for long. */
+    private void prune() {
+        int jobs = pruneInBatches(() -> store.pruneFinished(retention.toMillis(), PRUNE_BATCH));
+        if (jobs > 0) {
+            LOG.info("retention deleted {} jobs finished more than {} ago", jobs, retention);
+        }
+        int slots = pruneInBatches(() -> cron.prune(retention, PRUNE_BATCH));
+        if (slots > 0) {
+            LOG.info("retention deleted {} cron slot markers older than {}", slots, CronStore.markerAge(retention));
+        }
+    }
+
+    private static int pruneInBatches(IntSupplier batch) {
+        int total = 0;
+        for (int round = 0; round < MAX_PRUNE_ROUNDS; round++) {
+            int deleted = batch.getAsInt();
+            total += deleted;
+            if (deleted < PRUNE_BATCH) {
+                break;
+            }
+        }
+        return total;
+    }
+}

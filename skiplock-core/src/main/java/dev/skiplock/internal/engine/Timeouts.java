@@ -1,0 +1,55 @@
+package dev.skiplock.internal.engine;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Stops executions whose time is up. The time an execution has left is the database's (what its
+ * first worker left, for an adopted one); from then on it is counted on the worker's
+ * {@link Clock}: a timer fires when it should be due and stops the execution once the clock says
+ * so, or waits again for what the clock says is left (a clock a test moves by hand, or a wall
+ * clock set back).
+ */
+final class Timeouts {
+    private static final Logger LOG = LoggerFactory.getLogger(Timeouts.class);
+
+    private final ScheduledExecutorService timers;
+    private final Clock clock;
+    private final Stopper stopper;
+
+    Timeouts(ScheduledExecutorService timers, Clock clock, Stopper stopper) {
+        this.timers = timers;
+        this.clock = clock;
+        this.stopper = stopper;
+    }
+
+    /** Times {@code execution} out once {@code left} has passed on the clock; cancelled by its outcome. */
+    void schedule(Execution execution, Duration left) {
+        arm(execution, clock.instant().plus(left), left.toMillis());
+    }
+
+    private void arm(Execution execution, Instant deadline, long delayMillis) {
+        execution.setTimeout(timers.schedule(() -> check(execution, deadline), Math.max(0, delayMillis),
+                TimeUnit.MILLISECONDS));
+    }
+
+    private void check(Execution execution, Instant deadline) {
+        try {
+            long leftMillis = Duration.between(clock.instant(), deadline).toMillis();
+            if (leftMillis > 0) {
+                if (execution.isRunning()) {
+                    arm(execution, deadline, leftMillis);
+                }
+                return;
+            }
+            stopper.stop(execution, Execution.StopReason.TIMEOUT);
+        } catch (RuntimeException e) {
+            LOG.warn("timeout of job {} failed: {}", execution.job().id(), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package dev.skiplock.internal.engine;
+
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The worker's timer threads, shared by the lease keeper, the timeouts and retention. */
+final class Timers {
+    private static final Logger LOG = LoggerFactory.getLogger(Timers.class);
+
+    private Timers() {
+    }
+
+    /** Two threads: a heartbeat blocked on a slow database must not delay timeouts. */
+    static ScheduledThreadPoolExecutor create() {
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(2,
+                Thread.ofPlatform().name("skiplock-timer-", 0).daemon().factory());
+        timers.setRemoveOnCancelPolicy(true);
+        return timers;
+    }
+
+    /** Runs a periodic task so that it never dies: a failure is logged and the task runs again. */
+    static void guarded(String task, Runnable body) {
+        try {
+            body.run();
+        } catch (RuntimeException e) {
+            LOG.warn("{} failed; will run again at its next interval: {}", task, e.getMessage());
+        }
+    }
+}
