@@ -101,12 +101,12 @@ public final class Skiplock implements JobClient, AutoCloseable {
 
     /** Names of the paused queues. */
     public java.util.Set<String> pausedQueues() {
-        return stores.queues().paused();
+        return stores.queues().listPaused();
     }
 
     /** The worker registry: every worker instance that ran against this database, newest first. */
     public List<WorkerInfo> workers() {
-        return stores.workers().list(config.heartbeatInterval().toMillis());
+        return stores.workers().listWorkers(config.heartbeatInterval().toMillis());
     }
 
     /** A client scoped to {@code tenant} (a name: {@code [A-Za-z0-9_.:-]{1,128}}). */

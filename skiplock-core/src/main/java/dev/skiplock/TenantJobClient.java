@@ -82,7 +82,7 @@ final class TenantJobClient implements JobClient {
             throw new IllegalArgumentException("uniqueKey: a scheduled job is identified by its schedule and "
                     + "slot; leave uniqueKey unset");
         }
-        Optional<Job> stored = cron.insertForSlot(schedule, slot.toEpochMilli(), requested(request));
+        Optional<Job> stored = cron.claimCronSlot(schedule, slot.toEpochMilli(), requested(request));
         stored.ifPresent(job -> {
             wakeQueuesOf(List.of(request));
             signals.signal(job.id());
@@ -97,7 +97,7 @@ final class TenantJobClient implements JobClient {
 
     /** Inserts in a transaction of its own, then wakes workers and followers: the jobs are committed. */
     private List<Job> insertCommitted(List<Job> jobs, List<JobRequest> requests) {
-        List<Job> stored = store.insert(null, jobs);
+        List<Job> stored = store.insertJobs(null, jobs);
         wakeQueuesOf(requests);
         signals.signalAll(stored.stream().map(Job::id).toList());
         return stored;
@@ -115,7 +115,7 @@ final class TenantJobClient implements JobClient {
             throw new IllegalArgumentException("connection: enqueue with dependsOn needs a transaction;"
                     + " call setAutoCommit(false) first (or enqueue without a connection)");
         }
-        return store.insert(connection, jobs);
+        return store.insertJobs(connection, jobs);
     }
 
     private static boolean autoCommits(Connection connection) {
@@ -167,12 +167,12 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public Optional<Job> get(UUID id) {
-        return store.get(tenant, requireId(id));
+        return store.getJob(tenant, requireId(id));
     }
 
     @Override
     public JobPage list(JobQuery query) {
-        return store.list(tenant, query == null ? JobQuery.all() : query);
+        return store.listJobs(tenant, query == null ? JobQuery.all() : query);
     }
 
     @Override
@@ -180,7 +180,7 @@ final class TenantJobClient implements JobClient {
         if (limit < 1 || limit > 1000) {
             throw new IllegalArgumentException("limit: must be between 1 and 1000, got " + limit);
         }
-        return events.list(tenant, requireId(id), afterSeq, limit);
+        return events.listEvents(tenant, requireId(id), afterSeq, limit);
     }
 
     @Override
@@ -207,7 +207,7 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public void delete(UUID id) {
-        if (!store.delete(tenant, requireId(id))) {
+        if (!store.deleteJob(tenant, requireId(id))) {
             Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
             throw new JobStateException("job " + id + " is " + job.status().wireName() + ", not terminal", job);
         }
@@ -215,12 +215,12 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public List<QueueCount> count() {
-        return store.count(tenant);
+        return store.countJobs(tenant);
     }
 
     @Override
     public Job cancel(UUID id) {
-        Optional<Job> cancelled = store.cancel(tenant, requireId(id));
+        Optional<Job> cancelled = store.cancelJob(tenant, requireId(id));
         if (cancelled.isEmpty()) {
             Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
             throw new JobStateException("job " + id + " is already " + job.status().wireName(), job);
@@ -237,7 +237,7 @@ final class TenantJobClient implements JobClient {
     public Job retry(UUID id) {
         Optional<Job> retried;
         try {
-            retried = store.retry(tenant, requireId(id));
+            retried = store.retryJob(tenant, requireId(id));
         } catch (JobStore.UniqueKeyTakenException e) {
             Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
             throw new JobStateException("job " + id + " cannot be retried: another live job holds its unique key '"

@@ -201,4 +201,33 @@ abstract class ClientContract extends ContractBase {
                 SqlFile.load(driver.resourceRoot() + "/sql/" + table + ".sql").statements().keySet())
                 .as(table).containsExactlyInAnyOrderElementsOf(statements));
     }
+
+    /**
+     * Each public method of a store is named after the statement it runs ({@code claim_jobs} →
+     * {@code claimJobs}), so a reader finds the SQL from the call and the call from the SQL.
+     */
+    @Test
+    void storeMethodsAreNamedAfterTheirStatements() {
+        Map<Class<?>, List<String>> stores = Map.of(JobStore.class, JobStore.STATEMENTS, EventStore.class,
+                EventStore.STATEMENTS, QueueStore.class, QueueStore.STATEMENTS, WorkerStore.class,
+                WorkerStore.STATEMENTS, CronStore.class, CronStore.STATEMENTS);
+        stores.forEach((store, statements) -> {
+            List<String> methods = statements.stream().map(ClientContract::camelCase).toList();
+            assertThat(java.util.Arrays.stream(store.getDeclaredMethods())
+                    .filter(method -> java.lang.reflect.Modifier.isPublic(method.getModifiers())
+                            && !java.lang.reflect.Modifier.isStatic(method.getModifiers()))
+                    .map(java.lang.reflect.Method::getName)
+                    // isDataError classifies a store's failure; it runs no statement
+                    .filter(name -> !name.equals("isDataError")))
+                    .as("public methods of %s", store.getSimpleName()).isSubsetOf(methods);
+        });
+    }
+
+    private static String camelCase(String statement) {
+        StringBuilder name = new StringBuilder();
+        for (String word : statement.split("_")) {
+            name.append(name.isEmpty() ? word : Character.toUpperCase(word.charAt(0)) + word.substring(1));
+        }
+        return name.toString();
+    }
 }

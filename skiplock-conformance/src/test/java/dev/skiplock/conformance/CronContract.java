@@ -150,9 +150,9 @@ abstract class CronContract extends ContractBase {
         });
         CronStore store = cronStore(skiplock);
 
-        assertThat(store.prune(Duration.ofDays(7), 100)).as("retention 7 days").isEqualTo(1);
+        assertThat(store.pruneCronSlots(Duration.ofDays(7), 100)).as("retention 7 days").isEqualTo(1);
         assertThat(markerSchedules(skiplock)).containsExactlyInAnyOrder("two-days", "two-hours", "fresh");
-        assertThat(store.prune(Duration.ofHours(1), 100)).as("retention 1 hour: kept a day").isEqualTo(1);
+        assertThat(store.pruneCronSlots(Duration.ofHours(1), 100)).as("retention 1 hour: kept a day").isEqualTo(1);
         assertThat(markerSchedules(skiplock)).containsExactlyInAnyOrder("two-hours", "fresh");
         assertThat(skiplock.enqueueScheduled("two-hours", first, request)).isEmpty();
         assertThat(skiplock.enqueueScheduled("fresh", first, request)).isEmpty();

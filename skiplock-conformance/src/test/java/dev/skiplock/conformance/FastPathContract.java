@@ -46,13 +46,13 @@ abstract class FastPathContract extends ContractBase {
         Skiplock client = client();
         JobStore store = store(client);
         client.enqueueMany(List.of(JobRequest.of("a", null), JobRequest.of("b", null)));
-        List<Claimed> claimed = store.claim(claim("worker-1"), 10);
+        List<Claimed> claimed = store.claimJobs(claim("worker-1"), 10);
         assertThat(claimed).hasSize(2);
         Claimed kept = claimed.get(0);
         Claimed moved = claimed.get(1);
         database.stealLease(client.dataSource(), moved.job().id(), "worker-2");
 
-        Set<HeldAttempt> applied = store.complete(List.of(
+        Set<HeldAttempt> applied = store.completeJobs(List.of(
                 new Completion(kept.lease(), JobStatus.SUCCEEDED, 0, null, null, 0),
                 new Completion(moved.lease(), JobStatus.SUCCEEDED, 0, null, null, 0)));
 
@@ -70,10 +70,10 @@ abstract class FastPathContract extends ContractBase {
         for (int i = 0; i < 3; i++) {
             client.enqueueMany(List.of(JobRequest.of("a", null), JobRequest.of("a", null), JobRequest.of("a", null)));
         }
-        assertThat(store.claim(claim("w"), 4)).hasSize(4);
-        assertThat(store.claim(claim("w"), 4)).hasSize(4);
-        assertThat(store.claim(claim("w"), 4)).hasSize(1);
-        assertThat(store.claim(claim("w"), 4)).isEmpty();
+        assertThat(store.claimJobs(claim("w"), 4)).hasSize(4);
+        assertThat(store.claimJobs(claim("w"), 4)).hasSize(4);
+        assertThat(store.claimJobs(claim("w"), 4)).hasSize(1);
+        assertThat(store.claimJobs(claim("w"), 4)).isEmpty();
     }
 
     @Test

@@ -36,7 +36,7 @@ final class Claims {
         ClaimParams claim = claimParams(queue);
         List<Claimed> jobs;
         try {
-            jobs = store.claim(claim, limit);
+            jobs = store.claimJobs(claim, limit);
         } catch (RuntimeException e) {
             lostClaims.giveBack(claim);
             throw e;

@@ -172,7 +172,7 @@ final class Completer {
     private void writeOutcomes(List<PendingOutcome> batch) {
         List<Completion> completions = new ArrayList<>(batch.size());
         batch.forEach(item -> completions.add(item.completion()));
-        Set<HeldAttempt> applied = store.complete(completions);
+        Set<HeldAttempt> applied = store.completeJobs(completions);
         counters.completionBatches.increment();
         for (PendingOutcome item : batch) {
             Completion completion = item.completion();

@@ -111,7 +111,7 @@ public final class Engine implements Worker {
         timers.shutdownNow();
         runner.stop();
         try {
-            stores.workers().stop(config.workerId());
+            stores.workers().stopWorker(config.workerId());
         } catch (RuntimeException e) {
             LOG.warn("could not mark worker {} stopped: {}", config.workerId(), e.getMessage());
         }
@@ -129,7 +129,7 @@ public final class Engine implements Worker {
             return;
         }
         try {
-            int released = stores.jobs().release(stopped.stream().map(Execution::attempt).toList());
+            int released = stores.jobs().releaseJobs(stopped.stream().map(Execution::attempt).toList());
             counters.released.add(released);
             stopped.forEach(handlers::completed); // each runs again as a new attempt
             LOG.info("released {} running jobs at shutdown", released);
@@ -142,7 +142,7 @@ public final class Engine implements Worker {
 
     private void registerWorker() {
         int concurrency = config.queues().values().stream().mapToInt(Integer::intValue).sum();
-        stores.workers().register(config.workerId(), config.hostId(), ProcessHandle.current().pid(),
+        stores.workers().registerWorker(config.workerId(), config.hostId(), ProcessHandle.current().pid(),
                 List.copyOf(new TreeSet<>(config.queues().keySet())), concurrency);
     }
 }

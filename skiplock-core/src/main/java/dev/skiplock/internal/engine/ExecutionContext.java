@@ -56,7 +56,7 @@ final class ExecutionContext<A> implements JobContext<A> {
     @Override
     public boolean mayBeResumed() {
         try {
-            return execution.storeCall(() -> stores.jobs().isRunning(execution.job().id(), execution.executionId()));
+            return execution.storeCall(() -> stores.jobs().executionRunning(execution.job().id(), execution.executionId()));
         } catch (RuntimeException e) {
             return true; // cannot tell: leave the execution to whoever may adopt it
         }

@@ -52,7 +52,7 @@ final class LeaseKeeper {
     }
 
     private void heartbeat() {
-        workers.touch(config.workerId()); // the registry shows idle workers as alive too
+        workers.touchWorker(config.workerId()); // the registry shows idle workers as alive too
         parts.lostClaims().retry();
         List<Execution> held = parts.registry().snapshot();
         if (held.isEmpty()) {

@@ -45,7 +45,7 @@ final class LostClaims {
         for (Map.Entry<UUID, Claim> entry : claims.entrySet()) {
             Claim claim = entry.getValue();
             try {
-                int given = store.unclaim(claim.queue(), entry.getKey());
+                int given = store.unclaimJobs(claim.queue(), entry.getKey());
                 if (given > 0) {
                     LOG.warn("gave back {} jobs of a claim whose answer was lost; their attempt is not used", given);
                 }

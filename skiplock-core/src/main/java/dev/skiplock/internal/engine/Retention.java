@@ -42,7 +42,7 @@ final class Retention {
         if (jobs > 0) {
             LOG.info("retention deleted {} jobs finished more than {} ago", jobs, retention);
         }
-        int slots = pruneInBatches(() -> cron.prune(retention, PRUNE_BATCH));
+        int slots = pruneInBatches(() -> cron.pruneCronSlots(retention, PRUNE_BATCH));
         if (slots > 0) {
             LOG.info("retention deleted {} cron slot markers older than {}", slots, CronStore.markerAge(retention));
         }

@@ -33,11 +33,11 @@ public final class CronStore {
      * In one transaction: takes the slot ({@code claim_cron_slot}), then inserts the job on the same
      * connection. Empty, with nothing written, when the slot was already taken.
      */
-    public Optional<Job> insertForSlot(String schedule, long slotMillis, Job job) {
+    public Optional<Job> claimCronSlot(String schedule, long slotMillis, Job job) {
         return sql.inTransaction(connection -> {
             boolean claimed = !sql.query(connection, "claim_cron_slot", Params.of("tenant", job.tenant(),
                     "schedule", schedule, "slot", slotMillis, "job_id", job.id()), row -> 1).isEmpty();
-            return claimed ? Optional.of(jobs.insert(connection, List.of(job)).getFirst()) : Optional.empty();
+            return claimed ? Optional.of(jobs.insertJobs(connection, List.of(job)).getFirst()) : Optional.empty();
         });
     }
 
@@ -45,7 +45,7 @@ public final class CronStore {
      * Deletes up to {@code limit} markers recorded more than {@link #markerAge(Duration) markerAge(retention)}
      * ago; returns how many.
      */
-    public int prune(Duration retention, int limit) {
+    public int pruneCronSlots(Duration retention, int limit) {
         return sql.update("prune_cron_slots", Params.of("age_ms", markerAge(retention).toMillis(), "limit", limit));
     }
 

@@ -29,7 +29,7 @@ public final class EventStore {
         this.sql = SqlRunner.forTable(dataSource, driver, "events");
     }
 
-    public List<JobEvent> list(String tenant, UUID jobId, long afterSeq, int limit) {
+    public List<JobEvent> listEvents(String tenant, UUID jobId, long afterSeq, int limit) {
         return sql.query("list_events", Params.of("tenant", tenant, "job_id", jobId, "after_seq", afterSeq,
                 "limit", limit), row -> new JobEvent(
                         row.getLong("seq"),

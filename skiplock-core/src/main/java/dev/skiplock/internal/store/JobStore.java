@@ -56,16 +56,16 @@ public final class JobStore {
      * Inserts the jobs on {@code connection} (the caller's transaction), or on connections of the pool
      * when it is {@code null}: see {@link JobInserter#insertJobs}.
      */
-    public List<Job> insert(Connection connection, List<Job> jobs) {
+    public List<Job> insertJobs(Connection connection, List<Job> jobs) {
         return inserter.insertJobs(connection, jobs);
     }
 
-    public Optional<Job> get(String tenant, UUID id) {
+    public Optional<Job> getJob(String tenant, UUID id) {
         return withConnection(connection -> sql.query(connection, "get_job", Params.of("tenant", tenant, "id", id),
                 new JobRows(sql.dialect()))).stream().findFirst();
     }
 
-    public JobPage list(String tenant, JobQuery query) {
+    public JobPage listJobs(String tenant, JobQuery query) {
         List<Job> jobs = withConnection(connection -> sql.query(connection, "list_jobs", Params.of(
                 "tenant", tenant,
                 "status", query.status() == null ? null : query.status().wireName(),
@@ -78,7 +78,7 @@ public final class JobStore {
     }
 
     /** Claims up to {@code limit} queued jobs of {@code queue} under {@code token} (fresh per call). */
-    public List<Claimed> claim(ClaimParams claim, int limit) {
+    public List<Claimed> claimJobs(ClaimParams claim, int limit) {
         List<Job> jobs = withConnection(connection -> sql.query(connection, "claim_jobs", Params.of(
                 "queue", claim.queue(), "worker", claim.worker(), "host", claim.host(), "token", claim.token(),
                 "lease_ms", claim.leaseMillis(), "resumable_kinds", claim.resumableKinds(), "limit", limit),
@@ -108,13 +108,13 @@ public final class JobStore {
     }
 
     /** True while the job is running execution {@code executionId} (its claim token), whoever holds the lease. */
-    public boolean isRunning(UUID id, UUID executionId) {
+    public boolean executionRunning(UUID id, UUID executionId) {
         return !withConnection(connection -> sql.query(connection, "execution_running",
                 Params.of("id", id, "execution_id", executionId), row -> 1)).isEmpty();
     }
 
     /** Gives back, attempt unused, the jobs of a claim of {@code queue} whose answer was lost; returns how many. */
-    public int unclaim(String queue, UUID token) {
+    public int unclaimJobs(String queue, UUID token) {
         return withConnection(connection -> sql.query(connection, "unclaim_jobs", Params.of("queue", queue,
                 "token", token), row -> 1)).size();
     }
@@ -133,7 +133,7 @@ public final class JobStore {
      * Writes the completions fenced on their lease tokens; returns the leases applied (the rest were
      * stale). A token is shared by the jobs of one claim: a lease is the job and its token together.
      */
-    public Set<HeldAttempt> complete(Collection<Completion> completions) {
+    public Set<HeldAttempt> completeJobs(Collection<Completion> completions) {
         var params = Params.of("completions", completionsJson(completions));
         return new HashSet<>(withConnection(connection -> sql.query(connection, "complete_jobs", params, this::lease)));
     }
@@ -178,7 +178,7 @@ public final class JobStore {
     }
 
     /** Gives leases back at shutdown; returns how many jobs were released. */
-    public int release(Collection<HeldAttempt> held) {
+    public int releaseJobs(Collection<HeldAttempt> held) {
         if (held.isEmpty()) {
             return 0;
         }
@@ -202,13 +202,13 @@ public final class JobStore {
     }
 
     /** Cancels or flags the job; empty when it does not exist or is already terminal. */
-    public Optional<Job> cancel(String tenant, UUID id) {
+    public Optional<Job> cancelJob(String tenant, UUID id) {
         return withConnection(connection -> sql.query(connection, "cancel_job",
                 Params.of("tenant", tenant, "id", id), new JobRows(sql.dialect()))).stream().findFirst();
     }
 
     /** Deletes a terminal job and its events; false when it does not exist or is not terminal. */
-    public boolean delete(String tenant, UUID id) {
+    public boolean deleteJob(String tenant, UUID id) {
         return withConnection(connection -> sql.update(connection, "delete_job",
                 Params.of("tenant", tenant, "id", id))) == 1;
     }
@@ -219,7 +219,7 @@ public final class JobStore {
      *
      * @throws UniqueKeyTakenException if another live job now holds its unique key
      */
-    public Optional<Job> retry(String tenant, UUID id) {
+    public Optional<Job> retryJob(String tenant, UUID id) {
         try {
             return withConnection(connection -> sql.query(connection, "retry_job",
                     Params.of("tenant", tenant, "id", id), new JobRows(sql.dialect()))).stream().findFirst();
@@ -245,7 +245,7 @@ public final class JobStore {
         }
     }
 
-    public List<QueueCount> count(String tenant) {
+    public List<QueueCount> countJobs(String tenant) {
         return withConnection(connection -> sql.query(connection, "count_jobs", Params.of("tenant", tenant),
                 row -> new QueueCount(row.getString("queue"), JobStatus.fromWireName(row.getString("status")),
                         row.getLong("jobs"))));

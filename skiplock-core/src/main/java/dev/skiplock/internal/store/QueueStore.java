@@ -20,7 +20,7 @@ public final class QueueStore {
         sql.update("set_paused", Params.of("queue", queue, "paused", paused));
     }
 
-    public Set<String> paused() {
+    public Set<String> listPaused() {
         return new HashSet<>(sql.query("list_paused", Params.of(), row -> row.getString("queue")));
     }
 }

@@ -19,20 +19,20 @@ public final class WorkerStore {
         this.sql = SqlRunner.forTable(dataSource, driver, "workers");
     }
 
-    public void register(String id, String host, long pid, List<String> queues, int concurrency) {
+    public void registerWorker(String id, String host, long pid, List<String> queues, int concurrency) {
         sql.update("register_worker", Params.of("id", id, "host", host, "pid", pid,
                 "queues", Json.write(queues), "concurrency", concurrency));
     }
 
-    public void touch(String id) {
+    public void touchWorker(String id) {
         sql.update("touch_worker", Params.of("id", id));
     }
 
-    public void stop(String id) {
+    public void stopWorker(String id) {
         sql.update("stop_worker", Params.of("id", id));
     }
 
-    public List<WorkerInfo> list(long heartbeatMillis) {
+    public List<WorkerInfo> listWorkers(long heartbeatMillis) {
         return sql.query("list_workers", Params.of("heartbeat_ms", heartbeatMillis), row -> {
             List<String> queues = new ArrayList<>();
             JsonNode names = Json.read(row.getString("queues"));
