@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.JobEvent;
 import dev.skiplock.JobClient;
-import dev.skiplock.internal.Json;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -65,7 +64,7 @@ final class EventsApi {
             stream(ctx, source, 0, "application/x-ndjson", event -> JobJson.event(event) + "\n");
             return;
         }
-        ObjectNode answer = Json.object();
+        ObjectNode answer = ServerJson.object();
         ArrayNode list = answer.putArray("events");
         long after = 0;
         while (true) {

@@ -10,7 +10,6 @@ import dev.skiplock.JobQuery;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.JobClient;
-import dev.skiplock.internal.Json;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Duration;
@@ -137,7 +136,7 @@ final class JobsApi {
             }
             requests.add(submission.request());
         }
-        ObjectNode answer = Json.object();
+        ObjectNode answer = ServerJson.object();
         ArrayNode created = answer.putArray("jobs");
         auth.client(ctx).enqueueMany(requests).forEach(job -> created.add(JobJson.job(job)));
         SkiplockServer.json(ctx, 201, answer);
@@ -167,7 +166,7 @@ final class JobsApi {
             query = query.withCursor(parseCursor(ctx.queryParam("cursor")));
         }
         JobPage page = auth.client(ctx).list(query);
-        ObjectNode answer = Json.object();
+        ObjectNode answer = ServerJson.object();
         ArrayNode jobs = answer.putArray("jobs");
         page.jobs().forEach(job -> jobs.add(JobJson.job(job)));
         answer.put("nextCursor", page.nextCursor() == null ? null : page.nextCursor().toString());

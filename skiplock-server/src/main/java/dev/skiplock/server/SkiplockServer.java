@@ -5,7 +5,6 @@ import dev.skiplock.JobNotFoundException;
 import dev.skiplock.JobStateException;
 import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockException;
-import dev.skiplock.internal.Json;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.time.Clock;
@@ -108,7 +107,7 @@ public final class SkiplockServer implements AutoCloseable {
     }
 
     static void send(Context ctx, ApiError error) {
-        var body = Json.object();
+        var body = ServerJson.object();
         var detail = body.putObject("error");
         detail.put("code", error.code);
         detail.put("message", error.getMessage());

@@ -70,7 +70,7 @@ final class SubmitParser {
                 if (!body.get("metadata").isObject()) {
                     throw ApiError.invalid(prefix + "metadata", "must be an object");
                 }
-                request = request.withMetadata(dev.skiplock.internal.Json.MAPPER.convertValue(body.get("metadata"),
+                request = request.withMetadata(ServerJson.MAPPER.convertValue(body.get("metadata"),
                         Map.class));
             }
             if (body.hasNonNull("dependsOn")) {
