@@ -21,6 +21,10 @@ import java.util.UUID;
  * @param uniqueKey   while a job with this key is waiting, queued or running, enqueue returns it instead
  * @param dependsOn   jobs (of the same tenant) that must succeed first; the job waits until they do and
  *                    fails if one of them fails, times out or is cancelled
+ * @param durable     {@code true} (the default): stored in the database, run by any worker, survives
+ *                    restarts. {@code false}: an in-memory job, run at once in this process by the
+ *                    handler registered on this instance and lost when it closes (see
+ *                    {@link JobClient#enqueue(JobRequest)} for what such a job supports)
  */
 public record JobRequest(
         String kind,
@@ -32,7 +36,8 @@ public record JobRequest(
         Duration timeout,
         String uniqueKey,
         Map<String, Object> metadata,
-        List<UUID> dependsOn) {
+        List<UUID> dependsOn,
+        boolean durable) {
 
     public static final String DEFAULT_QUEUE = "default";
     public static final int MIN_PRIORITY = -1000;
@@ -70,48 +75,58 @@ public record JobRequest(
 
     /** A job of {@code kind} with {@code args} ({@code null} is stored as an empty object) on the default queue. */
     public static JobRequest of(String kind, Object args) {
-        return new JobRequest(kind, args, DEFAULT_QUEUE, 0, null, null, null, null, Map.of(), List.of());
+        return new JobRequest(kind, args, DEFAULT_QUEUE, 0, null, null, null, null, Map.of(), List.of(), true);
     }
 
     public JobRequest withQueue(String newQueue) {
         return new JobRequest(kind, args, newQueue, priority, maxAttempts, runAt, timeout, uniqueKey,
-                metadata, dependsOn);
+                metadata, dependsOn, durable);
     }
 
     /** Higher runs first; {@value #MIN_PRIORITY}..{@value #MAX_PRIORITY}, default 0. */
     public JobRequest withPriority(int newPriority) {
         return new JobRequest(kind, args, queue, newPriority, maxAttempts, runAt, timeout, uniqueKey,
-                metadata, dependsOn);
+                metadata, dependsOn, durable);
     }
 
     public JobRequest withMaxAttempts(int newMaxAttempts) {
         return new JobRequest(kind, args, queue, priority, newMaxAttempts, runAt, timeout, uniqueKey,
-                metadata, dependsOn);
+                metadata, dependsOn, durable);
     }
 
     public JobRequest withRunAt(Instant newRunAt) {
         return new JobRequest(kind, args, queue, priority, maxAttempts, newRunAt, timeout, uniqueKey,
-                metadata, dependsOn);
+                metadata, dependsOn, durable);
     }
 
     public JobRequest withTimeout(Duration newTimeout) {
         return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, newTimeout, uniqueKey,
-                metadata, dependsOn);
+                metadata, dependsOn, durable);
     }
 
     public JobRequest withUniqueKey(String newUniqueKey) {
         return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, newUniqueKey,
-                metadata, dependsOn);
+                metadata, dependsOn, durable);
     }
 
     /** Jobs that must succeed before this one runs (see {@link #dependsOn()}). */
     public JobRequest withDependsOn(List<UUID> newDependsOn) {
         return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, uniqueKey, metadata,
-                newDependsOn);
+                newDependsOn, durable);
     }
 
     public JobRequest withMetadata(Map<String, Object> newMetadata) {
         return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, uniqueKey,
-                newMetadata, dependsOn);
+                newMetadata, dependsOn, durable);
+    }
+
+    /**
+     * {@code false} makes this an in-memory job (see {@link #durable()}); default {@code true}. The
+     * fields an in-memory job cannot honour ({@code runAt}, {@code uniqueKey}, {@code dependsOn}) are
+     * refused when it is enqueued, naming the field.
+     */
+    public JobRequest withDurable(boolean newDurable) {
+        return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, uniqueKey, metadata,
+                dependsOn, newDurable);
     }
 }

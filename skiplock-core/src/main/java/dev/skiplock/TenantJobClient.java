@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.Uuid7;
 import dev.skiplock.internal.engine.Engine;
+import dev.skiplock.internal.engine.MemoryJobs;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.EventStore;
@@ -23,7 +24,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
-/** {@link JobClient} for one tenant over the store; wakes this instance's fetchers after a commit. */
+/**
+ * {@link JobClient} for one tenant over the store; wakes this instance's fetchers after a commit.
+ * In-memory jobs ({@link JobRequest#durable()} false) go to {@link MemoryJobs}; every call taking a
+ * job id asks it first.
+ */
 final class TenantJobClient implements JobClient {
     static final int MAX_BATCH = 10_000;
 
@@ -35,9 +40,10 @@ final class TenantJobClient implements JobClient {
     private final Notifier notifier;
     private final EventStore events;
     private final EventSignals signals;
+    private final MemoryJobs memory;
 
     TenantJobClient(String tenant, Stores stores, SkiplockConfig config, Engine engine, Notifier notifier,
-            EventSignals signals) {
+            EventSignals signals, MemoryJobs memory) {
         this.tenant = Names.check("tenant", tenant);
         this.store = stores.jobs();
         this.cron = stores.cron();
@@ -46,6 +52,7 @@ final class TenantJobClient implements JobClient {
         this.engine = engine;
         this.notifier = notifier;
         this.signals = signals;
+        this.memory = memory;
     }
 
     @Override
@@ -55,11 +62,17 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public Job enqueue(JobRequest request) {
+        if (request != null && !request.durable()) {
+            return memory.submit(tenant, request);
+        }
         return enqueueMany(List.of(request)).getFirst();
     }
 
     @Override
     public Enqueued enqueueOrReuse(JobRequest request) {
+        if (request != null && !request.durable()) {
+            return new Enqueued(memory.submit(tenant, request), true);
+        }
         NewJob job = toNewJobs(List.of(request)).getFirst();
         Job stored = insertCommitted(List.of(job), List.of(request)).getFirst();
         return new Enqueued(stored, stored.id().equals(job.id()));
@@ -145,6 +158,10 @@ final class TenantJobClient implements JobClient {
     }
 
     private NewJob toNewJob(JobRequest request) {
+        if (!request.durable()) {
+            throw new IllegalArgumentException("durable: an in-memory job is enqueued on its own with enqueue(JobRequest),"
+                    + " not in a batch, a transaction or a schedule");
+        }
         JsonNode args = request.args() == null ? Json.object() : Json.MAPPER.valueToTree(request.args());
         // Most jobs have no metadata: skip the serializer round trip of valueToTree for them.
         JsonNode metadata = request.metadata().isEmpty() ? Json.object() : Json.MAPPER.valueToTree(request.metadata());
@@ -168,7 +185,8 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public Optional<Job> get(UUID id) {
-        return store.get(tenant, requireId(id));
+        Optional<Job> inMemory = memory.get(tenant, requireId(id));
+        return inMemory.isPresent() ? inMemory : store.get(tenant, id);
     }
 
     @Override
@@ -181,7 +199,10 @@ final class TenantJobClient implements JobClient {
         if (limit < 1 || limit > 1000) {
             throw new IllegalArgumentException("limit: must be between 1 and 1000, got " + limit);
         }
-        return events.list(tenant, requireId(id), afterSeq, limit);
+        if (memory.owns(tenant, requireId(id))) {
+            return memory.events(tenant, id, afterSeq, limit);
+        }
+        return events.list(tenant, id, afterSeq, limit);
     }
 
     @Override
@@ -206,7 +227,11 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public void delete(UUID id) {
-        if (!store.delete(tenant, requireId(id))) {
+        if (memory.owns(tenant, requireId(id))) {
+            memory.delete(tenant, id);
+            return;
+        }
+        if (!store.delete(tenant, id)) {
             Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
             throw new JobStateException("job " + id + " is " + job.status().wireName() + ", not terminal", job);
         }
@@ -219,7 +244,10 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public Job cancel(UUID id) {
-        Optional<Job> cancelled = store.cancel(tenant, requireId(id));
+        if (memory.owns(tenant, requireId(id))) {
+            return memory.cancel(tenant, id);
+        }
+        Optional<Job> cancelled = store.cancel(tenant, id);
         if (cancelled.isEmpty()) {
             Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
             throw new JobStateException("job " + id + " is already " + job.status().wireName(), job);
@@ -236,9 +264,12 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public Job retry(UUID id) {
+        if (memory.owns(tenant, requireId(id))) {
+            return memory.retry(tenant, id);
+        }
         Optional<Job> retried;
         try {
-            retried = store.retry(tenant, requireId(id));
+            retried = store.retry(tenant, id);
         } catch (JobStore.UniqueKeyTakenException e) {
             Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
             throw new JobStateException("job " + id + " cannot be retried: another live job holds its unique key '"
