@@ -53,11 +53,10 @@ public final class SkiplockServer implements AutoCloseable {
             throw new IllegalArgumentException("host: without tokens the server listens on loopback only; "
                     + "configure --tokens to listen on " + config.host());
         }
-        MemoryJobs memory = new MemoryJobs(commandRunner());
         SubmitParser parser = new SubmitParser(tools);
         CronScheduler cron = CronScheduler.create(config.cron(), parser, skiplock, Clock.systemUTC()).start();
-        JobsApi jobs = new JobsApi(auth, parser, config.maxBodyBytes(), config.fallbackCap(), memory);
-        EventsApi events = new EventsApi(auth, memory);
+        JobsApi jobs = new JobsApi(auth, parser, config.maxBodyBytes(), config.fallbackCap());
+        EventsApi events = new EventsApi(auth);
         AdminApi admin = new AdminApi(skiplock, auth);
         Javalin app = Javalin.create(javalin -> {
             javalin.jetty.host = config.host();
