@@ -19,8 +19,8 @@ public interface JobClient {
      * <p>A request with {@link JobRequest#withDurable(boolean) durable(false)} is an <em>in-memory
      * job</em> (seed ADR-0001): nothing is written to the database; it starts at once in this process
      * with the handler registered for its kind on this instance (started or not), on a virtual
-     * thread of its own (queue concurrency and priority are recorded, not applied), and is lost
-     * when the instance closes. {@link #get}, {@link #cancel}, {@link #delete}, {@link #events},
+     * thread of its own (queue concurrency and priority are recorded, not applied), is forgotten
+     * {@link SkiplockConfig#retention()} after it finished, and is lost when the instance closes. {@link #get}, {@link #cancel}, {@link #delete}, {@link #events},
      * {@link #awaitEvents} and {@link #awaitTerminal} answer for it on this instance only, in the
      * same shapes as for a durable job; {@link #list} and {@link #count} show durable jobs only, and
      * {@link #retry} refuses it ({@link JobStateException}: it is never restarted). Outcomes map as

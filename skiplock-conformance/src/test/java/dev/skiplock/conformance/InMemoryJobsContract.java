@@ -2,8 +2,10 @@ package dev.skiplock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.skiplock.Job;
+import dev.skiplock.JobClient;
 import dev.skiplock.JobEvent;
 import dev.skiplock.JobNotFoundException;
 import dev.skiplock.JobOutcome;
@@ -184,14 +186,28 @@ abstract class InMemoryJobsContract extends ContractBase {
             blockUntilInterrupted();
             return JobOutcome.complete();
         });
-        Job job = skiplock.tenant("a").enqueue(inMemory("long"));
+        JobClient tenantA = skiplock.tenant("a");
+        Job job = tenantA.enqueue(inMemory("long"));
+        await().atMost(WAIT).until(() -> tenantA.get(job.id()).orElseThrow().status() == JobStatus.RUNNING);
 
         assertThat(job.tenant()).isEqualTo("a");
         assertThat(skiplock.tenant("b").get(job.id())).isEmpty();
         assertThatThrownBy(() -> skiplock.tenant("b").cancel(job.id())).isInstanceOf(JobNotFoundException.class);
         assertThat(skiplock.tenant("b").events(job.id(), 0, 10)).isEmpty();
-        assertThat(skiplock.tenant("a").cancel(job.id()).cancelRequested()).isTrue();
-        assertThat(skiplock.tenant("a").awaitTerminal(job.id(), WAIT).status()).isEqualTo(JobStatus.CANCELLED);
+        assertThat(tenantA.cancel(job.id()).cancelRequested()).isTrue();
+        assertThat(tenantA.awaitTerminal(job.id(), WAIT).status()).isEqualTo(JobStatus.CANCELLED);
+    }
+
+    @Test
+    void finishedInMemoryJobsAreForgottenAfterTheRetention() throws Exception {
+        Skiplock skiplock = track(builder(config -> config.retention(Duration.ofSeconds(1))
+                .pruneInterval(Duration.ofMillis(100)))
+                .handler("quick", Work.class, context -> JobOutcome.complete()).build());
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(inMemory("quick")).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        await().atMost(WAIT).until(() -> skiplock.get(done.id()).isEmpty());
     }
 
     @Test

@@ -87,6 +87,10 @@ final class MemoryJob {
         return events.stream().filter(event -> event.seq() > afterSeq).limit(limit).toList();
     }
 
+    synchronized boolean finishedBefore(Instant cutoff) {
+        return status.isTerminal() && finishedAt.isBefore(cutoff);
+    }
+
     synchronized void requireTerminal() {
         if (!status.isTerminal()) {
             throw new JobStateException("job " + fields.id() + " is " + status.wireName() + ", not terminal", snapshot());

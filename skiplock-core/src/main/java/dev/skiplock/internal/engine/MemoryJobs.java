@@ -10,6 +10,7 @@ import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.Uuid7;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,6 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -31,13 +35,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * is retried per the kind's retry policy while attempts remain, a cancel stops the handler. A job
  * runs at once, on a virtual thread of its own: queue concurrency and priority are recorded, not
  * applied. Refused when enqueued, naming the field: {@code runAt}, {@code uniqueKey},
- * {@code dependsOn}, a kind without a handler on this instance. Thread-safe.
+ * {@code dependsOn}, a kind without a handler on this instance. Finished jobs are forgotten after
+ * the instance's retention, as durable ones are deleted. Thread-safe.
  */
 public final class MemoryJobs implements AutoCloseable {
     private final SkiplockConfig config;
     private final Map<String, HandlerBinding<?>> handlers;
     private final Map<UUID, MemoryJob> jobs = new ConcurrentHashMap<>();
     private final AtomicLong seq = new AtomicLong();
+    private final AtomicBoolean pruning = new AtomicBoolean();
     /** Starts each job, retry and snooze at its time and stops timed-out ones; its thread starts with the first job. */
     private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
             Thread.ofPlatform().name("skiplock-memory-timer").daemon().factory());
@@ -80,6 +86,7 @@ public final class MemoryJobs implements AutoCloseable {
         MemoryJob job = new MemoryJob(this, binding, new MemoryJob.Fields(Uuid7.next(), tenant, request.queue(),
                 request.kind(), args, metadata, request.priority(), maxAttempts, timeoutSeconds));
         jobs.put(job.id(), job);
+        startPruning();
         return job.enqueued();
     }
 
@@ -119,6 +126,25 @@ public final class MemoryJobs implements AutoCloseable {
         timer.shutdownNow();
         jobs.values().forEach(MemoryJob::shutdown);
         handlerThreads.shutdownNow();
+    }
+
+    /**
+     * Finished jobs are forgotten after {@link SkiplockConfig#retention()}, checked every
+     * {@link SkiplockConfig#pruneInterval()} as durable ones are; started with the first in-memory job.
+     */
+    private void startPruning() {
+        if (config.retention() == null || !pruning.compareAndSet(false, true)) {
+            return;
+        }
+        long every = config.pruneInterval().toMillis();
+        try {
+            timer.scheduleWithFixedDelay(() -> {
+                Instant cutoff = Instant.now().minus(config.retention());
+                jobs.values().removeIf(job -> job.finishedBefore(cutoff));
+            }, every, every, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // closing: nothing left to prune
+        }
     }
 
     long nextSeq() {
