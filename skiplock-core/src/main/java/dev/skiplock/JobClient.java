@@ -13,7 +13,24 @@ public interface JobClient {
     /** The tenant every call of this client reads and writes. */
     String tenant();
 
-    /** Enqueues one job in its own transaction; returns it, or the live job holding its unique key. */
+    /**
+     * Enqueues one job in its own transaction; returns it, or the live job holding its unique key.
+     *
+     * <p>A request with {@link JobRequest#withDurable(boolean) durable(false)} is an <em>in-memory
+     * job</em> (seed ADR-0001): nothing is written to the database; it starts at once in this process
+     * with the handler registered for its kind on this instance (started or not), on a virtual
+     * thread of its own (queue concurrency and priority are recorded, not applied), is forgotten
+     * {@link SkiplockConfig#retention()} after it finished, and is lost when the instance closes. {@link #get}, {@link #cancel}, {@link #delete}, {@link #events},
+     * {@link #awaitEvents} and {@link #awaitTerminal} answer for it on this instance only, in the
+     * same shapes as for a durable job; {@link #list} and {@link #count} show durable jobs only, and
+     * {@link #retry} refuses it ({@link JobStateException}: it is never restarted). Outcomes map as
+     * for durable jobs: a snooze runs it again after the delay, a failure or timeout is retried per
+     * the kind's {@link RetryPolicy} while attempts remain, a cancel interrupts the handler; events
+     * and {@code attempt} count the same way. Refused with an {@link IllegalArgumentException} naming
+     * the field: {@code runAt}, {@code uniqueKey}, {@code dependsOn}, a {@code kind} with no handler
+     * here; and {@code durable} in {@link #enqueue(Connection, JobRequest)},
+     * {@link #enqueueMany}, {@link #enqueueScheduled} (in-memory jobs are enqueued one at a time).
+     */
     Job enqueue(JobRequest request);
 
     /**
@@ -66,6 +83,40 @@ public interface JobClient {
      */
     List<JobEvent> awaitEvents(UUID id, long afterSeq, int limit, java.time.Duration maxWait)
             throws InterruptedException;
+
+    /**
+     * Follows a job until it is terminal ({@code succeeded}, {@code failed}, {@code timed_out},
+     * {@code cancelled}) or {@code maxWait} has passed, woken by its events as {@link #awaitEvents}
+     * is (no tight polling), and returns it as last read: terminal, unless {@code maxWait} passed
+     * first. Works for durable and in-memory jobs alike. Blocks the calling thread; thread-safe.
+     *
+     * @param maxWait how long to follow at most; a duration too long to count in nanoseconds
+     *                (e.g. {@code ChronoUnit.FOREVER.getDuration()}) waits without limit
+     * @throws JobNotFoundException if there is no such job, or it was deleted meanwhile
+     * @throws InterruptedException if the calling thread is interrupted while it waits
+     */
+    default Job awaitTerminal(UUID id, java.time.Duration maxWait) throws InterruptedException {
+        if (maxWait == null || maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait: must be zero or positive");
+        }
+        long waitNanos = maxWait.compareTo(java.time.Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE
+                : maxWait.toNanos();
+        long start = System.nanoTime();
+        long afterSeq = 0;
+        while (true) {
+            Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
+            long left = waitNanos - (System.nanoTime() - start);
+            if (job.status().isTerminal() || left <= 0) {
+                return job;
+            }
+            // The terminal status event wakes this wait; an event of any other kind just reads the job again.
+            List<JobEvent> seen = awaitEvents(id, afterSeq, 1000,
+                    java.time.Duration.ofNanos(Math.min(left, java.util.concurrent.TimeUnit.SECONDS.toNanos(5))));
+            if (!seen.isEmpty()) {
+                afterSeq = seen.getLast().seq();
+            }
+        }
+    }
 
     /**
      * Deletes a terminal job and its events.

@@ -25,6 +25,10 @@ import java.util.regex.Pattern;
  *                    fails if one of them fails, times out or is cancelled
  * @param traceparent the W3C trace context of the enqueuing code ({@code 00-<trace id>-<parent id>-<flags>}),
  *                    stored with the job and returned with it; {@code null} for none
+ * @param durable     {@code true} (the default): stored in the database, run by any worker, survives
+ *                    restarts. {@code false}: an in-memory job, run at once in this process by the
+ *                    handler registered on this instance and lost when it closes (see
+ *                    {@link JobClient#enqueue(JobRequest)} for what such a job supports)
  */
 public record JobRequest(
         String kind,
@@ -37,7 +41,8 @@ public record JobRequest(
         String uniqueKey,
         Map<String, Object> metadata,
         List<UUID> dependsOn,
-        String traceparent) {
+        String traceparent,
+        boolean durable) {
 
     public static final String DEFAULT_QUEUE = "default";
     public static final int MIN_PRIORITY = -1000;
@@ -85,7 +90,7 @@ public record JobRequest(
 
     /** A job of {@code kind} with {@code args} ({@code null} is stored as an empty object) on the default queue. */
     public static JobRequest of(String kind, Object args) {
-        return new JobRequest(kind, args, DEFAULT_QUEUE, 0, null, null, null, null, Map.of(), List.of(), null);
+        return new JobRequest(kind, args, DEFAULT_QUEUE, 0, null, null, null, null, Map.of(), List.of(), null, true);
     }
 
     public JobRequest withQueue(String newQueue) {
@@ -127,6 +132,15 @@ public record JobRequest(
         return with(fields -> fields.traceparent = newTraceparent);
     }
 
+    /**
+     * {@code false} makes this an in-memory job (see {@link #durable()}); default {@code true}. The
+     * fields an in-memory job cannot honour ({@code runAt}, {@code uniqueKey}, {@code dependsOn}) are
+     * refused when it is enqueued, naming the field.
+     */
+    public JobRequest withDurable(boolean newDurable) {
+        return with(fields -> fields.durable = newDurable);
+    }
+
     private static String abbreviate(String text) {
         return text.length() <= 80 ? text : text.substring(0, 80) + "…";
     }
@@ -151,6 +165,7 @@ public record JobRequest(
         Map<String, Object> metadata;
         List<UUID> dependsOn;
         String traceparent;
+        boolean durable;
 
         Fields(JobRequest request) {
             kind = request.kind;
@@ -164,11 +179,12 @@ public record JobRequest(
             metadata = request.metadata;
             dependsOn = request.dependsOn;
             traceparent = request.traceparent;
+            durable = request.durable;
         }
 
         JobRequest build() {
             return new JobRequest(kind, args, queue, priority, maxAttempts, runAt, timeout, uniqueKey, metadata,
-                    dependsOn, traceparent);
+                    dependsOn, traceparent, durable);
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.skiplock.internal.engine.Counters;
 import dev.skiplock.internal.engine.Engine;
 import dev.skiplock.internal.engine.HandlerBinding;
 import dev.skiplock.internal.engine.Worker;
+import dev.skiplock.internal.engine.MemoryJobs;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.store.Stores;
 import dev.skiplock.internal.store.Migrator;
@@ -37,6 +38,8 @@ import javax.sql.DataSource;
  * }</pre>
  *
  * Thread-safe. {@link #close()} shuts down gracefully (see {@link SkiplockConfig#shutdownTimeout()}).
+ * In-memory jobs ({@link JobRequest#withDurable(boolean) durable(false)}) run with this instance's
+ * handlers whether or not it was started, and are lost when it closes.
  */
 public final class Skiplock implements JobClient, AutoCloseable {
     public static final String DEFAULT_TENANT = "default";
@@ -50,6 +53,7 @@ public final class Skiplock implements JobClient, AutoCloseable {
     private final Counters counters = new Counters();
     /** {@link Worker#NONE} for an enqueue-only instance (no queues). */
     private final Worker worker;
+    private final MemoryJobs memory;
     private final Notifier notifier;
     private final JobClient defaultTenant;
     private final AtomicBoolean started = new AtomicBoolean();
@@ -64,6 +68,7 @@ public final class Skiplock implements JobClient, AutoCloseable {
         this.notifier = driver.notifier(dataSource);
         this.worker = config.queues().isEmpty() ? Worker.NONE
                 : new Engine(config, stores, builder.handlers, counters, signals);
+        this.memory = new MemoryJobs(config, builder.handlers, signals);
         this.defaultTenant = tenant(DEFAULT_TENANT);
     }
 
@@ -111,7 +116,7 @@ public final class Skiplock implements JobClient, AutoCloseable {
 
     /** A client scoped to {@code tenant} (a name: {@code [A-Za-z0-9_.:-]{1,128}}). */
     public JobClient tenant(String tenant) {
-        return new TenantJobClient(tenant, stores, config, worker, notifier, signals);
+        return new TenantJobClient(tenant, stores, config, worker, notifier, signals, memory);
     }
 
     public SkiplockConfig config() {
@@ -195,7 +200,7 @@ public final class Skiplock implements JobClient, AutoCloseable {
     /**
      * Stops claiming, lets running jobs finish for up to {@link SkiplockConfig#shutdownTimeout()},
      * interrupts the rest and releases their leases, writes pending outcomes, then closes the pool
-     * if Skiplock created it. Idempotent.
+     * if Skiplock created it. In-memory jobs still running are interrupted and lost. Idempotent.
      */
     @Override
     public void close() {
@@ -203,6 +208,7 @@ public final class Skiplock implements JobClient, AutoCloseable {
             return;
         }
         try {
+            memory.close();
             notifier.close();
             if (started.get()) {
                 worker.close();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.Uuid7;
 import dev.skiplock.internal.engine.Worker;
+import dev.skiplock.internal.engine.MemoryJobs;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.EventStore;
@@ -22,7 +23,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
-/** {@link JobClient} for one tenant over the store; wakes this instance's claimers after a commit. */
+/**
+ * {@link JobClient} for one tenant over the store; wakes this instance's claimers after a commit.
+ * In-memory jobs ({@link JobRequest#durable()} false) go to {@link MemoryJobs}; every call taking a
+ * job id asks it first.
+ */
 final class TenantJobClient implements JobClient {
     static final int MAX_BATCH = 10_000;
 
@@ -34,9 +39,10 @@ final class TenantJobClient implements JobClient {
     private final Notifier notifier;
     private final EventStore events;
     private final EventSignals signals;
+    private final MemoryJobs memory;
 
     TenantJobClient(String tenant, Stores stores, SkiplockConfig config, Worker worker, Notifier notifier,
-            EventSignals signals) {
+            EventSignals signals, MemoryJobs memory) {
         this.tenant = Names.check("tenant", tenant);
         this.store = stores.jobs();
         this.cron = stores.cron();
@@ -45,6 +51,7 @@ final class TenantJobClient implements JobClient {
         this.worker = worker;
         this.notifier = notifier;
         this.signals = signals;
+        this.memory = memory;
     }
 
     @Override
@@ -54,11 +61,17 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public Job enqueue(JobRequest request) {
+        if (request != null && !request.durable()) {
+            return memory.submit(toJob(request));
+        }
         return enqueueMany(List.of(request)).getFirst();
     }
 
     @Override
     public Enqueued enqueueOrReuse(JobRequest request) {
+        if (request != null && !request.durable()) {
+            return new Enqueued(memory.submit(toJob(request)), true);
+        }
         Job job = requested(List.of(request)).getFirst();
         Job stored = insertCommitted(List.of(job), List.of(request)).getFirst();
         return new Enqueued(stored, stored.id().equals(job.id()));
@@ -143,7 +156,17 @@ final class TenantJobClient implements JobClient {
         return jobs;
     }
 
+    /** The durable job {@code request} asks for, about to be inserted. */
     private Job requested(JobRequest request) {
+        if (!request.durable()) {
+            throw new IllegalArgumentException("durable: an in-memory job is enqueued on its own with enqueue(JobRequest),"
+                    + " not in a batch, a transaction or a schedule");
+        }
+        return toJob(request);
+    }
+
+    /** The job {@code request} asks for as the store inserts it: queued, attempt 0, the database's times unset. */
+    private Job toJob(JobRequest request) {
         JsonNode args = request.args() == null ? Json.object() : Json.MAPPER.valueToTree(request.args());
         // Most jobs have no metadata: skip the serializer round trip of valueToTree for them.
         JsonNode metadata = request.metadata().isEmpty() ? Json.object() : Json.MAPPER.valueToTree(request.metadata());
@@ -167,7 +190,8 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public Optional<Job> get(UUID id) {
-        return store.getJob(tenant, requireId(id));
+        Optional<Job> inMemory = memory.get(tenant, requireId(id));
+        return inMemory.isPresent() ? inMemory : store.getJob(tenant, id);
     }
 
     @Override
@@ -180,7 +204,10 @@ final class TenantJobClient implements JobClient {
         if (limit < 1 || limit > 1000) {
             throw new IllegalArgumentException("limit: must be between 1 and 1000, got " + limit);
         }
-        return events.listEvents(tenant, requireId(id), afterSeq, limit);
+        if (memory.owns(tenant, requireId(id))) {
+            return memory.events(tenant, id, afterSeq, limit);
+        }
+        return events.listEvents(tenant, id, afterSeq, limit);
     }
 
     @Override
@@ -207,7 +234,11 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public void delete(UUID id) {
-        if (!store.deleteJob(tenant, requireId(id))) {
+        if (memory.owns(tenant, requireId(id))) {
+            memory.delete(tenant, id);
+            return;
+        }
+        if (!store.deleteJob(tenant, id)) {
             Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
             throw new JobStateException("job " + id + " is " + job.status().wireName() + ", not terminal", job);
         }
@@ -220,7 +251,10 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public Job cancel(UUID id) {
-        Optional<Job> cancelled = store.cancelJob(tenant, requireId(id));
+        if (memory.owns(tenant, requireId(id))) {
+            return memory.cancel(tenant, id);
+        }
+        Optional<Job> cancelled = store.cancelJob(tenant, id);
         if (cancelled.isEmpty()) {
             Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
             throw new JobStateException("job " + id + " is already " + job.status().wireName(), job);
@@ -235,9 +269,12 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public Job retry(UUID id) {
+        if (memory.owns(tenant, requireId(id))) {
+            return memory.retry(tenant, id);
+        }
         Optional<Job> retried;
         try {
-            retried = store.retryJob(tenant, requireId(id));
+            retried = store.retryJob(tenant, id);
         } catch (JobStore.UniqueKeyTakenException e) {
             Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
             throw new JobStateException("job " + id + " cannot be retried: another live job holds its unique key '"

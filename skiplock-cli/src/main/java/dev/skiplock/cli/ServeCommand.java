@@ -12,11 +12,15 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code skiplock serve}: HTTP API + workers + reaper on one database; runs until SIGTERM/SIGINT. */
 @Command(name = "serve", description = "Run the HTTP API with workers (SQLite by default).")
 final class ServeCommand implements Callable<Integer> {
+    static final int DEFAULT_CONCURRENCY = 8;
+
     @Mixin
     DatabaseOption database;
 
@@ -35,8 +39,16 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--tools", description = "tools file (YAML or JSON): {name: {argv: [...]}}")
     Path tools;
 
-    @Option(names = "--workers", defaultValue = "8", description = "jobs this process runs at once; 0 = API only (default ${DEFAULT-VALUE})")
-    int workers;
+    @Option(names = "--concurrency", description = "jobs per queue this process runs at once, as for "
+            + "'skiplock worker'; 0 = API only (default " + DEFAULT_CONCURRENCY + ")")
+    Integer concurrency;
+
+    /** The name {@code --concurrency} had before it matched {@code skiplock worker}'s; kept as a deprecated alias. */
+    @Option(names = "--workers", hidden = true)
+    Integer workers;
+
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--queues", split = ",", description = "queues to work (default: default, plus the config's)")
     List<String> queues;
@@ -57,6 +69,28 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--max-body", defaultValue = "1048576", description = "largest request body in bytes (default ${DEFAULT-VALUE})")
     long maxBody;
 
+    /**
+     * This process's worker concurrency per queue: {@code --concurrency}, or its deprecated alias
+     * {@code --workers} (which prints a one-line warning on stderr), or the default.
+     */
+    int concurrency() {
+        String name = "--concurrency";
+        Integer given = concurrency;
+        if (workers != null) {
+            if (concurrency != null) {
+                throw new IllegalArgumentException("--workers: deprecated name of --concurrency; give only --concurrency");
+            }
+            spec.commandLine().getErr().println("skiplock: --workers is deprecated; use --concurrency");
+            name = "--workers";
+            given = workers;
+        }
+        int value = given != null ? given : DEFAULT_CONCURRENCY;
+        if (value < 0 || value > SkiplockConfig.MAX_CONCURRENCY) {
+            throw new IllegalArgumentException(name + ": must be between 0 and " + SkiplockConfig.MAX_CONCURRENCY);
+        }
+        return value;
+    }
+
     @Override
     public Integer call() throws Exception {
         if (maxConcurrent < 1 || maxConcurrent > SkiplockConfig.MAX_CONCURRENCY) {
@@ -65,9 +99,7 @@ final class ServeCommand implements Callable<Integer> {
         Path tokensFile = tokens != null ? tokens
                 : System.getenv("SKIPLOCK_TOKENS_FILE") != null ? Path.of(System.getenv("SKIPLOCK_TOKENS_FILE")) : null;
         Map<String, String> tokenMap = tokensFile == null ? Map.of() : TokensFile.read(tokensFile);
-        if (workers < 0 || workers > SkiplockConfig.MAX_CONCURRENCY) {
-            throw new IllegalArgumentException("--workers: must be between 0 and " + SkiplockConfig.MAX_CONCURRENCY);
-        }
+        int perQueue = concurrency();
         ServiceConfigFile file = config == null ? ServiceConfigFile.empty() : ServiceConfigFile.read(config);
         Map<String, List<String>> toolMap = new LinkedHashMap<>(file.tools());
         if (tools != null) {
@@ -79,9 +111,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (noQueue) {
             builder.queue(ServerConfig.FALLBACK_QUEUE, maxConcurrent);
-        } else if (workers > 0) {
+        } else if (perQueue > 0) {
             Map<String, Integer> work = new LinkedHashMap<>();
-            (queues == null ? List.of("default") : queues).forEach(queue -> work.put(queue, workers));
+            (queues == null ? List.of("default") : queues).forEach(queue -> work.put(queue, perQueue));
             if (queues == null) {
                 work.putAll(file.queues());
             }
@@ -105,7 +137,7 @@ final class ServeCommand implements Callable<Integer> {
         }, "skiplock-shutdown"));
         System.out.println("skiplock serving on http://" + host + ":" + server.port() + " (" + skiplock.driverName()
                 + ", " + (noQueue ? "fallback mode, " + maxConcurrent + " at once"
-                        : workers > 0 ? skiplock.config().queues() + " workers" : "API only") + ")");
+                        : perQueue > 0 ? skiplock.config().queues() + " workers" : "API only") + ")");
         System.out.flush();
         stopped.await();
         return 0;

@@ -39,7 +39,7 @@ record FaultPlan(Jobs jobs, Workers workers, Faults faults) {
      * @param proxied      of those, processes that reach PostgreSQL through a {@link FaultProxy} (none on SQLite)
      * @param retaining    of those (others than the proxied ones), processes that keep finished jobs
      *                     only {@code retention} and prune every {@code pruneInterval}
-     * @param schedulers   {@code skiplock serve --workers 0} processes running the same cron schedule
+     * @param schedulers   {@code skiplock serve --concurrency 0} processes running the same cron schedule
      *                     ({@link #CRON_SCHEDULE}: a {@code fault.cron} job per slot), restarted when they die
      */
     record Workers(int count, int concurrency, int proxied, int retaining, Duration retention, Duration pruneInterval,

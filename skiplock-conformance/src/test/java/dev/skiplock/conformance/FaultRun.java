@@ -171,7 +171,7 @@ final class FaultRun implements AutoCloseable {
         String logConfig = FaultRun.class.getResource("/logback-faults.xml").toString();
         Path log = logDir.resolve("scheduler-" + (started++) + ".log");
         Process process = WorkerProcess.start(List.of("-Dlogback.configurationFile=" + logConfig), "serve", url,
-                ProcessBuilder.Redirect.appendTo(log.toFile()), "--port", "0", "--workers", "0",
+                ProcessBuilder.Redirect.appendTo(log.toFile()), "--port", "0", "--concurrency", "0",
                 "--config", cronConfig.toString());
         logOf.put(process.pid(), log);
         return process;

@@ -8,7 +8,6 @@ import dev.skiplock.QueueCount;
 import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockMetrics;
 import dev.skiplock.WorkerInfo;
-import dev.skiplock.internal.Json;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.Map;
@@ -30,7 +29,7 @@ final class AdminApi {
         routes.post("/api/v1/queues/{queue}/pause", ctx -> pause(ctx, true));
         routes.post("/api/v1/queues/{queue}/resume", ctx -> pause(ctx, false));
         routes.get("/api/v1/workers", this::workers);
-        routes.get("/healthz", ctx -> SkiplockServer.json(ctx, 200, Json.object().put("status", "ok")));
+        routes.get("/healthz", ctx -> SkiplockServer.json(ctx, 200, ServerJson.object().put("status", "ok")));
         routes.get("/readyz", this::ready);
         routes.get("/metrics", this::metrics);
     }
@@ -43,7 +42,7 @@ final class AdminApi {
         }
         paused.forEach(name -> queue(byName, name, paused));
         skiplock.config().queues().keySet().forEach(name -> queue(byName, name, paused));
-        ObjectNode answer = Json.object();
+        ObjectNode answer = ServerJson.object();
         ArrayNode list = answer.putArray("queues");
         byName.values().forEach(list::add);
         SkiplockServer.json(ctx, 200, answer);
@@ -51,7 +50,7 @@ final class AdminApi {
 
     private ObjectNode queue(Map<String, ObjectNode> byName, String name, Set<String> paused) {
         return byName.computeIfAbsent(name, key -> {
-            ObjectNode node = Json.object();
+            ObjectNode node = ServerJson.object();
             node.put("name", key);
             ObjectNode counts = node.putObject("counts");
             for (JobStatus status : JobStatus.values()) {
@@ -76,22 +75,22 @@ final class AdminApi {
         } else {
             skiplock.resumeQueue(queue);
         }
-        SkiplockServer.json(ctx, 200, Json.object().put("name", queue).put("paused", pause));
+        SkiplockServer.json(ctx, 200, ServerJson.object().put("name", queue).put("paused", pause));
     }
 
     private void workers(Context ctx) {
         auth.requireAdmin(ctx);
-        ObjectNode answer = Json.object();
+        ObjectNode answer = ServerJson.object();
         ArrayNode list = answer.putArray("workers");
         for (WorkerInfo worker : skiplock.workers()) {
-            list.add(Json.MAPPER.valueToTree(worker));
+            list.add(ServerJson.MAPPER.valueToTree(worker));
         }
         SkiplockServer.json(ctx, 200, answer);
     }
 
     private void ready(Context ctx) {
         skiplock.pausedQueues(); // a small read: throws (→ 503) when the database is unreachable
-        SkiplockServer.json(ctx, 200, Json.object().put("status", "ready"));
+        SkiplockServer.json(ctx, 200, ServerJson.object().put("status", "ready"));
     }
 
     /** Prometheus text exposition of this instance's counters and the job counts per queue and status. */

@@ -57,11 +57,6 @@ final class Auth {
         ctx.attribute(IS_ADMIN, tenant.equals(ADMIN));
     }
 
-    /** The caller's tenant. */
-    String tenant(Context ctx) {
-        return ctx.attribute(TENANT);
-    }
-
     /** The caller's tenant-scoped client. */
     JobClient client(Context ctx) {
         return skiplock.tenant(ctx.attribute(TENANT));

@@ -96,15 +96,15 @@ public final class CronScheduler implements AutoCloseable {
                 throw ApiError.invalid(e);
             }
             ZoneId zone = zone(entry.timezone(), prefix);
-            SubmitParser.Submission submission = parser.parse(entry.job(), prefix + "job.");
-            if (!submission.durable()) {
+            JobRequest request = parser.parse(entry.job(), prefix + "job.");
+            if (!request.durable()) {
                 throw ApiError.invalid(prefix + "job.durable", "periodic jobs are durable");
             }
-            if (submission.request().uniqueKey() != null) {
+            if (request.uniqueKey() != null) {
                 throw ApiError.invalid(prefix + "job.uniqueKey", "a periodic job is identified by its schedule "
                         + "and slot; leave uniqueKey unset");
             }
-            schedules.add(new Schedule(entry.name(), next(entry.schedule(), prefix), zone, submission.request()));
+            schedules.add(new Schedule(entry.name(), next(entry.schedule(), prefix), zone, request));
         }
         return schedules;
     }

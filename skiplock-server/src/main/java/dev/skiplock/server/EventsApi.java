@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.JobEvent;
 import dev.skiplock.JobClient;
-import dev.skiplock.internal.Json;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -25,11 +24,9 @@ final class EventsApi {
     private static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
 
     private final Auth auth;
-    private final MemoryJobs memory;
 
-    EventsApi(Auth auth, MemoryJobs memory) {
+    EventsApi(Auth auth) {
         this.auth = auth;
-        this.memory = memory;
     }
 
     /** Waits up to {@code millis} for events after {@code after}; empty on timeout. */
@@ -37,16 +34,12 @@ final class EventsApi {
         List<JobEvent> await(long after, long millis) throws InterruptedException;
     }
 
-    /** The job's event source: the in-memory job if it is one, else the database (404 if neither). */
+    /** The job's events through the caller's client, durable or in-memory (404 if there is no such job). */
     private Source source(Context ctx, UUID id) {
-        String tenant = auth.tenant(ctx);
-        if (memory.owns(tenant, id)) {
-            return (after, millis) -> memory.events(tenant, id, after, PAGE, millis);
-        }
-        JobClient skiplock = auth.client(ctx);
-        skiplock.get(id).orElseThrow(() -> ApiError.notFound("job"));
-        return (after, millis) -> millis == 0 ? skiplock.events(id, after, PAGE)
-                : skiplock.awaitEvents(id, after, PAGE, Duration.ofMillis(millis));
+        JobClient client = auth.client(ctx);
+        client.get(id).orElseThrow(() -> ApiError.notFound("job"));
+        return (after, millis) -> millis == 0 ? client.events(id, after, PAGE)
+                : client.awaitEvents(id, after, PAGE, Duration.ofMillis(millis));
     }
 
     void register(RoutesConfig routes) {
@@ -65,7 +58,7 @@ final class EventsApi {
             stream(ctx, source, 0, "application/x-ndjson", event -> JobJson.event(event) + "\n");
             return;
         }
-        ObjectNode answer = Json.object();
+        ObjectNode answer = ServerJson.object();
         ArrayNode list = answer.putArray("events");
         long after = 0;
         while (true) {

@@ -3,7 +3,6 @@ package dev.skiplock.server;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.Job;
 import dev.skiplock.JobEvent;
-import dev.skiplock.internal.Json;
 
 /** The API's job and event JSON (API.md): field names and shapes clients rely on. */
 final class JobJson {
@@ -11,11 +10,11 @@ final class JobJson {
     }
 
     static ObjectNode job(Job job) {
-        return Json.MAPPER.valueToTree(job);
+        return ServerJson.MAPPER.valueToTree(job);
     }
 
     static ObjectNode event(JobEvent event) {
-        ObjectNode node = Json.object();
+        ObjectNode node = ServerJson.object();
         node.put("seq", event.seq());
         node.put("ts", event.ts() == null ? null : event.ts().toString());
         node.put("jobId", event.jobId().toString());

@@ -10,10 +10,11 @@ import dev.skiplock.JobQuery;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.JobClient;
-import dev.skiplock.internal.Json;
+import dev.skiplock.JobNotFoundException;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -22,7 +23,10 @@ import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@code /api/v1/jobs}: submit, batch, get, list, cancel, retry, delete (API.md). */
+/**
+ * {@code /api/v1/jobs}: submit, batch, get, list, cancel, retry, delete (API.md). Every call goes
+ * once through the caller's {@link JobClient}, durable and in-memory jobs alike.
+ */
 final class JobsApi {
     private static final Logger LOG = LoggerFactory.getLogger(JobsApi.class);
     private static final Set<String> LIST_PARAMS = Set.of("status", "queue", "kind", "limit", "cursor");
@@ -35,11 +39,8 @@ final class JobsApi {
     /** Fallback mode's cap, or null when jobs are queued normally. */
     private final Semaphore fallbackSlots;
 
-    private final MemoryJobs memory;
-
-    JobsApi(Auth auth, SubmitParser parser, long maxBodyBytes, Integer fallbackCap, MemoryJobs memory) {
+    JobsApi(Auth auth, SubmitParser parser, long maxBodyBytes, Integer fallbackCap) {
         this.auth = auth;
-        this.memory = memory;
         this.fallbackSlots = fallbackCap == null ? null : new Semaphore(fallbackCap);
         this.parser = parser;
         this.maxBodyBytes = maxBodyBytes;
@@ -49,39 +50,18 @@ final class JobsApi {
         routes.post("/api/v1/jobs", this::submit);
         routes.post("/api/v1/jobs/batch", this::submitBatch);
         routes.get("/api/v1/jobs", this::list);
-        routes.get("/api/v1/jobs/{id}", ctx -> SkiplockServer.json(ctx, 200, JobJson.job(get(ctx))));
-        routes.post("/api/v1/jobs/{id}/cancel", ctx -> SkiplockServer.json(ctx, 202, JobJson.job(cancel(ctx))));
-        routes.post("/api/v1/jobs/{id}/retry", ctx -> SkiplockServer.json(ctx, 202, JobJson.job(retry(ctx))));
+        routes.get("/api/v1/jobs/{id}", ctx -> SkiplockServer.json(ctx, 200, JobJson.job(
+                auth.client(ctx).get(Requests.id(ctx)).orElseThrow(() -> ApiError.notFound("job")))));
+        routes.post("/api/v1/jobs/{id}/cancel", ctx ->
+                SkiplockServer.json(ctx, 202, JobJson.job(auth.client(ctx).cancel(Requests.id(ctx)))));
+        routes.post("/api/v1/jobs/{id}/retry", ctx ->
+                SkiplockServer.json(ctx, 202, JobJson.job(auth.client(ctx).retry(Requests.id(ctx)))));
         routes.delete("/api/v1/jobs/{id}", this::delete);
     }
 
-    private Job get(Context ctx) {
-        UUID id = Requests.id(ctx);
-        return memory.get(auth.tenant(ctx), id)
-                .or(() -> auth.client(ctx).get(id)).orElseThrow(() -> ApiError.notFound("job"));
-    }
-
-    private Job cancel(Context ctx) {
-        UUID id = Requests.id(ctx);
-        return memory.owns(auth.tenant(ctx), id) ? memory.cancel(auth.tenant(ctx), id) : auth.client(ctx).cancel(id);
-    }
-
-    private Job retry(Context ctx) {
-        UUID id = Requests.id(ctx);
-        if (memory.owns(auth.tenant(ctx), id)) {
-            throw ApiError.conflict("job " + id + " is an in-memory job; those are never restarted");
-        }
-        return auth.client(ctx).retry(id);
-    }
-
     private void submit(Context ctx) throws InterruptedException {
-        SubmitParser.Submission submission = parser.parse(Requests.body(ctx, maxBodyBytes), "");
-        JobRequest request = submission.request();
-        if (!submission.durable()) {
-            SkiplockServer.json(ctx, 201, JobJson.job(memory.submit(auth.tenant(ctx), request)));
-            return;
-        }
-        if (fallbackSlots != null) {
+        JobRequest request = parser.parse(Requests.body(ctx, maxBodyBytes), "");
+        if (fallbackSlots != null && request.durable()) {
             runNow(ctx, request);
             return;
         }
@@ -101,15 +81,7 @@ final class JobsApi {
         try {
             JobClient client = auth.client(ctx);
             Job job = client.enqueue(request.withQueue(ServerConfig.FALLBACK_QUEUE));
-            long after = 0;
-            while (!job.status().isTerminal()) {
-                var events = client.awaitEvents(job.id(), after, 1000, Duration.ofSeconds(5));
-                if (!events.isEmpty()) {
-                    after = events.getLast().seq();
-                }
-                job = client.get(job.id()).orElseThrow(() -> ApiError.notFound("job"));
-            }
-            SkiplockServer.json(ctx, 200, JobJson.job(job));
+            SkiplockServer.json(ctx, 200, JobJson.job(client.awaitTerminal(job.id(), ChronoUnit.FOREVER.getDuration())));
         } finally {
             fallbackSlots.release();
         }
@@ -131,13 +103,13 @@ final class JobsApi {
         }
         List<JobRequest> requests = new ArrayList<>();
         for (int i = 0; i < jobs.size(); i++) {
-            SubmitParser.Submission submission = parser.parse(jobs.get(i), "jobs[" + i + "].");
-            if (!submission.durable()) {
+            JobRequest request = parser.parse(jobs.get(i), "jobs[" + i + "].");
+            if (!request.durable()) {
                 throw ApiError.invalid("jobs[" + i + "].durable", "in-memory jobs cannot be submitted in a batch");
             }
-            requests.add(submission.request());
+            requests.add(request);
         }
-        ObjectNode answer = Json.object();
+        ObjectNode answer = ServerJson.object();
         ArrayNode created = answer.putArray("jobs");
         auth.client(ctx).enqueueMany(requests).forEach(job -> created.add(JobJson.job(job)));
         SkiplockServer.json(ctx, 201, answer);
@@ -167,7 +139,7 @@ final class JobsApi {
             query = query.withCursor(parseCursor(ctx.queryParam("cursor")));
         }
         JobPage page = auth.client(ctx).list(query);
-        ObjectNode answer = Json.object();
+        ObjectNode answer = ServerJson.object();
         ArrayNode jobs = answer.putArray("jobs");
         page.jobs().forEach(job -> jobs.add(JobJson.job(job)));
         answer.put("nextCursor", page.nextCursor() == null ? null : page.nextCursor().toString());
@@ -176,18 +148,14 @@ final class JobsApi {
 
     private void delete(Context ctx) {
         UUID id = Requests.id(ctx);
-        if (memory.owns(auth.tenant(ctx), id)) {
-            deleteInMemory(ctx, id);
-            return;
-        }
-        JobClient skiplock = auth.client(ctx);
+        JobClient client = auth.client(ctx);
         String force = ctx.queryParam("force");
         if (force != null && !force.equals("true") && !force.equals("false")) {
             throw ApiError.invalid("force", "must be true or false");
         }
-        Job job = skiplock.get(id).orElseThrow(() -> ApiError.notFound("job"));
+        Job job = client.get(id).orElseThrow(() -> ApiError.notFound("job"));
         if (job.status().isTerminal()) {
-            skiplock.delete(id);
+            client.delete(id);
             ctx.status(204);
             return;
         }
@@ -195,61 +163,24 @@ final class JobsApi {
             throw ApiError.conflict("job " + id + " is " + job.status().wireName()
                     + "; cancel it first or use ?force=true");
         }
-        Job cancelled = skiplock.cancel(id);
+        Job cancelled = client.cancel(id);
         if (cancelled.status().isTerminal()) {
-            skiplock.delete(id);
+            client.delete(id);
         } else {
-            Thread.ofVirtual().name("skiplock-force-delete").start(() -> deleteOnceTerminal(skiplock, id));
+            Thread.ofVirtual().name("skiplock-force-delete").start(() -> deleteOnceTerminal(client, id));
         }
         SkiplockServer.json(ctx, 202, JobJson.job(cancelled));
     }
 
-    private void deleteInMemory(Context ctx, UUID id) {
-        String tenant = auth.tenant(ctx);
-        Job job = memory.get(tenant, id).orElseThrow(() -> ApiError.notFound("job"));
-        if (job.status().isTerminal()) {
-            memory.delete(tenant, id);
-            ctx.status(204);
-            return;
-        }
-        if (!"true".equals(ctx.queryParam("force"))) {
-            throw ApiError.conflict("job " + id + " is " + job.status().wireName() + "; cancel it first or use ?force=true");
-        }
-        Job cancelled = memory.cancel(tenant, id);
-        Thread.ofVirtual().name("skiplock-force-delete").start(() -> {
-            try {
-                long after = 0;
-                while (!memory.get(tenant, id).map(current -> current.status().isTerminal()).orElse(true)) {
-                    var events = memory.events(tenant, id, after, 1000, 5000);
-                    after = events.isEmpty() ? after : events.getLast().seq();
-                }
-                memory.delete(tenant, id);
-            } catch (Exception e) {
-                LOG.warn("forced delete of in-memory job {} failed: {}", id, e.getMessage());
-            }
-        });
-        SkiplockServer.json(ctx, 202, JobJson.job(cancelled));
-    }
-
-    private static void deleteOnceTerminal(JobClient skiplock, UUID id) {
-        long deadline = System.nanoTime() + FORCE_DELETE_WAIT.toNanos();
-        long after = 0;
+    private static void deleteOnceTerminal(JobClient client, UUID id) {
         try {
-            while (System.nanoTime() < deadline) {
-                var job = skiplock.get(id);
-                if (job.isEmpty()) {
-                    return;
-                }
-                if (job.get().status().isTerminal()) {
-                    skiplock.delete(id);
-                    return;
-                }
-                var events = skiplock.awaitEvents(id, after, 1000, Duration.ofSeconds(5));
-                if (!events.isEmpty()) {
-                    after = events.getLast().seq();
-                }
+            if (client.awaitTerminal(id, FORCE_DELETE_WAIT).status().isTerminal()) {
+                client.delete(id);
+            } else {
+                LOG.warn("job {} did not end within {} after a forced delete; it was not deleted", id, FORCE_DELETE_WAIT);
             }
-            LOG.warn("job {} did not end within {} after a forced delete; it was not deleted", id, FORCE_DELETE_WAIT);
+        } catch (JobNotFoundException e) {
+            // deleted meanwhile: nothing left to do
         } catch (Exception e) {
             LOG.warn("forced delete of job {} failed: {}", id, e.getMessage());
         }

@@ -2,7 +2,6 @@ package dev.skiplock.server;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.skiplock.internal.Json;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,7 +26,7 @@ final class Requests {
             throw ApiError.invalid("body", "is empty; expected a JSON object");
         }
         try {
-            return Json.MAPPER.readTree(bytes);
+            return ServerJson.MAPPER.readTree(bytes);
         } catch (JsonProcessingException e) {
             throw ApiError.invalid("body", "is not valid JSON: " + e.getOriginalMessage());
         } catch (IOException e) {

@@ -5,7 +5,6 @@ import dev.skiplock.JobNotFoundException;
 import dev.skiplock.JobStateException;
 import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockException;
-import dev.skiplock.internal.Json;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.time.Clock;
@@ -54,11 +53,10 @@ public final class SkiplockServer implements AutoCloseable {
             throw new IllegalArgumentException("host: without tokens the server listens on loopback only; "
                     + "configure --tokens to listen on " + config.host());
         }
-        MemoryJobs memory = new MemoryJobs(commandRunner());
         SubmitParser parser = new SubmitParser(tools);
         CronScheduler cron = CronScheduler.create(config.cron(), parser, skiplock, Clock.systemUTC()).start();
-        JobsApi jobs = new JobsApi(auth, parser, config.maxBodyBytes(), config.fallbackCap(), memory);
-        EventsApi events = new EventsApi(auth, memory);
+        JobsApi jobs = new JobsApi(auth, parser, config.maxBodyBytes(), config.fallbackCap());
+        EventsApi events = new EventsApi(auth);
         AdminApi admin = new AdminApi(skiplock, auth);
         Javalin app = Javalin.create(javalin -> {
             javalin.jetty.host = config.host();
@@ -108,7 +106,7 @@ public final class SkiplockServer implements AutoCloseable {
     }
 
     static void send(Context ctx, ApiError error) {
-        var body = Json.object();
+        var body = ServerJson.object();
         var detail = body.putObject("error");
         detail.put("code", error.code);
         detail.put("message", error.getMessage());

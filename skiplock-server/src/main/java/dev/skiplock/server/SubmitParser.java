@@ -26,11 +26,11 @@ final class SubmitParser {
         this.tools = tools;
     }
 
-    /** A parsed enqueue body; {@code durable == false} asks for an in-memory job. */
-    record Submission(JobRequest request, boolean durable) {
-    }
-
-    Submission parse(JsonNode body, String prefix) {
+    /**
+     * The request an enqueue body asks for; {@code "durable": false} gives an in-memory request
+     * ({@link JobRequest#durable()}), which this service runs for kind {@code command} only.
+     */
+    JobRequest parse(JsonNode body, String prefix) {
         if (body == null || !body.isObject()) {
             throw ApiError.invalid(prefix.isEmpty() ? "body" : prefix, "must be a JSON object");
         }
@@ -74,7 +74,7 @@ final class SubmitParser {
                 if (!body.get("metadata").isObject()) {
                     throw ApiError.invalid(prefix + "metadata", "must be an object");
                 }
-                request = request.withMetadata(dev.skiplock.internal.Json.MAPPER.convertValue(body.get("metadata"),
+                request = request.withMetadata(ServerJson.MAPPER.convertValue(body.get("metadata"),
                         Map.class));
             }
             if (body.hasNonNull("dependsOn")) {
@@ -84,7 +84,13 @@ final class SubmitParser {
             if (durable != null && !durable.isNull() && !durable.isBoolean()) {
                 throw ApiError.invalid(prefix + "durable", "must be true or false");
             }
-            return new Submission(request, durable == null || durable.isNull() || durable.asBoolean());
+            if (durable != null && !durable.isNull() && !durable.asBoolean()) {
+                if (!command) {
+                    throw ApiError.invalid(prefix + "durable", "in-memory jobs run kind command only");
+                }
+                request = request.withDurable(false);
+            }
+            return request;
         } catch (IllegalArgumentException e) {
             ApiError error = ApiError.invalid(e);
             throw error.field == null ? error

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.Names;
-import dev.skiplock.internal.Json;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -37,14 +36,14 @@ final class Tools {
                 throw ApiError.invalid("args." + field, "unknown field");
             }
         });
-        ObjectNode stored = Json.object();
+        ObjectNode stored = ServerJson.object();
         if (args.has("tool")) {
             if (args.has("argv")) {
                 throw ApiError.invalid("args.argv", "give either argv or tool, not both");
             }
             stored.set("argv", toolArgv(args));
             stored.put("tool", args.get("tool").asText());
-            stored.set("params", args.has("params") ? args.get("params") : Json.object());
+            stored.set("params", args.has("params") ? args.get("params") : ServerJson.object());
         } else {
             if (!allowCommands) {
                 throw ApiError.invalid("args.argv", "arbitrary commands are disabled on this server "
@@ -78,11 +77,11 @@ final class Tools {
         if (!nameNode.isTextual() || !tools.containsKey(nameNode.asText())) {
             throw ApiError.invalid("args.tool", "unknown tool '" + nameNode.asText() + "'");
         }
-        JsonNode params = args.has("params") ? args.get("params") : Json.object();
+        JsonNode params = args.has("params") ? args.get("params") : ServerJson.object();
         if (!params.isObject()) {
             throw ApiError.invalid("args.params", "must be an object");
         }
-        ArrayNode argv = Json.MAPPER.createArrayNode();
+        ArrayNode argv = ServerJson.MAPPER.createArrayNode();
         for (String part : tools.get(nameNode.asText())) {
             Matcher matcher = PLACEHOLDER.matcher(part);
             StringBuilder resolved = new StringBuilder();

@@ -2,7 +2,7 @@ package dev.skiplock.cli.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.cli.DatabaseOption;
-import dev.skiplock.internal.Json;
+import dev.skiplock.cli.CliJson;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -57,7 +57,7 @@ public final class BenchCommand implements Callable<Integer> {
             settingsJson.put("history", history);
             settingsJson.put("java", Runtime.version().toString());
         }
-        System.out.println(Json.MAPPER.writeValueAsString(result));
+        System.out.println(CliJson.MAPPER.writeValueAsString(result));
         return result.path("ok").asBoolean() ? 0 : 1;
     }
 

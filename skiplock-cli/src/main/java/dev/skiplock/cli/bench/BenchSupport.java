@@ -7,7 +7,7 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.QueueCount;
 import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockConfig;
-import dev.skiplock.internal.Json;
+import dev.skiplock.cli.CliJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,7 +70,7 @@ final class BenchSupport {
     }
 
     static ObjectNode result(BenchSettings settings) {
-        ObjectNode node = Json.object();
+        ObjectNode node = CliJson.object();
         node.put("system", "skiplock");
         node.put("mode", settings.mode());
         node.put("n", settings.jobs());

@@ -1,7 +1,7 @@
 package dev.skiplock.cli.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.skiplock.internal.Json;
+import dev.skiplock.cli.CliJson;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -48,11 +48,11 @@ public final class ApiClient {
         HttpResponse<InputStream> response = exchange(request("GET", path, null), HttpResponse.BodyHandlers.ofInputStream());
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
             if (response.statusCode() >= 300) {
-                fail(response.statusCode(), Json.read(lines.lines().reduce("", String::concat)));
+                fail(response.statusCode(), CliJson.read(lines.lines().reduce("", String::concat)));
             }
             String line;
             while ((line = lines.readLine()) != null) {
-                if (!line.isBlank() && onLine.test(Json.read(line))) {
+                if (!line.isBlank() && onLine.test(CliJson.read(line))) {
                     return;
                 }
             }
@@ -63,7 +63,7 @@ public final class ApiClient {
 
     private JsonNode send(String method, String path, JsonNode body) {
         HttpResponse<String> response = exchange(request(method, path, body), HttpResponse.BodyHandlers.ofString());
-        JsonNode json = response.body() == null || response.body().isBlank() ? null : Json.read(response.body());
+        JsonNode json = response.body() == null || response.body().isBlank() ? null : CliJson.read(response.body());
         if (response.statusCode() >= 300) {
             fail(response.statusCode(), json);
         }

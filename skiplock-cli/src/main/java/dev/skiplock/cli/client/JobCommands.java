@@ -1,7 +1,7 @@
 package dev.skiplock.cli.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.skiplock.internal.Json;
+import dev.skiplock.cli.CliJson;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
@@ -17,7 +17,7 @@ public final class JobCommands {
 
     static void printJson(JsonNode node) {
         try {
-            System.out.println(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(node));
+            System.out.println(CliJson.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(node));
         } catch (Exception e) {
             System.out.println(node);
         }
@@ -25,7 +25,7 @@ public final class JobCommands {
 
     /** POSTs {@code /api/v1/jobs/{id}/{action}} and prints the job's id and status. */
     static int act(ServerOptions server, String id, String action) {
-        JsonNode job = server.client().post("/api/v1/jobs/" + id + "/" + action, Json.object());
+        JsonNode job = server.client().post("/api/v1/jobs/" + id + "/" + action, CliJson.object());
         System.out.println(job.path("id").asText() + " " + job.path("status").asText()
                 + (job.path("cancelRequested").asBoolean() ? " (cancel requested)" : ""));
         return 0;
@@ -149,7 +149,7 @@ public final class JobCommands {
                 throw new IllegalArgumentException("ACTION: expected pause or resume, got '" + action + "'");
             }
             JsonNode answer = server.client().post("/api/v1/queues/" + URLEncoder.encode(queue, StandardCharsets.UTF_8)
-                    + "/" + action, Json.object());
+                    + "/" + action, CliJson.object());
             System.out.println(answer.path("name").asText() + (answer.path("paused").asBoolean() ? " paused" : " resumed"));
             return 0;
         }

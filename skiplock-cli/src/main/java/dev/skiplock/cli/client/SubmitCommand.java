@@ -3,7 +3,7 @@ package dev.skiplock.cli.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.cli.Durations;
-import dev.skiplock.internal.Json;
+import dev.skiplock.cli.CliJson;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -52,19 +52,19 @@ public final class SubmitCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ObjectNode body = Json.object();
+        ObjectNode body = CliJson.object();
         if (kind == null || kind.equals("command")) {
             if (command == null || command.isEmpty()) {
                 throw new IllegalArgumentException("CMD: give the command after --, e.g. skiplock submit -- echo hi");
             }
             body.put("kind", "command");
-            body.putObject("args").set("argv", Json.MAPPER.valueToTree(command));
+            body.putObject("args").set("argv", CliJson.MAPPER.valueToTree(command));
         } else {
             if (command != null && !command.isEmpty()) {
                 throw new IllegalArgumentException("CMD: only command jobs take a command; use --args for " + kind);
             }
             body.put("kind", kind);
-            body.set("args", args == null ? Json.object() : parseArgs(args));
+            body.set("args", args == null ? CliJson.object() : parseArgs(args));
         }
         if (queue != null) {
             body.put("queue", queue);
@@ -82,7 +82,7 @@ public final class SubmitCommand implements Callable<Integer> {
             body.put("runAt", runAt);
         }
         if (dependsOn != null) {
-            body.set("dependsOn", Json.MAPPER.valueToTree(dependsOn));
+            body.set("dependsOn", CliJson.MAPPER.valueToTree(dependsOn));
         }
         if (uniqueKey != null) {
             body.put("uniqueKey", uniqueKey);
@@ -95,7 +95,7 @@ public final class SubmitCommand implements Callable<Integer> {
 
     private static JsonNode parseArgs(String text) {
         try {
-            return Json.MAPPER.readTree(text);
+            return CliJson.MAPPER.readTree(text);
         } catch (Exception e) {
             throw new IllegalArgumentException("--args: not valid JSON");
         }

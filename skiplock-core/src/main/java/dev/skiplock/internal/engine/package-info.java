@@ -5,6 +5,7 @@
  * the {@code LeaseKeeper} (heartbeat, reaper, settle backstop), {@code Timeouts} (on the configured
  * clock) and cancel notifications stop executions through the {@code Stopper}, and {@code Retention}
  * deletes old history; they wake claimers through a {@code Waker}, never by calling their owner.
- * Not API; {@code Worker} is what {@code Skiplock} sees of it.
+ * In-memory jobs ({@code MemoryJobs}) run their attempts as the same {@code Execution}s with the
+ * same {@code Outcomes}, kept in memory instead of the database. Not API; {@code Worker} is what {@code Skiplock} sees of it.
  */
 package dev.skiplock.internal.engine;

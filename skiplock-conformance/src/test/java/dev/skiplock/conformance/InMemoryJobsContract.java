@@ -1,0 +1,227 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobClient;
+import dev.skiplock.JobEvent;
+import dev.skiplock.JobNotFoundException;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobQuery;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStateException;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * In-memory jobs through the public API (DESIGN §5, seed ADR-0001): {@code durable(false)} runs in
+ * this process with the registered handler, answers get, cancel, delete and events like a durable
+ * job, maps outcomes the same way, and writes nothing to the database. The instances here have no
+ * queues (no worker): in-memory jobs do not need one.
+ */
+abstract class InMemoryJobsContract extends ContractBase {
+
+    record Work(String label) {
+    }
+
+    private static List<String> statuses(List<JobEvent> events) {
+        return events.stream().filter(event -> event.type().equals("status")).map(JobEvent::status).toList();
+    }
+
+    private Skiplock withHandler(String kind, dev.skiplock.JobHandler<Work> handler) {
+        return track(builder(config -> { }).handler(kind, Work.class, handler).build());
+    }
+
+    private static JobRequest inMemory(String kind) {
+        return JobRequest.of(kind, new Work("x")).withDurable(false);
+    }
+
+    @Test
+    void snoozeRunsTheHandlerAgainAfterTheDelayWithoutUsingAnAttempt() throws Exception {
+        Skiplock skiplock = withHandler("snoozy", context -> context.attempt() == 1
+                ? JobOutcome.snooze(Duration.ofMillis(100)) : JobOutcome.complete(Map.of("done", true)));
+
+        Job enqueued = skiplock.enqueue(inMemory("snoozy").withMaxAttempts(1));
+        Job done = skiplock.awaitTerminal(enqueued.id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).isEqualTo(2);
+        assertThat(done.maxAttempts()).isEqualTo(2);
+        assertThat(done.result().get("done").asBoolean()).isTrue();
+        assertThat(statuses(skiplock.events(enqueued.id(), 0, 100)))
+                .containsExactly("queued", "running", "queued", "running", "succeeded");
+        assertThat(skiplock.list(JobQuery.all()).jobs()).isEmpty();
+    }
+
+    @Test
+    void failureIsRetriedPerTheRetryPolicyWithEventsLikeADurableJob() throws Exception {
+        Skiplock skiplock = withHandler("flaky", context -> {
+            if (context.attempt() == 1) {
+                throw new IllegalStateException("first attempt fails");
+            }
+            return JobOutcome.complete();
+        });
+
+        Job job = skiplock.enqueue(inMemory("flaky").withMaxAttempts(2));
+        Job done = skiplock.awaitTerminal(job.id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        List<JobEvent> events = skiplock.events(job.id(), 0, 100);
+        assertThat(statuses(events)).containsExactly("queued", "running", "queued", "running", "succeeded");
+        assertThat(events).extracting(JobEvent::attempt).containsExactly(0, 1, 1, 2, 2);
+        assertThat(events.get(2).message()).isEqualTo("java.lang.IllegalStateException: first attempt fails");
+        assertThat(done.lastError()).isEqualTo("java.lang.IllegalStateException: first attempt fails");
+    }
+
+    @Test
+    void failureFailsForGoodOnceAttemptsAreUsedUp() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        Skiplock skiplock = withHandler("broken", context -> {
+            calls.incrementAndGet();
+            return JobOutcome.fail("never works");
+        });
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(inMemory("broken").withMaxAttempts(3)).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(done.attempt()).isEqualTo(3);
+        assertThat(done.lastError()).isEqualTo("never works");
+        assertThat(done.finishedAt()).isNotNull();
+        assertThat(calls).hasValue(3);
+    }
+
+    @Test
+    void cancelInterruptsTheRunningHandlerAndTheJobCanThenBeDeleted() throws Exception {
+        Skiplock skiplock = withHandler("long", context -> {
+            blockUntilInterrupted();
+            return JobOutcome.complete();
+        });
+        Job job = skiplock.enqueue(inMemory("long"));
+        awaitStatus(skiplock, job.id(), JobStatus.RUNNING);
+
+        Job cancelling = skiplock.cancel(job.id());
+        Job done = skiplock.awaitTerminal(job.id(), WAIT);
+
+        assertThat(cancelling.cancelRequested()).isTrue();
+        assertThat(done.status()).isEqualTo(JobStatus.CANCELLED);
+        assertThat(done.lastError()).isEqualTo("cancelled while running");
+        assertThatThrownBy(() -> skiplock.cancel(job.id())).isInstanceOf(JobStateException.class)
+                .hasMessageContaining("already cancelled");
+        assertThatThrownBy(() -> skiplock.retry(job.id())).isInstanceOf(JobStateException.class)
+                .hasMessageContaining("in-memory");
+        skiplock.delete(job.id());
+        assertThat(skiplock.get(job.id())).isEmpty();
+    }
+
+    @Test
+    void aJobRunningPastItsTimeoutIsRetriedThenTimedOut() throws Exception {
+        Skiplock skiplock = withHandler("stuck", context -> {
+            blockUntilInterrupted();
+            return JobOutcome.complete();
+        });
+
+        Job job = skiplock.enqueue(inMemory("stuck").withTimeout(Duration.ofSeconds(1)).withMaxAttempts(2));
+        Job done = skiplock.awaitTerminal(job.id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.TIMED_OUT);
+        assertThat(done.attempt()).isEqualTo(2);
+        assertThat(done.lastError()).isEqualTo("timed out after 1s in attempt 2");
+    }
+
+    @Test
+    void logsAndProgressAreEventsAFollowerSeesBeforeTheTerminalStatus() throws Exception {
+        Skiplock skiplock = withHandler("chatty", context -> {
+            context.log("stdout", "hello " + context.args().label());
+            assertThat(context.progress(Map.of("percent", 50))).isTrue();
+            return JobOutcome.complete();
+        });
+        Job job = skiplock.enqueue(inMemory("chatty"));
+
+        Job done = skiplock.awaitTerminal(job.id(), WAIT);
+        List<JobEvent> events = skiplock.awaitEvents(job.id(), 0, 100, WAIT);
+
+        assertThat(events).extracting(JobEvent::type).containsExactly("status", "status", "log", "progress", "status");
+        assertThat(events.get(2).message()).isEqualTo("hello x");
+        assertThat(events.getLast().isTerminal()).isTrue();
+        assertThat(done.progress().get("percent").asInt()).isEqualTo(50);
+        assertThat(skiplock.events(job.id(), events.get(3).seq(), 100)).hasSize(1);
+    }
+
+    @Test
+    void whatAnInMemoryJobCannotHonourIsRefusedNamingTheField() {
+        Skiplock skiplock = withHandler("any", context -> JobOutcome.complete());
+        Map<JobRequest, String> refused = Map.of(
+                inMemory("any").withRunAt(Instant.now().plusSeconds(60)), "runAt",
+                inMemory("any").withUniqueKey("once"), "uniqueKey",
+                inMemory("any").withDependsOn(List.of(UUID.randomUUID())), "dependsOn",
+                inMemory("unknown-kind"), "kind");
+        refused.forEach((request, field) -> assertThatThrownBy(() -> skiplock.enqueue(request))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(field + ":"));
+        assertThatThrownBy(() -> skiplock.enqueueMany(List.of(inMemory("any"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("durable:");
+        assertThatThrownBy(() -> skiplock.enqueueScheduled("nightly", Instant.now(), inMemory("any")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("durable:");
+        assertThatThrownBy(() -> {
+            try (Connection connection = skiplock.dataSource().getConnection()) {
+                skiplock.enqueue(connection, inMemory("any"));
+            }
+        }).isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("durable:");
+        assertThat(skiplock.list(JobQuery.all()).jobs()).isEmpty();
+    }
+
+    @Test
+    void anInMemoryJobBelongsToItsTenant() throws Exception {
+        Skiplock skiplock = withHandler("long", context -> {
+            blockUntilInterrupted();
+            return JobOutcome.complete();
+        });
+        JobClient tenantA = skiplock.tenant("a");
+        Job job = tenantA.enqueue(inMemory("long"));
+        await().atMost(WAIT).until(() -> tenantA.get(job.id()).orElseThrow().status() == JobStatus.RUNNING);
+
+        assertThat(job.tenant()).isEqualTo("a");
+        assertThat(skiplock.tenant("b").get(job.id())).isEmpty();
+        assertThatThrownBy(() -> skiplock.tenant("b").cancel(job.id())).isInstanceOf(JobNotFoundException.class);
+        assertThat(skiplock.tenant("b").events(job.id(), 0, 10)).isEmpty();
+        assertThat(tenantA.cancel(job.id()).cancelRequested()).isTrue();
+        assertThat(tenantA.awaitTerminal(job.id(), WAIT).status()).isEqualTo(JobStatus.CANCELLED);
+    }
+
+    @Test
+    void finishedInMemoryJobsAreForgottenAfterTheRetention() throws Exception {
+        Skiplock skiplock = track(builder(config -> config.retention(Duration.ofSeconds(1))
+                .pruneInterval(Duration.ofMillis(100)))
+                .handler("quick", Work.class, context -> JobOutcome.complete()).build());
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(inMemory("quick")).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        await().atMost(WAIT).until(() -> skiplock.get(done.id()).isEmpty());
+    }
+
+    @Test
+    void awaitTerminalFollowsADurableJobAndReturnsEarlyWhenTheWaitIsOver() throws Exception {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("quick", Work.class, context -> JobOutcome.complete()));
+        Job idle = worker.enqueue(JobRequest.of("quick", new Work("later")).withQueue("idle"));
+
+        Job done = worker.awaitTerminal(worker.enqueue(JobRequest.of("quick", new Work("now"))).id(),
+                ChronoUnit.FOREVER.getDuration());
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(worker.awaitTerminal(idle.id(), Duration.ZERO).status()).isEqualTo(JobStatus.QUEUED);
+        assertThatThrownBy(() -> worker.awaitTerminal(UUID.randomUUID(), Duration.ZERO))
+                .isInstanceOf(JobNotFoundException.class);
+    }
+}

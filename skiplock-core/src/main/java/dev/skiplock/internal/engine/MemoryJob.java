@@ -1,0 +1,280 @@
+package dev.skiplock.internal.engine;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.Job;
+import dev.skiplock.JobEvent;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobStateException;
+import dev.skiplock.JobStatus;
+import dev.skiplock.ResumableHandler;
+import dev.skiplock.internal.Json;
+import dev.skiplock.internal.store.Claimed;
+import dev.skiplock.internal.store.Completion;
+import dev.skiplock.internal.store.HeldAttempt;
+import dev.skiplock.internal.EventSignals;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One in-memory job ({@link MemoryJobs}): its row and event log kept in this object, its attempts
+ * run as {@link Execution}s whose outcomes are written here the way {@code complete_jobs} writes a
+ * durable job's. Guarded by its own monitor.
+ */
+final class MemoryJob {
+    private static final Logger LOG = LoggerFactory.getLogger(MemoryJob.class);
+
+    /** What every in-memory job of an instance shares; given, never its owner (work flows one way). */
+    record Runtime(ScheduledExecutorService timer, ExecutorService handlerThreads, Outcomes outcomes,
+            AtomicLong seq, EventSignals signals, Clock clock, Duration defaultTimeout) {
+    }
+
+    private final Runtime runtime;
+    private final HandlerBinding<?> binding;
+    private final List<JobEvent> events = new ArrayList<>();
+    /** The job's row, as a durable job's would read: replaced (never mutated) at every change. */
+    private Job job;
+    /** The running attempt, or null. */
+    private Execution execution;
+    /** The next start (first run, retry, snooze), or null. */
+    private ScheduledFuture<?> nextStart;
+
+    /** {@code requested}: as {@code TenantJobClient} builds it for an insert (status queued, attempt 0). */
+    MemoryJob(Runtime runtime, HandlerBinding<?> binding, Job requested) {
+        this.runtime = runtime;
+        this.binding = binding;
+        Instant now = runtime.clock().instant();
+        this.job = requested.toBuilder().requestedAt(now).availableAt(now).build();
+    }
+
+    UUID id() {
+        return job.id();
+    }
+
+    String tenant() {
+        return job.tenant();
+    }
+
+    /** Records the {@code queued} event and starts the first attempt at once; returns the queued job. */
+    synchronized Job enqueued() {
+        event("status", JobStatus.QUEUED.wireName(), null, null, null);
+        startAfter(0);
+        return job;
+    }
+
+    /** The job as a client sees it. */
+    synchronized Job snapshot() {
+        return job;
+    }
+
+    synchronized List<JobEvent> events(long afterSeq, int limit) {
+        return events.stream().filter(event -> event.seq() > afterSeq).limit(limit).toList();
+    }
+
+    synchronized boolean finishedBefore(Instant cutoff) {
+        return job.status().isTerminal() && job.finishedAt().isBefore(cutoff);
+    }
+
+    synchronized void requireTerminal() {
+        if (!job.status().isTerminal()) {
+            throw new JobStateException("job " + job.id() + " is " + job.status().wireName() + ", not terminal", job);
+        }
+    }
+
+    Job cancel() {
+        Execution running;
+        Job answer;
+        synchronized (this) {
+            if (job.status().isTerminal()) {
+                throw new JobStateException("job " + job.id() + " is already " + job.status().wireName(), job);
+            }
+            if (job.status() == JobStatus.QUEUED) {
+                if (nextStart != null) {
+                    nextStart.cancel(false);
+                }
+                finish(JobStatus.CANCELLED, null, null);
+                return job;
+            }
+            job = job.toBuilder().cancelRequested(true).build();
+            running = execution;
+            answer = job;
+        }
+        stop(running, Execution.StopReason.CANCEL);
+        return answer;
+    }
+
+    void shutdown() {
+        Execution running;
+        synchronized (this) {
+            running = execution;
+        }
+        if (running != null) {
+            running.stop(Execution.StopReason.SHUTDOWN);
+        }
+    }
+
+    /** Appends a {@code log} event of the running attempt. */
+    synchronized void log(String stream, String message) {
+        event("log", null, stream, message, null);
+    }
+
+    /** Records progress while {@code of} still runs; false once its attempt has ended. */
+    synchronized boolean progress(Execution of, Object data) {
+        if (execution != of || !of.isRunning()) {
+            return false;
+        }
+        JsonNode progress = Json.MAPPER.valueToTree(data);
+        job = job.toBuilder().progress(progress).build();
+        event("progress", null, null, null, progress);
+        return true;
+    }
+
+    private void startAfter(long delayMillis) {
+        try {
+            nextStart = runtime.timer().schedule(this::start, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("in-memory job {} not started: its instance is closing", job.id());
+        }
+    }
+
+    private void start() {
+        Execution started;
+        synchronized (this) {
+            if (job.status() != JobStatus.QUEUED) {
+                return; // cancelled meanwhile
+            }
+            nextStart = null;
+            job = job.toBuilder().attempt(job.attempt() + 1).status(JobStatus.RUNNING)
+                    .startedAt(runtime.clock().instant()).build();
+            started = new Execution(new Claimed(job, new HeldAttempt(job.id(), job.attempt(), UUID.randomUUID()),
+                    UUID.randomUUID(), 0), () -> { });
+            execution = started;
+            event("status", JobStatus.RUNNING.wireName(), null, null, null);
+        }
+        Duration timeout = started.job().timeoutSeconds() != null
+                ? Duration.ofSeconds(started.job().timeoutSeconds()) : runtime.defaultTimeout();
+        try {
+            if (timeout != null) {
+                started.setTimeout(runtime.timer().schedule(() -> stop(started, Execution.StopReason.TIMEOUT),
+                        timeout.toMillis(), TimeUnit.MILLISECONDS));
+            }
+            runtime.handlerThreads().execute(() -> execute(started));
+        } catch (RejectedExecutionException e) {
+            LOG.debug("in-memory job {} not run: its instance is closing", started.job().id());
+        }
+    }
+
+    private void execute(Execution running) {
+        running.bindThread(Thread.currentThread());
+        if (running.stopRequested()) {
+            return; // stopped before it started: the stop wrote the outcome
+        }
+        try {
+            Completion completion = runHandler(running);
+            if (running.completeByHandler()) {
+                complete(running, completion);
+            }
+        } finally {
+            settled(running);
+            Thread.interrupted(); // a stop that lost the race may have interrupted us; do not leak it
+        }
+    }
+
+    private Completion runHandler(Execution running) {
+        try {
+            return invoke(binding, running);
+        } catch (ArgsMismatch e) {
+            return runtime.outcomes().permanentFailure(running, e.getMessage());
+        } catch (Throwable error) {
+            return runtime.outcomes().fromException(running, error, binding.retryPolicy());
+        }
+    }
+
+    private <A> Completion invoke(HandlerBinding<A> typed, Execution running) throws Exception {
+        A args;
+        try {
+            args = Json.MAPPER.treeToValue(running.job().args(), typed.argsType());
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            throw new ArgsMismatch("args do not match " + typed.argsType().getSimpleName() + " for kind "
+                    + running.job().kind() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
+        }
+        JobOutcome outcome = typed.handler().handle(new MemoryContext<>(args, running, this));
+        return runtime.outcomes().fromHandler(running, outcome, typed.retryPolicy());
+    }
+
+    /** Nothing of an in-memory execution outlives it: a resumable handler may drop its traces at once. */
+    private void settled(Execution ended) {
+        if (binding.handler() instanceof ResumableHandler<?> resumable) {
+            try {
+                resumable.settled(ended.job().id(), ended.executionId());
+            } catch (RuntimeException e) {
+                LOG.warn("{} could not clean up after in-memory job {}: {}", ended.job().kind(), ended.job().id(),
+                        e.getMessage());
+            }
+        }
+    }
+
+    private void stop(Execution running, Execution.StopReason reason) {
+        if (running == null || !running.stop(reason)) {
+            return;
+        }
+        switch (reason) {
+            case CANCEL -> complete(running, runtime.outcomes().cancelled(running));
+            case TIMEOUT -> complete(running, runtime.outcomes().timedOut(running, binding.retryPolicy()));
+            default -> { } // shutdown: the job is lost with its instance
+        }
+    }
+
+    /**
+     * Writes an attempt's outcome as {@code complete_jobs} does for a durable job: {@code queued}
+     * runs again after the delay (a retry of a job whose cancel was requested is cancelled
+     * instead), anything else is final; {@code lastError} keeps the previous error unless a new one came.
+     */
+    private synchronized void complete(Execution ended, Completion completion) {
+        if (execution != ended) {
+            return;
+        }
+        execution = null;
+        job = job.toBuilder().maxAttempts(job.maxAttempts() + completion.extraAttempts()).build();
+        if (completion.status() == JobStatus.QUEUED && !job.cancelRequested()) {
+            job = job.toBuilder().status(JobStatus.QUEUED)
+                    .lastError(completion.error() != null ? completion.error() : job.lastError())
+                    .availableAt(runtime.clock().instant().plusMillis(completion.delayMillis())).build();
+            event("status", JobStatus.QUEUED.wireName(), null, completion.error(), null);
+            startAfter(completion.delayMillis());
+            return;
+        }
+        JobStatus finalStatus = completion.status() == JobStatus.QUEUED ? JobStatus.CANCELLED : completion.status();
+        finish(finalStatus, completion.error(), completion.result());
+    }
+
+    private void finish(JobStatus finalStatus, String error, JsonNode value) {
+        job = job.toBuilder().status(finalStatus).finishedAt(runtime.clock().instant()).result(value)
+                .lastError(error != null ? error : job.lastError()).build();
+        event("status", finalStatus.wireName(), null, error, null);
+    }
+
+    private void event(String type, String eventStatus, String stream, String message, JsonNode data) {
+        events.add(new JobEvent(runtime.seq().incrementAndGet(), runtime.clock().instant(), job.id(), job.attempt(),
+                type, eventStatus, null, stream, message, data));
+        runtime.signals().signal(job.id());
+    }
+
+    /** Args that cannot be read into the handler's type: the job can never succeed as enqueued. */
+    private static final class ArgsMismatch extends RuntimeException {
+        ArgsMismatch(String message) {
+            super(message);
+        }
+    }
+}
