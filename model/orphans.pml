@@ -1,26 +1,26 @@
 /*
  * Rescuing an orphan while traffic flows (liveness). A job of queue q was running on a worker that
  * died; its lease has run out. Node R's reaper (R does not serve q) and node F's reaper (F serves
- * q) race to reap it; F's fetcher is woken by a steady stream of enqueue notifications for q.
+ * q) race to reap it; F's claimer is woken by a steady stream of enqueue notifications for q.
  *
  *   spin -a model/orphans.pml && gcc -O2 -DNFAIR=3 -o pan pan.c && ./pan -a -f -N rescued
- *   -DMUT_ORPHAN_WAKE_ONLY: fault 6, a fetcher looks for orphans only when its own node's reaper
- *   found some or at a poll timeout, which a fetcher woken by notifications never reaches.
+ *   -DMUT_ORPHAN_WAKE_ONLY: fault 6, a claimer looks for orphans only when its own node's reaper
+ *   found some or at a poll timeout, which a claimer woken by notifications never reaches.
  *
  * Property: under weak fairness the orphan is adopted and the job ends: an orphan is rescued
  * within lease + reaper + poll, whichever node reaps it and however busy its queue is.
  */
 #include "common.pml"
 
-#define F 1             /* the fetching node's worker; the dead worker was 3 */
+#define F 1             /* the claiming node's worker; the dead worker was 3 */
 
 byte status = RUNNING;
 byte lease = L_EXPIRED;
 byte owner = 3;
 bool adopted = false;   /* F adopted it: its execution is gone, a lost attempt to report */
-bool notified = false;  /* an enqueue notification for q waits for F's fetcher */
-bool poll_due = false;  /* a poll interval passed since F's fetcher last looked for orphans */
-bool woken = false;     /* F's own reaper found orphans and woke F's fetchers */
+bool notified = false;  /* an enqueue notification for q waits for F's claimer */
+bool poll_due = false;  /* a poll interval passed since F's claimer last looked for orphans */
+bool woken = false;     /* F's own reaper found orphans and woke F's claimers */
 
 inline reap() {
   /* -- name: reap_expired_leases */
@@ -44,7 +44,7 @@ inline claim() {
   fi
 }
 
-active proctype Fetcher() {
+active proctype Claimer() {
   bool look;
 end:
   do
@@ -63,7 +63,7 @@ end:
   od
 }
 
-/* F's handler threads and completer: the fetcher only claims and adopts */
+/* F's handler threads and completer: the claimer only claims and adopts */
 active proctype Completer() {
 end:
   do
@@ -76,7 +76,7 @@ end:
   od
 }
 
-active proctype ReaperR() {   /* wakes R's fetchers: none serves q */
+active proctype ReaperR() {   /* wakes R's claimers: none serves q */
 end:
   do
   :: atomic { status == RUNNING && lease == L_EXPIRED -> reap() }

@@ -26,6 +26,6 @@ public interface ResumableHandler<A> extends JobHandler<A> {
      * The outcome of execution {@code executionId} of job {@code jobId} is durable: whatever the
      * execution left behind for a later {@link #resume} may be removed. Called on the worker that wrote it.
      */
-    default void settled(UUID jobId, UUID executionId) {
+    default void completed(UUID jobId, UUID executionId) {
     }
 }

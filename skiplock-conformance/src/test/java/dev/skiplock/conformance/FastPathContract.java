@@ -117,7 +117,7 @@ abstract class FastPathContract extends ContractBase {
         Skiplock worker = started(builder(config -> config.queue("default", 1).pollInterval(Duration.ofMinutes(10)))
                 .handler("work", Work.class, context -> JobOutcome.complete()));
         Skiplock producer = client();
-        // Once the warm-up job is done the fetcher has gone idle for ten minutes: only a
+        // Once the warm-up job is done the claimer has gone idle for ten minutes: only a
         // notification can wake it for the next job in time.
         awaitStatus(producer, producer.enqueue(JobRequest.of("work", new Work("warm-up"))).id(), JobStatus.SUCCEEDED);
         Job job = producer.enqueue(JobRequest.of("work", new Work("x")));

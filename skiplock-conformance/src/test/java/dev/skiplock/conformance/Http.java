@@ -32,8 +32,14 @@ final class Http {
     }
 
     Answer post(String path, String body) {
-        return send(HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)));
+        return post(path, body, Map.of());
+    }
+
+    Answer post(String path, String body, Map<String, String> headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        headers.forEach(request::header);
+        return send(request);
     }
 
     Answer delete(String path) {

@@ -104,7 +104,7 @@ abstract class JobFieldsContract extends ContractBase {
     }
 
     @Test
-    void everyFieldIsInTheHttpJsonAndTheTraceparentIsTakenFromTheBody() {
+    void everyFieldIsInTheHttpJsonAndTheTraceparentIsTakenFromTheBodyOrTheHeader() {
         Skiplock skiplock = client();
         try (SkiplockServer server = SkiplockServer.start(skiplock,
                 new ServerConfig("127.0.0.1", 0, 1024 * 1024, false, Map.of()))) {
@@ -123,6 +123,15 @@ abstract class JobFieldsContract extends ContractBase {
             assertThat(json.path("traceparent").asText()).isEqualTo(TRACEPARENT);
             assertThat(json.path("uniqueKey").asText()).isEqualTo("http");
             assertThat(json.path("metadata").path("team").asText()).isEqualTo("a");
+
+            String headerTrace = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+            Http.Answer fromHeader = http.post("/api/v1/jobs", "{\"kind\": \"every-field\"}",
+                    Map.of("traceparent", headerTrace));
+            assertThat(fromHeader.json().path("traceparent").asText()).isEqualTo(headerTrace);
+            Http.Answer badHeader = http.post("/api/v1/jobs", "{\"kind\": \"every-field\"}",
+                    Map.of("traceparent", "garbage"));
+            assertThat(badHeader.status()).isEqualTo(201);
+            assertThat(badHeader.json().path("traceparent").isNull()).isTrue();
 
             Http.Answer bad = http.post("/api/v1/jobs", "{\"kind\": \"x\", \"traceparent\": \"not-a-trace\"}");
             assertThat(bad.status()).isEqualTo(400);

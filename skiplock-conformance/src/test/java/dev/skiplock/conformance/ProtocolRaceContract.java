@@ -169,7 +169,7 @@ abstract class ProtocolRaceContract extends ContractBase {
         Job orphan = reaper.enqueue(JobRequest.of("work", new Work("orphan")).withQueue("parking").withMaxAttempts(3));
         AtomicBoolean traffic = new AtomicBoolean(true);
         CompletableFuture<Void> producer = CompletableFuture.runAsync(() -> {
-            while (traffic.get()) { // an enqueue every 100 ms: "busy"'s fetcher never reaches its poll timeout
+            while (traffic.get()) { // an enqueue every 100 ms: "busy"'s claimer never reaches its poll timeout
                 reaper.enqueue(JobRequest.of("work", new Work("traffic")).withQueue("busy"));
                 sleepMillis(100);
             }
@@ -192,7 +192,7 @@ abstract class ProtocolRaceContract extends ContractBase {
     @Test
     void reaperOnAnotherNodeAnnouncesTheOrphansItFound() throws Exception {
         assumeThat(database.notifiesAcrossProcesses())
-                .as("%s has no notifications between processes; its fetchers find orphans by polling", database.name())
+                .as("%s has no notifications between processes; its claimers find orphans by polling", database.name())
                 .isTrue();
         CountDownLatch started = new CountDownLatch(1);
         // Every worker of "busy" finds orphans only when told: its own reaper and its poll are an hour away.

@@ -88,7 +88,7 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
     }
 
     @Override
-    public void settled(UUID jobId, UUID executionId) {
+    public void completed(UUID jobId, UUID executionId) {
         CommandRun.of(runs, jobId, executionId).deleteWhenExited();
     }
 

@@ -60,13 +60,30 @@ final class JobsApi {
     }
 
     private void submit(Context ctx) throws InterruptedException {
-        JobRequest request = parser.parse(Requests.body(ctx, maxBodyBytes), "");
+        JobRequest request = withCallersTrace(ctx, parser.parse(Requests.body(ctx, maxBodyBytes), ""));
         if (fallbackSlots != null && request.durable()) {
             runNow(ctx, request);
             return;
         }
         Enqueued enqueued = auth.client(ctx).enqueueOrReuse(request);
         SkiplockServer.json(ctx, enqueued.created() ? 201 : 200, JobJson.job(enqueued.job()));
+    }
+
+    /**
+     * A job without a {@code traceparent} of its own joins the caller's trace: the W3C
+     * {@code traceparent} header of the request. An invalid header is ignored, as W3C Trace Context
+     * asks of a receiver (an invalid body field is a 400: the client wrote it on purpose).
+     */
+    private static JobRequest withCallersTrace(Context ctx, JobRequest request) {
+        String header = ctx.header("traceparent");
+        if (request.traceparent() != null || header == null) {
+            return request;
+        }
+        try {
+            return request.withTraceparent(header.strip());
+        } catch (IllegalArgumentException invalid) {
+            return request;
+        }
     }
 
     /**
@@ -103,7 +120,7 @@ final class JobsApi {
         }
         List<JobRequest> requests = new ArrayList<>();
         for (int i = 0; i < jobs.size(); i++) {
-            JobRequest request = parser.parse(jobs.get(i), "jobs[" + i + "].");
+            JobRequest request = withCallersTrace(ctx, parser.parse(jobs.get(i), "jobs[" + i + "]."));
             if (!request.durable()) {
                 throw ApiError.invalid("jobs[" + i + "].durable", "in-memory jobs cannot be submitted in a batch");
             }

@@ -7,7 +7,6 @@ import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockException;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
-import java.time.Clock;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +53,7 @@ public final class SkiplockServer implements AutoCloseable {
                     + "configure --tokens to listen on " + config.host());
         }
         SubmitParser parser = new SubmitParser(tools);
-        CronScheduler cron = CronScheduler.create(config.cron(), parser, skiplock, Clock.systemUTC()).start();
+        CronScheduler cron = CronScheduler.create(config.cron(), parser, skiplock, skiplock.config().clock()).start();
         JobsApi jobs = new JobsApi(auth, parser, config.maxBodyBytes(), config.fallbackCap());
         EventsApi events = new EventsApi(auth);
         AdminApi admin = new AdminApi(skiplock, auth);

@@ -1,8 +1,6 @@
 package dev.skiplock.internal.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.skiplock.Job;
-import dev.skiplock.JobContext;
 import dev.skiplock.Names;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.StorableText;
@@ -15,42 +13,19 @@ import java.util.UUID;
  * the execution's interrupts held back ({@link Execution#storeCall}); what it logs or reports is
  * made storable first ({@link StorableText}).
  */
-final class ExecutionContext<A> implements JobContext<A> {
-    private final A args;
-    private final Execution execution;
+final class ExecutionContext<A> extends ExecutionView<A> {
     private final Stores stores;
     private final Completer completer;
 
     ExecutionContext(A args, Execution execution, Stores stores, Completer completer) {
-        this.args = args;
-        this.execution = execution;
+        super(args, execution);
         this.stores = stores;
         this.completer = completer;
     }
 
     @Override
-    public A args() {
-        return args;
-    }
-
-    @Override
-    public Job job() {
-        return execution.job();
-    }
-
-    @Override
-    public boolean stopRequested() {
-        return execution.stopRequested();
-    }
-
-    @Override
     public boolean leaseLost() {
         return execution.leaseLost();
-    }
-
-    @Override
-    public UUID executionId() {
-        return execution.executionId();
     }
 
     @Override

@@ -63,7 +63,7 @@ final class Handlers {
         if (bindings.get(job.kind()) instanceof HandlerBinding<?> binding
                 && binding.handler() instanceof ResumableHandler<?> resumable) {
             try {
-                resumable.settled(job.id(), execution.executionId());
+                resumable.completed(job.id(), execution.executionId());
             } catch (RuntimeException e) {
                 LOG.warn("{} could not clean up after job {}: {}", job.kind(), job.id(), e.getMessage());
             }

@@ -6,7 +6,6 @@ import dev.skiplock.JobEvent;
 import dev.skiplock.JobOutcome;
 import dev.skiplock.JobStateException;
 import dev.skiplock.JobStatus;
-import dev.skiplock.ResumableHandler;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.Completion;
@@ -36,7 +35,7 @@ final class MemoryJob {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryJob.class);
 
     /** What every in-memory job of an instance shares; given, never its owner (work flows one way). */
-    record Runtime(ScheduledExecutorService timer, ExecutorService handlerThreads, Outcomes outcomes,
+    record Runtime(ScheduledExecutorService timer, ExecutorService handlerThreads, Handlers handlers, Outcomes outcomes,
             AtomicLong seq, EventSignals signals, Clock clock, Duration defaultTimeout) {
     }
 
@@ -186,7 +185,8 @@ final class MemoryJob {
                 complete(running, completion);
             }
         } finally {
-            settled(running);
+            // nothing of an in-memory execution outlives it: a resumable handler may drop its traces at once
+            runtime.handlers().completed(running);
             Thread.interrupted(); // a stop that lost the race may have interrupted us; do not leak it
         }
     }
@@ -194,7 +194,7 @@ final class MemoryJob {
     private Completion runHandler(Execution running) {
         try {
             return invoke(binding, running);
-        } catch (ArgsMismatch e) {
+        } catch (Handlers.ArgsException e) {
             return runtime.outcomes().permanentFailure(running, e.getMessage());
         } catch (Throwable error) {
             return runtime.outcomes().fromException(running, error, binding.retryPolicy());
@@ -202,27 +202,9 @@ final class MemoryJob {
     }
 
     private <A> Completion invoke(HandlerBinding<A> typed, Execution running) throws Exception {
-        A args;
-        try {
-            args = Json.MAPPER.treeToValue(running.job().args(), typed.argsType());
-        } catch (java.io.IOException | IllegalArgumentException e) {
-            throw new ArgsMismatch("args do not match " + typed.argsType().getSimpleName() + " for kind "
-                    + running.job().kind() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
-        }
+        A args = runtime.handlers().readArgs(typed, running.job());
         JobOutcome outcome = typed.handler().handle(new MemoryContext<>(args, running, this));
         return runtime.outcomes().fromHandler(running, outcome, typed.retryPolicy());
-    }
-
-    /** Nothing of an in-memory execution outlives it: a resumable handler may drop its traces at once. */
-    private void settled(Execution ended) {
-        if (binding.handler() instanceof ResumableHandler<?> resumable) {
-            try {
-                resumable.settled(ended.job().id(), ended.executionId());
-            } catch (RuntimeException e) {
-                LOG.warn("{} could not clean up after in-memory job {}: {}", ended.job().kind(), ended.job().id(),
-                        e.getMessage());
-            }
-        }
     }
 
     private void stop(Execution running, Execution.StopReason reason) {
@@ -269,12 +251,5 @@ final class MemoryJob {
         events.add(new JobEvent(runtime.seq().incrementAndGet(), runtime.clock().instant(), job.id(), job.attempt(),
                 type, eventStatus, null, stream, message, data));
         runtime.signals().signal(job.id());
-    }
-
-    /** Args that cannot be read into the handler's type: the job can never succeed as enqueued. */
-    private static final class ArgsMismatch extends RuntimeException {
-        ArgsMismatch(String message) {
-            super(message);
-        }
     }
 }

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class MemoryJobs implements AutoCloseable {
     private final SkiplockConfig config;
-    private final Map<String, HandlerBinding<?>> handlers;
+    private final Handlers handlers;
     private final Map<UUID, MemoryJob> jobs = new ConcurrentHashMap<>();
     private final AtomicBoolean pruning = new AtomicBoolean();
     /** Starts each job, retry and snooze at its time and stops timed-out ones; its thread starts with the first job. */
@@ -48,8 +48,8 @@ public final class MemoryJobs implements AutoCloseable {
 
     public MemoryJobs(SkiplockConfig config, Map<String, HandlerBinding<?>> handlers, EventSignals signals) {
         this.config = config;
-        this.handlers = Map.copyOf(handlers);
-        this.runtime = new MemoryJob.Runtime(timer, handlerThreads, new Outcomes(config.retryPolicy()),
+        this.handlers = new Handlers(handlers);
+        this.runtime = new MemoryJob.Runtime(timer, handlerThreads, this.handlers, new Outcomes(config.retryPolicy()),
                 new AtomicLong(), signals, config.clock(), config.defaultTimeout());
         timer.setRemoveOnCancelPolicy(true);
     }
@@ -69,7 +69,7 @@ public final class MemoryJobs implements AutoCloseable {
         if (!requested.dependsOn().isEmpty()) {
             throw new IllegalArgumentException("dependsOn: an in-memory job cannot wait for other jobs; enqueue it durable");
         }
-        HandlerBinding<?> binding = handlers.get(requested.kind());
+        HandlerBinding<?> binding = handlers.of(requested.kind());
         if (binding == null) {
             throw new IllegalArgumentException("kind: no handler for " + requested.kind()
                     + " on this instance; an in-memory job runs where it is enqueued");

@@ -50,7 +50,7 @@ ORDER BY id DESC
 LIMIT :limit
 
 -- name: claim_jobs
--- Claims up to :limit jobs of one queue in claim order. SKIP LOCKED lets concurrent fetchers (any
+-- Claims up to :limit jobs of one queue in claim order. SKIP LOCKED lets concurrent claimers (any
 -- process) take disjoint rows without waiting on each other; the inner SELECT walks
 -- skiplock_jobs_claimable. The attempt is counted here, at claim, so a job that kills its worker
 -- still uses up an attempt. Lease times use the database clock, never the worker's. :token is
@@ -256,7 +256,7 @@ SELECT 1 FROM skiplock_jobs WHERE id = :id AND status = 'running' AND claim_toke
 -- Clears the lease (and its token: the stale holder can no longer write) of running jobs whose
 -- owner stopped heartbeating, up to 1,000 per run. Keeps status and attempt: adoption decides
 -- what happened. Returns each orphan's queue and tells every node ('o:' notification per queue),
--- so the fetchers of those queues adopt them wherever they run. Idempotent, so every node may run it; SKIP
+-- so the claimers of those queues adopt them wherever they run. Idempotent, so every node may run it; SKIP
 -- LOCKED leaves rows another statement is writing to the next round. The ids go through an array
 -- so the update always walks the primary key, whatever the statistics say.
 WITH reaped AS (

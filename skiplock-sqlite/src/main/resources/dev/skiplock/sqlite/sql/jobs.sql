@@ -42,7 +42,7 @@ ORDER BY id DESC
 LIMIT :limit
 
 -- name: claim_jobs
--- One autocommit statement, so it runs under SQLite's single write lock: concurrent fetchers (any
+-- One autocommit statement, so it runs under SQLite's single write lock: concurrent claimers (any
 -- process) queue on busy_timeout and never take the same row. The subquery walks
 -- skiplock_jobs_claimable. The attempt is counted at claim. :token is a fresh random token the
 -- worker draws for this statement: the fence of every later write of this execution (migration
