@@ -27,5 +27,16 @@ public interface ResumableHandler<A> extends JobHandler<A> {
      * execution left behind for a later {@link #resume} may be removed. Called on the worker that wrote it.
      */
     default void completed(UUID jobId, UUID executionId) {
+        settled(jobId, executionId);
+    }
+
+    /**
+     * The earlier name of {@link #completed}, still called by its default so that a handler written
+     * against it keeps cleaning up ("settle" now means a waiting job whose dependencies ended).
+     *
+     * @deprecated override {@link #completed} instead
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    default void settled(UUID jobId, UUID executionId) {
     }
 }

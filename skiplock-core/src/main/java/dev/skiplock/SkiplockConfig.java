@@ -34,7 +34,9 @@ import java.util.UUID;
  * @param clock              the worker's own time (default {@link Clock#systemUTC()}): when an execution's timeout
  *                           is due (its remaining time is taken from the database at claim or adoption, then
  *                           counted on this clock), when a busy claimer looks for orphans again (once per
- *                           {@code pollInterval}) and when a claim whose answer was lost is no longer given back.
+ *                           {@code pollInterval}) and when a claim whose answer was lost is no longer given back;
+ *                           also the time of the server's cron schedules and of in-memory jobs. With the default, this elapsed time is measured on the JVM's monotonic timer (an NTP
+ *                           step or a clock set by hand moves no timeout); a clock given here is used as is.
  *                           Leases, retention and backoff delays stay on the database's time; waits of a thread
  *                           (shutdown, {@link JobClient#awaitEvents}) are measured by the JVM's monotonic timer
  */

@@ -128,6 +128,34 @@ abstract class LifecycleContract extends ContractBase {
         assertThat(done.startedAt()).isAfterOrEqualTo(runAt.minusMillis(1));
     }
 
+    record Strict(int required) {
+        Strict {
+            if (required < 1) {
+                throw new IllegalArgumentException("required: must be positive");
+            }
+        }
+    }
+
+    /**
+     * A worker takes its first-use costs before start returns (Warmup): that runs the completion
+     * statement with no outcome and reads {} into every args type. It writes nothing, and a type
+     * that cannot be read from {} does not stop the start.
+     */
+    @Test
+    void startingAWorkerWritesNothingEvenWhenAnArgsTypeCannotBeReadFromAnEmptyObject() {
+        Skiplock client = client();
+        Job waiting = client.enqueue(JobRequest.of("strict", new Strict(1)).withQueue("elsewhere"));
+        long eventsBefore = client.events(waiting.id(), 0, 100).size();
+
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("strict", Strict.class, context -> JobOutcome.complete(context.args().required())));
+
+        assertThat(client.get(waiting.id()).orElseThrow()).isEqualTo(waiting);
+        assertThat(client.events(waiting.id(), 0, 100)).hasSize((int) eventsBefore);
+        Job job = worker.enqueue(JobRequest.of("strict", new Strict(7)));
+        assertThat(awaitTerminal(worker, job.id()).result().asInt()).isEqualTo(7);
+    }
+
     @Test
     void jobsOnlyRunOnQueuesTheWorkerServes() {
         List<String> ran = new CopyOnWriteArrayList<>();

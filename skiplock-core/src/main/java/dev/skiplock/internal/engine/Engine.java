@@ -44,17 +44,17 @@ public final class Engine implements Worker {
         this.stores = stores;
         this.counters = counters;
         this.handlers = new Handlers(bindings);
-        this.lostClaims = new LostClaims(stores.jobs(), config.clock());
+        this.lostClaims = new LostClaims(stores.jobs(), WorkerClock.of(config));
         this.completer = new Completer(stores, signals, registry, counters, handlers::completed);
         Outcomes outcomes = new Outcomes(config.retryPolicy());
         this.stopper = new Stopper(registry, outcomes, handlers, completer, counters);
-        Timeouts timeouts = new Timeouts(timers, config.clock(), stopper);
+        Timeouts timeouts = new Timeouts(timers, WorkerClock.of(config), stopper);
         this.runner = new JobRunner(stores, config.defaultTimeout(),
                 new JobRunner.Parts(handlers, outcomes, registry, counters, stopper, timeouts, completer));
         Claims claims = new Claims(config, stores.jobs(), counters, lostClaims, handlers.resumableKindsJson());
         List<QueueClaimer> perQueue = new ArrayList<>();
         config.queues().forEach((queue, concurrency) -> perQueue.add(
-                new QueueClaimer(queue, concurrency, config.pollInterval(), config.clock(), claims, runner)));
+                new QueueClaimer(queue, concurrency, config.pollInterval(), WorkerClock.of(config), claims, runner)));
         this.claimers = new Claimers(perQueue);
         this.leaseKeeper = new LeaseKeeper(config, stores.jobs(), stores.workers(),
                 new LeaseKeeper.Parts(registry, counters, lostClaims, stopper, claimers));
@@ -68,6 +68,7 @@ public final class Engine implements Worker {
         if (config.retention() != null) {
             new Retention(stores.jobs(), stores.cron(), config.retention()).start(timers, config.pruneInterval());
         }
+        Warmup.run(handlers, stores.jobs());
         claimers.start();
         LOG.info("skiplock worker {} started on queues {}", config.workerId(), config.queues());
     }

@@ -55,6 +55,22 @@ final class Handlers {
     }
 
     /**
+     * Builds each kind's args deserializer now rather than for its first job: Jackson introspects a
+     * type (a record's constructor, its annotations) the first time it reads one, which a worker's
+     * first jobs otherwise wait for. Reading an empty object may fail for a type that requires
+     * fields; the deserializer is built either way.
+     */
+    void prepareArgsReaders() {
+        argsReaders.forEach((kind, reader) -> {
+            try {
+                reader.readValue(Json.object());
+            } catch (IOException | RuntimeException expected) {
+                // the type needs fields that {} lacks: its deserializer exists now all the same
+            }
+        });
+    }
+
+    /**
      * An execution's outcome was completed (or its job released): a resumable handler may drop
      * what it kept for adoption.
      */

@@ -88,8 +88,7 @@ final class JobRunner {
      */
     private void scheduleTimeout(Execution execution) {
         Job job = execution.job();
-        Duration limit = job.timeoutSeconds() != null ? Duration.ofSeconds(job.timeoutSeconds())
-                : defaultTimeout == null ? null : Duration.ofSeconds(defaultTimeout.toSeconds());
+        Duration limit = Timeouts.limitOf(job, defaultTimeout);
         if (limit != null) {
             parts.timeouts().schedule(execution, limit.minusMillis(execution.elapsedMillis()));
         }

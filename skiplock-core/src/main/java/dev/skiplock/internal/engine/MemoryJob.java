@@ -161,8 +161,7 @@ final class MemoryJob {
             execution = started;
             event("status", JobStatus.RUNNING.wireName(), null, null, null);
         }
-        Duration timeout = started.job().timeoutSeconds() != null
-                ? Duration.ofSeconds(started.job().timeoutSeconds()) : runtime.defaultTimeout();
+        Duration timeout = Timeouts.limitOf(started.job(), runtime.defaultTimeout());
         try {
             if (timeout != null) {
                 started.setTimeout(runtime.timer().schedule(() -> stop(started, Execution.StopReason.TIMEOUT),

@@ -39,6 +39,7 @@ public final class MemoryJobs implements AutoCloseable {
     private final Handlers handlers;
     private final Map<UUID, MemoryJob> jobs = new ConcurrentHashMap<>();
     private final AtomicBoolean pruning = new AtomicBoolean();
+    private volatile boolean closed;
     /** Starts each job, retry and snooze at its time and stops timed-out ones; its thread starts with the first job. */
     private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
             Thread.ofPlatform().name("skiplock-memory-timer").daemon().factory());
@@ -60,6 +61,9 @@ public final class MemoryJobs implements AutoCloseable {
      * {@code availableAt} from the request's {@code runAt}.
      */
     public Job submit(Job requested) {
+        if (closed) {
+            throw new IllegalStateException("this Skiplock instance is closed: it runs no more in-memory jobs");
+        }
         if (requested.availableAt() != null) {
             throw new IllegalArgumentException("runAt: an in-memory job runs at once; enqueue it durable to run later");
         }
@@ -113,6 +117,7 @@ public final class MemoryJobs implements AutoCloseable {
     /** Interrupts what still runs; every in-memory job is lost with the instance. */
     @Override
     public void close() {
+        closed = true;
         timer.shutdownNow();
         jobs.values().forEach(MemoryJob::shutdown);
         handlerThreads.shutdownNow();

@@ -1,5 +1,6 @@
 package dev.skiplock.internal.engine;
 
+import dev.skiplock.Job;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,6 +22,12 @@ final class Timeouts {
     private final ScheduledExecutorService timers;
     private final Clock clock;
     private final Stopper stopper;
+
+    /** A job's time limit per attempt: its own, else the instance's default, in whole seconds; null for none. */
+    static Duration limitOf(Job job, Duration defaultTimeout) {
+        return job.timeoutSeconds() != null ? Duration.ofSeconds(job.timeoutSeconds())
+                : defaultTimeout == null ? null : Duration.ofSeconds(defaultTimeout.toSeconds());
+    }
 
     Timeouts(ScheduledExecutorService timers, Clock clock, Stopper stopper) {
         this.timers = timers;
