@@ -50,52 +50,71 @@ final class SubmitParser {
             JobRequest request = JobRequest.of(kind, storedArgs)
                     .withQueue(text(body, "queue", prefix, JobRequest.DEFAULT_QUEUE))
                     .withPriority(integer(body, "priority", prefix, 0));
-            if (body.hasNonNull("maxAttempts")) {
-                request = request.withMaxAttempts(integer(body, "maxAttempts", prefix, 0));
-            } else if (command) {
-                request = request.withMaxAttempts(COMMAND_MAX_ATTEMPTS);
-            }
-            int timeout = integer(body, "timeoutSeconds", prefix, command ? COMMAND_TIMEOUT_SECONDS : 0);
-            if (body.has("timeoutSeconds") || command) {
-                request = request.withTimeout(Duration.ofSeconds(timeout));
-            }
-            if (body.hasNonNull("runAt")) {
-                request = request.withRunAt(instant(body, "runAt", prefix));
-            }
-            String uniqueKey = text(body, "uniqueKey", prefix, null);
-            if (uniqueKey != null) {
-                request = request.withUniqueKey(uniqueKey);
-            }
-            String traceparent = text(body, "traceparent", prefix, null);
-            if (traceparent != null) {
-                request = request.withTraceparent(traceparent);
-            }
-            if (body.hasNonNull("metadata")) {
-                if (!body.get("metadata").isObject()) {
-                    throw ApiError.invalid(prefix + "metadata", "must be an object");
-                }
-                request = request.withMetadata(ServerJson.MAPPER.convertValue(body.get("metadata"),
-                        Map.class));
-            }
-            if (body.hasNonNull("dependsOn")) {
-                request = request.withDependsOn(ids(body.get("dependsOn"), prefix + "dependsOn"));
-            }
-            JsonNode durable = body.get("durable");
-            if (durable != null && !durable.isNull() && !durable.isBoolean()) {
-                throw ApiError.invalid(prefix + "durable", "must be true or false");
-            }
-            if (durable != null && !durable.isNull() && !durable.asBoolean()) {
-                if (!command) {
-                    throw ApiError.invalid(prefix + "durable", "in-memory jobs run kind command only");
-                }
-                request = request.withDurable(false);
-            }
-            return request;
+            request = withLimits(request, body, prefix, command);
+            request = withOptions(request, body, prefix);
+            return withDurability(request, body, prefix, command);
         } catch (IllegalArgumentException e) {
             ApiError error = ApiError.invalid(e);
             throw error.field == null ? error
                     : new ApiError(400, error.code, prefix + e.getMessage(), prefix + error.field);
         }
+    }
+
+    /** Attempts and timeout: a command defaults to one attempt of at most an hour. */
+    private static JobRequest withLimits(JobRequest request, JsonNode body, String prefix, boolean command) {
+        if (body.hasNonNull("maxAttempts")) {
+            request = request.withMaxAttempts(integer(body, "maxAttempts", prefix, 0));
+        } else if (command) {
+            request = request.withMaxAttempts(COMMAND_MAX_ATTEMPTS);
+        }
+        int timeout = integer(body, "timeoutSeconds", prefix, command ? COMMAND_TIMEOUT_SECONDS : 0);
+        if (body.has("timeoutSeconds") || command) {
+            request = request.withTimeout(Duration.ofSeconds(timeout));
+        }
+        return request;
+    }
+
+    /** The optional fields that map one to one onto a {@link JobRequest} option. */
+    private static JobRequest withOptions(JobRequest request, JsonNode body, String prefix) {
+        if (body.hasNonNull("runAt")) {
+            request = request.withRunAt(instant(body, "runAt", prefix));
+        }
+        String uniqueKey = text(body, "uniqueKey", prefix, null);
+        if (uniqueKey != null) {
+            request = request.withUniqueKey(uniqueKey);
+        }
+        String traceparent = text(body, "traceparent", prefix, null);
+        if (traceparent != null) {
+            request = request.withTraceparent(traceparent);
+        }
+        if (body.hasNonNull("metadata")) {
+            if (!body.get("metadata").isObject()) {
+                throw ApiError.invalid(prefix + "metadata", "must be an object");
+            }
+            request = request.withMetadata(ServerJson.MAPPER.convertValue(body.get("metadata"), Map.class));
+        }
+        if (body.hasNonNull("dependsOn")) {
+            request = request.withDependsOn(ids(body.get("dependsOn"), prefix + "dependsOn"));
+        }
+        return request;
+    }
+
+    /** {@code "durable": false}: an in-memory job, which this service runs for kind {@code command} only. */
+    private static JobRequest withDurability(JobRequest request, JsonNode body, String prefix, boolean command) {
+        JsonNode durable = body.get("durable");
+        if (durable == null || durable.isNull()) {
+            return request;
+        }
+        if (!durable.isBoolean()) {
+            throw ApiError.invalid(prefix + "durable", "must be true or false");
+        }
+        if (durable.asBoolean()) {
+            return request;
+        }
+        if (!command) {
+            throw ApiError.invalid(prefix + "durable", "in-memory jobs run kind command only");
+        }
+        return request.withDurable(false);
     }
 
     private static List<UUID> ids(JsonNode node, String field) {
