@@ -10,8 +10,12 @@ import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.store.Stores;
 import dev.skiplock.internal.store.Migrator;
 import dev.skiplock.spi.Driver;
+import dev.skiplock.spi.PoolSettings;
 import dev.skiplock.spi.Notifier;
+import java.io.IOException;
+import java.io.InputStream;
 import java.sql.Connection;
+import java.util.Properties;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -112,6 +116,23 @@ public final class Skiplock implements JobClient, AutoCloseable {
     /** The worker registry: every worker instance that ran against this database, newest first. */
     public List<WorkerInfo> workers() {
         return stores.workers().listWorkers(config.heartbeatInterval().toMillis());
+    }
+
+    /**
+     * This library's version (e.g. {@code 0.1.0-SNAPSHOT}), written by the build; {@code "unknown"}
+     * when the classes run without their resources.
+     */
+    public static String version() {
+        try (InputStream in = Skiplock.class.getResourceAsStream("skiplock-version.properties")) {
+            if (in == null) {
+                return "unknown";
+            }
+            Properties properties = new Properties();
+            properties.load(in);
+            return properties.getProperty("version", "unknown");
+        } catch (IOException e) {
+            return "unknown";
+        }
     }
 
     /** A client scoped to {@code tenant} (a name: {@code [A-Za-z0-9_.:-]{1,128}}). */
@@ -269,6 +290,9 @@ public final class Skiplock implements JobClient, AutoCloseable {
     /** Collects the data source, config and handlers; {@link #build()} validates, connects and migrates. */
     public static final class Builder {
         private String url;
+        private String user;
+        private String password;
+        private Integer maxPoolSize;
         private DataSource dataSource;
         private Driver driver;
         private SkiplockConfig config = SkiplockConfig.builder().build();
@@ -277,6 +301,28 @@ public final class Skiplock implements JobClient, AutoCloseable {
         /** A JDBC URL ({@code jdbc:postgresql:…} or {@code jdbc:sqlite:…}); Skiplock creates and owns the pool. */
         public Builder url(String jdbcUrl) {
             this.url = jdbcUrl;
+            return this;
+        }
+
+        /** With {@link #url}: the database user, kept out of the URL (default: the URL's). */
+        public Builder user(String value) {
+            this.user = value;
+            return this;
+        }
+
+        /** With {@link #url}: the password, kept out of the URL (default: the URL's). */
+        public Builder password(String value) {
+            this.password = value;
+            return this;
+        }
+
+        /**
+         * With {@link #url}: the most connections the pool Skiplock creates opens (2 to 1000; default
+         * 11 on PostgreSQL, 4 on SQLite). Two instances in one application hold two pools: size each,
+         * or give both your own pool with {@link #dataSource}.
+         */
+        public Builder maxPoolSize(int value) {
+            this.maxPoolSize = value;
             return this;
         }
 
@@ -318,9 +364,14 @@ public final class Skiplock implements JobClient, AutoCloseable {
             if ((url == null) == (dataSource == null)) {
                 throw new IllegalArgumentException("url: give exactly one of url or dataSource");
             }
+            PoolSettings poolSettings = new PoolSettings(user, password, maxPoolSize);
+            if (dataSource != null && !poolSettings.equals(PoolSettings.DEFAULTS)) {
+                throw new IllegalArgumentException((user != null ? "user" : password != null ? "password" : "maxPoolSize")
+                        + ": only with url; a dataSource you give is configured by you");
+            }
             Driver chosen = driver != null ? driver : url != null ? driverForUrl(url) : driverForDataSource(dataSource);
             boolean owns = dataSource == null;
-            DataSource source = owns ? openPool(chosen, url) : dataSource;
+            DataSource source = owns ? openPool(chosen, url, poolSettings) : dataSource;
             try {
                 if (config.migrate()) {
                     new Migrator(source, chosen).migrate();
@@ -334,9 +385,9 @@ public final class Skiplock implements JobClient, AutoCloseable {
             }
         }
 
-        private static DataSource openPool(Driver driver, String jdbcUrl) {
+        private static DataSource openPool(Driver driver, String jdbcUrl, PoolSettings pool) {
             try {
-                return driver.createDataSource(jdbcUrl);
+                return driver.createDataSource(jdbcUrl, pool);
             } catch (IllegalArgumentException e) {
                 throw e;
             } catch (RuntimeException e) {

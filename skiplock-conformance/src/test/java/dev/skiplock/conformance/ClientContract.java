@@ -189,6 +189,25 @@ abstract class ClientContract extends ContractBase {
                 .hasMessageContaining("upgrade this process");
     }
 
+    /** Issue #15: the pool Skiplock creates is sized by the application; a pool it is given is not touched. */
+    @Test
+    void thePoolCreatedFromAUrlTakesItsSizeAndAGivenPoolTakesNoSettings() {
+        Skiplock sized = track(Skiplock.builder().url(database.url()).maxPoolSize(3).build());
+        assertThat(((com.zaxxer.hikari.HikariDataSource) sized.dataSource()).getMaximumPoolSize()).isEqualTo(3);
+
+        assertThatThrownBy(() -> Skiplock.builder().url(database.url()).maxPoolSize(1).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("maxPoolSize:");
+        assertThatThrownBy(() -> Skiplock.builder().dataSource(sized.dataSource()).maxPoolSize(4).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("maxPoolSize:");
+        assertThatThrownBy(() -> Skiplock.builder().dataSource(sized.dataSource()).user("app").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("user:");
+    }
+
+    @Test
+    void theLibraryKnowsItsVersion() {
+        assertThat(Skiplock.version()).matches("\\d+\\.\\d+\\.\\d+.*");
+    }
+
     @Test
     void driverDefinesEveryStatementTheStoreRuns() {
         Driver driver = ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)

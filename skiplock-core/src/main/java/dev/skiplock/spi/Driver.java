@@ -19,8 +19,11 @@ public interface Driver {
     /** True if this driver serves a database reporting this {@code DatabaseMetaData} product name. */
     boolean acceptsProduct(String databaseProductName);
 
-    /** A pooled data source for the URL, with the settings this database needs (e.g. WAL for SQLite). */
-    DataSource createDataSource(String jdbcUrl);
+    /**
+     * A pooled data source for the URL, with the settings this database needs (e.g. WAL for SQLite)
+     * and the application's {@code pool} settings (credentials, size).
+     */
+    DataSource createDataSource(String jdbcUrl, PoolSettings pool);
 
     /** Classpath folder holding {@code sql/} and {@code migrations/}, e.g. {@code dev/skiplock/postgres}. */
     String resourceRoot();

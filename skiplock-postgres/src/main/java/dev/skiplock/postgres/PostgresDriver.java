@@ -6,6 +6,7 @@ import dev.skiplock.spi.BulkCopy;
 import dev.skiplock.spi.Dialect;
 import dev.skiplock.spi.Driver;
 import dev.skiplock.spi.Notifier;
+import dev.skiplock.spi.PoolSettings;
 import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -37,10 +38,16 @@ public final class PostgresDriver implements Driver {
     }
 
     @Override
-    public DataSource createDataSource(String jdbcUrl) {
+    public DataSource createDataSource(String jdbcUrl, PoolSettings pool) {
         HikariConfig hikari = new HikariConfig();
         hikari.setJdbcUrl(jdbcUrl);
-        hikari.setMaximumPoolSize(POOL_SIZE);
+        hikari.setMaximumPoolSize(pool.maxPoolSizeOr(POOL_SIZE));
+        if (pool.user() != null) {
+            hikari.setUsername(pool.user());
+        }
+        if (pool.password() != null) {
+            hikari.setPassword(pool.password());
+        }
         hikari.setPoolName("skiplock-postgres");
         return new HikariDataSource(hikari);
     }

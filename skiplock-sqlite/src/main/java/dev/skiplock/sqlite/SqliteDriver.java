@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.skiplock.spi.Dialect;
 import dev.skiplock.spi.Driver;
 import dev.skiplock.spi.Notifier;
+import dev.skiplock.spi.PoolSettings;
 import java.util.List;
 import java.util.Locale;
 import javax.sql.DataSource;
@@ -48,7 +49,7 @@ public final class SqliteDriver implements Driver {
     }
 
     @Override
-    public DataSource createDataSource(String jdbcUrl) {
+    public DataSource createDataSource(String jdbcUrl, PoolSettings pool) {
         if (jdbcUrl.contains(":memory:") || jdbcUrl.equals("jdbc:sqlite:")) {
             throw new IllegalArgumentException("url: an in-memory SQLite database is not durable and not shared "
                     + "between connections; give a file, e.g. jdbc:sqlite:./skiplock.db");
@@ -57,7 +58,13 @@ public final class SqliteDriver implements Driver {
         // Our settings come last: the driver takes the last value of a repeated parameter.
         hikari.setJdbcUrl(jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + SETTINGS
                 + "&synchronous=" + synchronous(jdbcUrl));
-        hikari.setMaximumPoolSize(POOL_SIZE);
+        hikari.setMaximumPoolSize(pool.maxPoolSizeOr(POOL_SIZE));
+        if (pool.user() != null) {
+            hikari.setUsername(pool.user());
+        }
+        if (pool.password() != null) {
+            hikari.setPassword(pool.password());
+        }
         hikari.setPoolName("skiplock-sqlite");
         return new HikariDataSource(hikari);
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.skiplock.Skiplock;
+import dev.skiplock.spi.PoolSettings;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -35,7 +36,7 @@ class SqliteDriverTest {
     @Test
     void anotherValueIsRejectedNamingTheSetting() {
         assertThatThrownBy(() -> new SqliteDriver().createDataSource("jdbc:sqlite:" + folder.resolve("jobs.db")
-                + "?synchronous=OFF")).isInstanceOf(IllegalArgumentException.class)
+                + "?synchronous=OFF", PoolSettings.DEFAULTS)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("synchronous:").hasMessageContaining("'OFF'");
         assertThatThrownBy(() -> Skiplock.builder().url("jdbc:sqlite:" + folder.resolve("jobs.db")
                 + "?synchronous=fast").build()).isInstanceOf(IllegalArgumentException.class)
@@ -43,7 +44,7 @@ class SqliteDriverTest {
     }
 
     private static String pragma(String url, String name) throws SQLException {
-        DataSource dataSource = new SqliteDriver().createDataSource(url);
+        DataSource dataSource = new SqliteDriver().createDataSource(url, PoolSettings.DEFAULTS);
         try (Connection connection = dataSource.getConnection();
                 Statement statement = connection.createStatement();
                 ResultSet row = statement.executeQuery("PRAGMA " + name)) {
