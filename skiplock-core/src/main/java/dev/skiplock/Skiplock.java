@@ -45,7 +45,7 @@ import javax.sql.DataSource;
  * In-memory jobs ({@link JobRequest#withDurable(boolean) durable(false)}) run with this instance's
  * handlers whether or not it was started, and are lost when it closes.
  */
-public final class Skiplock implements JobClient, AutoCloseable {
+public final class Skiplock implements SkiplockClient {
     public static final String DEFAULT_TENANT = "default";
 
     private final SkiplockConfig config;
@@ -59,11 +59,15 @@ public final class Skiplock implements JobClient, AutoCloseable {
     private final Worker worker;
     private final MemoryJobs memory;
     private final Notifier notifier;
+    /** Migrations applied when this instance was built (Builder.migrate returns them). */
+    private final List<String> appliedAtOpen;
     private final JobClient defaultTenant;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private Skiplock(Builder builder, DataSource dataSource, boolean ownsDataSource, Driver driver) {
+    private Skiplock(Builder builder, DataSource dataSource, boolean ownsDataSource, Driver driver,
+            List<String> appliedAtOpen) {
+        this.appliedAtOpen = List.copyOf(appliedAtOpen);
         this.config = builder.config;
         this.dataSource = dataSource;
         this.ownsDataSource = ownsDataSource;
@@ -358,6 +362,38 @@ public final class Skiplock implements JobClient, AutoCloseable {
         }
 
         public Skiplock build() {
+            return open(config.migrate() ? Schema.MIGRATE : Schema.IGNORE);
+        }
+
+        /**
+         * An enqueue-only client ({@link SkiplockClient}): no handlers and no queues may be set, and the
+         * schema is not migrated but checked, so a producer never changes the database behind its
+         * workers' back; migrate with {@link #migrate()}, {@code skiplock migrate} or a worker's start.
+         *
+         * @throws SkiplockException if the schema lacks migrations this library needs (naming them)
+         */
+        public SkiplockClient buildClient() {
+            if (!handlers.isEmpty()) {
+                throw new IllegalArgumentException("handler: a client runs no jobs; build() an instance to run "
+                        + handlers.keySet().iterator().next());
+            }
+            if (config != null && !config.queues().isEmpty()) {
+                throw new IllegalArgumentException("queues: a client serves no queues; build() a worker for "
+                        + config.queues().keySet());
+            }
+            return open(Schema.CHECK);
+        }
+
+        /** Applies the migrations the schema lacks, then closes the pool it opened; returns their names. */
+        public List<String> migrate() {
+            try (Skiplock migrated = open(Schema.MIGRATE)) {
+                return migrated.appliedAtOpen;
+            }
+        }
+
+        private enum Schema { MIGRATE, CHECK, IGNORE }
+
+        private Skiplock open(Schema schema) {
             if (config == null) {
                 throw new IllegalArgumentException("config: is required");
             }
@@ -373,16 +409,27 @@ public final class Skiplock implements JobClient, AutoCloseable {
             boolean owns = dataSource == null;
             DataSource source = owns ? openPool(chosen, url, poolSettings) : dataSource;
             try {
-                if (config.migrate()) {
-                    new Migrator(source, chosen).migrate();
-                }
-                return new Skiplock(this, source, owns, chosen);
+                List<String> applied = switch (schema) {
+                    case MIGRATE -> new Migrator(source, chosen).migrate();
+                    case CHECK -> requireCurrent(new Migrator(source, chosen).pending(), chosen);
+                    case IGNORE -> List.of();
+                };
+                return new Skiplock(this, source, owns, chosen, applied);
             } catch (RuntimeException e) {
                 if (owns && source instanceof HikariDataSource pool) {
                     pool.close();
                 }
                 throw e;
             }
+        }
+
+        private static List<String> requireCurrent(List<String> pending, Driver driver) {
+            if (!pending.isEmpty()) {
+                throw new SkiplockException("the " + driver.name() + " schema lacks migrations " + pending
+                        + ": a client does not migrate; run `skiplock migrate`, start a worker, or call "
+                        + "Skiplock.builder()…migrate()");
+            }
+            return List.of();
         }
 
         private static DataSource openPool(Driver driver, String jdbcUrl, PoolSettings pool) {

@@ -203,6 +203,33 @@ abstract class ClientContract extends ContractBase {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("user:");
     }
 
+    /** Issue #15: a producer builds a client that runs nothing and never migrates behind its workers' back. */
+    @Test
+    void aClientRefusesAnUnmigratedSchemaAndEnqueuesOnceItIsMigrated() {
+        assertThatThrownBy(() -> Skiplock.builder().url(database.url()).buildClient())
+                .isInstanceOf(dev.skiplock.SkiplockException.class).hasMessageContaining("0001_jobs")
+                .hasMessageContaining("skiplock migrate");
+
+        assertThat(Skiplock.builder().url(database.url()).migrate()).contains("0001_jobs");
+        assertThat(Skiplock.builder().url(database.url()).migrate()).isEmpty();
+
+        try (dev.skiplock.SkiplockClient client = Skiplock.builder().url(database.url()).buildClient()) {
+            Job job = client.enqueue(JobRequest.of("report", Map.of("day", 1)));
+            assertThat(client.get(job.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+            assertThat(client.tenant("acme").list(JobQuery.all()).jobs()).isEmpty();
+        }
+    }
+
+    @Test
+    void aClientTakesNoHandlersAndNoQueues() {
+        assertThatThrownBy(() -> Skiplock.builder().url(database.url())
+                .handler("report", Map.class, context -> dev.skiplock.JobOutcome.complete()).buildClient())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("handler:");
+        assertThatThrownBy(() -> Skiplock.builder().url(database.url())
+                .config(dev.skiplock.SkiplockConfig.builder().queue("default", 2).build()).buildClient())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("queues:");
+    }
+
     @Test
     void theLibraryKnowsItsVersion() {
         assertThat(Skiplock.version()).matches("\\d+\\.\\d+\\.\\d+.*");

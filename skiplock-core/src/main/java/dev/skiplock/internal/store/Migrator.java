@@ -52,11 +52,28 @@ public final class Migrator {
         }
     }
 
-    private List<String> migrateInTransaction(Connection connection) throws SQLException {
-        sql.query(connection, "lock_migrations", Params.of(), row -> 1);
-        sql.update(connection, "create_migrations_table", Params.of());
-        Set<Integer> done = new HashSet<>(sql.query(connection, "applied_migrations", Params.of(),
-                row -> row.getInt("version")));
+    /**
+     * The migrations this library knows that the schema lacks, in order (all of them when nothing was
+     * ever migrated), without changing anything.
+     *
+     * @throws SkiplockException if the schema was migrated by a newer Skiplock
+     */
+    public List<String> pending() {
+        Set<Integer> done = new HashSet<>();
+        try (Connection connection = dataSource.getConnection()) {
+            try {
+                done.addAll(sql.query(connection, "applied_migrations", Params.of(), row -> row.getInt("version")));
+            } catch (RuntimeException noTableYet) {
+                // never migrated: the migrations table does not exist, every migration is pending
+            }
+        } catch (SQLException e) {
+            throw new SkiplockException("cannot connect to the " + driver.name() + " database: " + e.getMessage(), e);
+        }
+        requireKnown(done);
+        return driver.migrations().stream().filter(name -> !done.contains(version(name))).toList();
+    }
+
+    private void requireKnown(Set<Integer> done) {
         int newestKnown = driver.migrations().stream().mapToInt(Migrator::version).max().orElse(0);
         int newestApplied = done.stream().mapToInt(Integer::intValue).max().orElse(0);
         if (newestApplied > newestKnown) {
@@ -66,6 +83,14 @@ public final class Migrator {
             throw new SkiplockException(driver.name() + " schema is at migration " + newestApplied
                     + ", newer than this Skiplock knows (" + newestKnown + "): upgrade this process");
         }
+    }
+
+    private List<String> migrateInTransaction(Connection connection) throws SQLException {
+        sql.query(connection, "lock_migrations", Params.of(), row -> 1);
+        sql.update(connection, "create_migrations_table", Params.of());
+        Set<Integer> done = new HashSet<>(sql.query(connection, "applied_migrations", Params.of(),
+                row -> row.getInt("version")));
+        requireKnown(done);
         List<String> names = driver.migrations().stream()
                 .filter(name -> !done.contains(version(name)))
                 .toList();
