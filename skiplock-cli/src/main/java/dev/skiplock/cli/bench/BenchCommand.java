@@ -1,11 +1,11 @@
 package dev.skiplock.cli.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.skiplock.cli.DatabaseOption;
+import dev.skiplock.cli.Main;
 import dev.skiplock.cli.CliJson;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -18,8 +18,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "MODE", description = "enqueue-single, enqueue-batch, drain or latency")
     String mode;
 
-    @Mixin
-    DatabaseOption database;
+    @ParentCommand
+    Main cli;
 
     @Option(names = "--n", description = "jobs (default 20000; latency: 500)")
     Integer jobs;
@@ -42,7 +42,7 @@ public final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         BenchSettings settings = validate();
         ObjectNode result;
-        try (BenchDatabase fresh = new BenchDatabase(database.jdbcUrl())) {
+        try (BenchDatabase fresh = new BenchDatabase(cli.options().jdbcUrl())) {
             result = switch (mode) {
                 case "enqueue-single", "enqueue-batch" -> new EnqueueBench(settings).run(fresh.url());
                 case "drain" -> new DrainBench(settings).run(fresh.url());

@@ -2,18 +2,19 @@ package dev.skiplock.cli.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.JobStatus;
+import dev.skiplock.cli.Main;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code skiplock logs [-f] ID}: prints a job's events; {@code -f} follows until the job ends. */
 @Command(name = "logs", description = "Print a job's events; -f follows until it ends.")
 public final class LogsCommand implements Callable<Integer> {
-    @Mixin
-    ServerOptions server;
+    @ParentCommand
+    Main cli;
 
     @Option(names = {"-f", "--follow"})
     boolean follow;
@@ -23,7 +24,7 @@ public final class LogsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ApiClient client = server.client();
+        ApiClient client = cli.options().client();
         if (follow) {
             follow(client, id, false);
             return 0;

@@ -1,0 +1,34 @@
+package dev.skiplock.cli;
+
+import dev.skiplock.cli.client.ApiClient;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+/**
+ * The global options (API.md): declared once on {@code skiplock} with {@link ScopeType#INHERIT}, so
+ * picocli adds them to every subcommand and they are accepted before or after it; either way the
+ * value lands here. A command reads them through its {@code @ParentCommand Main}.
+ */
+public final class GlobalOptions {
+    static final String DEFAULT_SERVER = "http://127.0.0.1:8080";
+
+    @Option(names = "--db", paramLabel = "URL", scope = ScopeType.INHERIT, defaultValue = DatabaseUrl.DEFAULT,
+            description = "database of serve, worker, migrate, bench, demo: JDBC URL or postgresql://… "
+                    + "(default: ${DEFAULT-VALUE})")
+    String db;
+
+    @Option(names = "--server", paramLabel = "URL", scope = ScopeType.INHERIT, defaultValue = DEFAULT_SERVER,
+            description = "server the other commands talk to (default ${DEFAULT-VALUE})")
+    String server;
+
+    @Option(names = "--token", scope = ScopeType.INHERIT, description = "bearer token for --server (default: $SKIPLOCK_TOKEN)")
+    String token;
+
+    public String jdbcUrl() {
+        return DatabaseUrl.toJdbc(db);
+    }
+
+    public ApiClient client() {
+        return new ApiClient(server, token != null ? token : System.getenv("SKIPLOCK_TOKEN"));
+    }
+}
