@@ -24,11 +24,25 @@ public final class GlobalOptions {
     @Option(names = "--token", scope = ScopeType.INHERIT, description = "bearer token for --server (default: $SKIPLOCK_TOKEN)")
     String token;
 
+    @Option(names = "--plain", scope = ScopeType.INHERIT,
+            description = "no live status line or redrawn screen, as when piped (also: SKIPLOCK_PLAIN set)")
+    boolean plain;
+
     public String jdbcUrl() {
         return DatabaseUrl.toJdbc(db);
     }
 
+    /** The server URL as given (or its default). */
+    public String server() {
+        return server;
+    }
+
     public ApiClient client() {
         return new ApiClient(server, token != null ? token : System.getenv("SKIPLOCK_TOKEN"));
+    }
+
+    /** Whether to draw live lines and screens: on an interactive terminal unless {@code --plain} or {@code SKIPLOCK_PLAIN}. */
+    public boolean live() {
+        return !plain && System.getenv("SKIPLOCK_PLAIN") == null && Terminal.interactive();
     }
 }

@@ -6,6 +6,8 @@ import dev.skiplock.cli.client.CliFailure;
 import dev.skiplock.cli.client.JobCommands;
 import dev.skiplock.cli.client.LogsCommand;
 import dev.skiplock.cli.client.SubmitCommand;
+import dev.skiplock.cli.client.TopCommand;
+import dev.skiplock.cli.client.WorkersCommand;
 import java.io.PrintWriter;
 import picocli.AutoComplete;
 import picocli.CommandLine;
@@ -25,7 +27,8 @@ import picocli.CommandLine.ScopeType;
         description = "Durable job queue and worker engine on PostgreSQL and SQLite.",
         subcommands = {ServeCommand.class, WorkerCommand.class, SubmitCommand.class, JobCommands.Status.class,
             JobCommands.List.class, LogsCommand.class, JobCommands.Cancel.class, JobCommands.Remove.class,
-            JobCommands.Retry.class, JobCommands.Queue.class, MigrateCommand.class, BenchCommand.class, DemoCommand.class, HelpCommand.class})
+            JobCommands.Retry.class, JobCommands.Queue.class, WorkersCommand.class, TopCommand.class,
+            MigrateCommand.class, BenchCommand.class, DemoCommand.class, HelpCommand.class})
 public final class Main {
     public static final int EXIT_FAILED = 1;
     public static final int EXIT_USAGE = 2;

@@ -39,7 +39,7 @@ class CommandLineTest {
     @Test
     void everySubcommandAnswersHelpWithItsUsageAndExitsZero() {
         assertThat(subcommands()).contains("serve", "worker", "submit", "status", "ls", "logs", "cancel", "rm",
-                "retry", "queue", "migrate", "bench", "demo", "help", "completion");
+                "retry", "queue", "workers", "top", "migrate", "bench", "demo", "help", "completion");
         for (String name : subcommands()) {
             Run help = cli(name, "--help");
 
@@ -60,7 +60,7 @@ class CommandLineTest {
     void everySubcommandTakesTheGlobalOptionsInItsUsage() {
         for (String name : subcommands()) {
             if (!name.equals("help") && !name.equals("completion")) {
-                assertThat(cli(name, "--help").out()).as(name).contains("--db", "--server", "--token");
+                assertThat(cli(name, "--help").out()).as(name).contains("--db", "--server", "--token", "--plain");
             }
         }
     }
@@ -74,7 +74,7 @@ class CommandLineTest {
         for (String name : subcommands()) {
             assertThat(completion.out()).as(name).contains(name);
         }
-        assertThat(completion.out()).contains("--wait", "--db", "--server");
+        assertThat(completion.out()).contains("--wait", "--interval", "--once");
     }
 
     @Test
@@ -97,6 +97,16 @@ class CommandLineTest {
         assertThat(before.err()).startsWith("skiplock: --db: expected");
         assertThat(after.exit()).isEqualTo(Main.EXIT_USAGE);
         assertThat(after.err()).isEqualTo(before.err());
+        assertThat(cli("top", "--once", "--interval", "10ms").err()).startsWith("skiplock: --interval:");
         assertThat(cli("--server", "ftp://x", "ls").err()).startsWith("skiplock: --server:");
+    }
+
+    @Test
+    void durationsAreFormattedShortForPeople() {
+        assertThat(Durations.format(java.time.Duration.ofMillis(-5))).isEqualTo("0s");
+        assertThat(Durations.format(java.time.Duration.ofSeconds(42))).isEqualTo("42s");
+        assertThat(Durations.format(java.time.Duration.ofSeconds(65))).isEqualTo("1m05s");
+        assertThat(Durations.format(java.time.Duration.ofMinutes(127))).isEqualTo("2h07m");
+        assertThat(Durations.format(java.time.Duration.ofHours(76))).isEqualTo("3d04h");
     }
 }

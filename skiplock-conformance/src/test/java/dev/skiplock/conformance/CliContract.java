@@ -13,6 +13,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -147,6 +148,42 @@ abstract class CliContract extends ContractBase {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    @Test
+    void workersListsThisTestsWorker() {
+        String workerId = skiplock.config().workerId();
+
+        Run table = cli("workers", "--server", url);
+        Run json = cli("--server", url, "workers", "--json");
+
+        assertThat(table.exit()).isZero();
+        List<String> lines = table.out().lines().toList();
+        assertThat(lines.getFirst().split(" +")).containsExactly("ID", "HOST", "PID", "QUEUES", "STATUS", "HEARTBEAT");
+        assertThat(lines).anySatisfy(line -> assertThat(line.split(" +")).startsWith(workerId,
+                skiplock.config().hostId(), Long.toString(ProcessHandle.current().pid()), "default", "active"));
+        assertThat(json.out()).contains("\"id\" : \"" + workerId + "\"");
+    }
+
+    @Test
+    void topOnceShowsTheQueueAndItsCounts() {
+        assertThat(cli("submit", "--server", url, "--wait", "--", "true").exit()).isZero();
+        assertThat(cli("submit", "--server", url, "--wait", "--", "false").exit()).isEqualTo(1);
+
+        Run top = cli("--server", url, "top", "--once");
+
+        assertThat(top.exit()).isZero();
+        assertThat(top.out()).doesNotContain("\033");
+        List<String> lines = top.out().lines().toList();
+        List<String> header = Arrays.asList(lines.stream().filter(line -> line.startsWith("QUEUE ")).findFirst()
+                .orElseThrow().split(" +"));
+        List<String> row = Arrays.asList(lines.stream().filter(line -> line.startsWith("default "))
+                .findFirst().orElseThrow().split(" +"));
+        assertThat(row.get(header.indexOf("SUCCEEDED"))).isEqualTo("1");
+        assertThat(row.get(header.indexOf("FAILED"))).isEqualTo("1");
+        assertThat(row.get(header.indexOf("QUEUED"))).isEqualTo("0");
+        assertThat(row.get(header.indexOf("FINISHED/S"))).isEqualTo("-");
+        assertThat(lines).anyMatch(line -> line.startsWith(skiplock.config().workerId() + " "));
     }
 
     @Test
