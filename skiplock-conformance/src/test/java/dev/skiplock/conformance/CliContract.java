@@ -97,6 +97,35 @@ abstract class CliContract extends ContractBase {
     }
 
     @Test
+    void pipedSubmitWaitPrintsTheIdThenTheJobsOutputAndNothingElse() {
+        Run run = cli("submit", "--server", url, "--wait", "--", "sh", "-c", "echo first; echo second");
+
+        assertThat(run.exit()).isZero();
+        List<String> lines = run.out().lines().toList();
+        assertThat(lines).hasSize(3);
+        assertThat(lines.getFirst()).matches("[0-9a-f-]{36}");
+        assertThat(lines.subList(1, 3)).containsExactly("first", "second");
+        assertThat(run.err()).as("no status line in a pipe").doesNotContain("\033");
+
+        Run logs = cli("logs", "--server", url, "-f", lines.getFirst());
+        assertThat(logs.out()).contains("first").contains("succeeded").doesNotContain("\033");
+        assertThat(logs.err()).as("no status line in a pipe").doesNotContain("\033");
+    }
+
+    @Test
+    void pipedBenchPrintsOnlyTheJsonLineOnStdoutAndPlainProgressOnStderr() {
+        Run bench = cli("--db", database.url(), "bench", "enqueue-batch", "--n", "50", "--batch", "20");
+
+        assertThat(bench.exit()).as(bench.err()).isZero();
+        List<String> lines = bench.out().lines().toList();
+        assertThat(lines).hasSize(1);
+        JsonNode result = dev.skiplock.cli.CliJson.read(lines.getFirst());
+        assertThat(result.path("ok").asBoolean()).isTrue();
+        assertThat(result.path("settings").path("db").asText()).isEqualTo(skiplock.driverName());
+        assertThat(bench.err()).contains("bench: enqueue-batch: enqueueing 50 jobs\n").doesNotContain("\033");
+    }
+
+    @Test
     void globalOptionsAreAcceptedBeforeOrAfterTheSubcommand() {
         assertThat(cli("--db", database.url(), "migrate").out()).contains("is up to date");
         assertThat(cli("migrate", "--db", database.url()).out()).contains("is up to date");

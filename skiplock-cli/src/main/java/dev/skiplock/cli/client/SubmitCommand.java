@@ -45,7 +45,7 @@ public final class SubmitCommand implements Callable<Integer> {
     @Option(names = "--args", description = "job args as JSON (with --kind)")
     String args;
 
-    @Option(names = "--wait", description = "follow the job and exit 0 if it succeeded, 1 if not")
+    @Option(names = "--wait", description = "follow the job (a live status line on a terminal) and exit 0 if it succeeded, 1 if not")
     boolean await;
 
     @Parameters(paramLabel = "CMD", description = "command and arguments (after --)")
@@ -91,7 +91,7 @@ public final class SubmitCommand implements Callable<Integer> {
         ApiClient client = cli.options().client();
         String id = client.post("/api/v1/jobs", body).path("id").asText();
         System.out.println(id);
-        return await ? LogsCommand.follow(client, id, true) : 0;
+        return await ? LogsCommand.follow(client, id, true, cli.options().live()) : 0;
     }
 
     private static JsonNode parseArgs(String text) {

@@ -29,6 +29,13 @@ class LiveOutputTest {
     }
 
     @Test
+    void statusLineShowsStatusAttemptElapsedAndProgress() {
+        assertThat(StatusLine.render("queued", 0, Duration.ofSeconds(3), null)).isEqualTo("queued · 3s");
+        assertThat(StatusLine.render("running", 2, Duration.ofSeconds(65), "{\"done\":3}"))
+                .isEqualTo("running · attempt 2 · 1m05s · progress {\"done\":3}");
+    }
+
+    @Test
     void topFrameShowsCountsByStatusAndFinishedJobsPerSecondSinceThePreviousFrame() {
         TopFrame.Sample first = new TopFrame.Sample(T0, queues(10, 1, 2), workers(), null);
         TopFrame.Sample second = new TopFrame.Sample(T0.plusSeconds(2), queues(16, 2, 2), workers(), null);
