@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Option;
 
 /**
@@ -24,8 +24,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "demo", description = "Enqueue a few jobs and work them here, showing retries, a timeout and a cancel.")
 final class DemoCommand implements Callable<Integer> {
-    @Mixin
-    DatabaseOption database;
+    @ParentCommand
+    Main cli;
 
     @Option(names = "--jobs", defaultValue = "5", description = "greetings to enqueue (default ${DEFAULT-VALUE})")
     int jobs;
@@ -40,7 +40,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         SkiplockConfig config = SkiplockConfig.builder().queue("default", 4)
                 .retryPolicy(new RetryPolicy(Duration.ofMillis(200), Duration.ofSeconds(2), 0.1)).build();
-        try (Skiplock skiplock = Skiplock.builder().url(database.jdbcUrl()).config(config)
+        try (Skiplock skiplock = Skiplock.builder().url(cli.options().jdbcUrl()).config(config)
                 .handler("greet", Greeting.class, context -> {
                     System.out.printf("  run   %s attempt %d: hello, %s%n", context.job().kind(), context.attempt(),
                             context.args().name());
@@ -59,7 +59,7 @@ final class DemoCommand implements Callable<Integer> {
                     return JobOutcome.complete();
                 })
                 .build()) {
-            System.out.println("skiplock demo on " + database.jdbcUrl());
+            System.out.println("skiplock demo on " + cli.options().jdbcUrl());
             List<Job> enqueued = new ArrayList<>();
             for (int i = 1; i <= jobs; i++) {
                 enqueued.add(skiplock.enqueue(JobRequest.of("greet", new Greeting("guest " + i))));

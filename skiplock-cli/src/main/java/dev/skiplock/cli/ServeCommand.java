@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -21,8 +22,8 @@ import picocli.CommandLine.Spec;
 final class ServeCommand implements Callable<Integer> {
     static final int DEFAULT_CONCURRENCY = 8;
 
-    @Mixin
-    DatabaseOption database;
+    @ParentCommand
+    Main cli;
 
     @Mixin
     WorkerOptions workerOptions;
@@ -119,7 +120,7 @@ final class ServeCommand implements Callable<Integer> {
             }
             work.forEach(builder::queue);
         }
-        Skiplock skiplock = workerOptions.handlers(Skiplock.builder().url(database.jdbcUrl()).config(builder.build())).build();
+        Skiplock skiplock = workerOptions.handlers(Skiplock.builder().url(cli.options().jdbcUrl()).config(builder.build())).build();
         SkiplockServer server;
         try {
             skiplock.start();

@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Option;
 
 /**
@@ -16,8 +17,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "worker", description = "Run workers only, against the same database as a server.")
 final class WorkerCommand implements Callable<Integer> {
-    @Mixin
-    DatabaseOption database;
+    @ParentCommand
+    Main cli;
 
     @Mixin
     WorkerOptions workerOptions;
@@ -42,7 +43,7 @@ final class WorkerCommand implements Callable<Integer> {
         queues.forEach(queue -> builder.queue(queue, concurrency));
         builder.retention(Durations.parse("--retention", retention))
                 .pruneInterval(Durations.parse("--prune-interval", pruneInterval));
-        Skiplock skiplock = workerOptions.handlers(Skiplock.builder().url(database.jdbcUrl()).config(builder.build())).build();
+        Skiplock skiplock = workerOptions.handlers(Skiplock.builder().url(cli.options().jdbcUrl()).config(builder.build())).build();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             skiplock.close();

@@ -7,10 +7,19 @@ import dev.skiplock.Skiplock;
 import dev.skiplock.cli.Main;
 import dev.skiplock.server.ServerConfig;
 import dev.skiplock.server.SkiplockServer;
+import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,10 +28,11 @@ import org.junit.jupiter.api.Test;
 abstract class CliContract extends ContractBase {
     private SkiplockServer server;
     private String url;
+    private Skiplock skiplock;
 
     @BeforeEach
     void startServer() {
-        Skiplock skiplock = started(builder(config -> config.queue("default", 2))
+        skiplock = started(builder(config -> config.queue("default", 2))
                 .handler("command", JsonNode.class, SkiplockServer.commandRunner()));
         server = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", 0, 1024 * 1024, true, Map.of()));
         url = "http://127.0.0.1:" + server.port();
@@ -33,19 +43,26 @@ abstract class CliContract extends ContractBase {
         server.close();
     }
 
-    private record Run(int exit, String out) {
+    private record Run(int exit, String out, String err) {
     }
 
-    /** Runs the CLI in this JVM, capturing stdout (the commands print with System.out). */
+    /**
+     * Runs the CLI in this JVM, capturing stdout and stderr (the commands print with System.out and
+     * System.err). This JVM has no console, so output is plain, as in a pipe.
+     */
     private Run cli(String... args) {
-        PrintStream original = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream originalOut = System.out;
+        PrintStream originalErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
         synchronized (CliContract.class) {
-            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
             try {
-                return new Run(Main.run(args), captured.toString(StandardCharsets.UTF_8));
+                return new Run(Main.run(args), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
             } finally {
-                System.setOut(original);
+                System.setOut(originalOut);
+                System.setErr(originalErr);
             }
         }
     }
@@ -77,5 +94,132 @@ abstract class CliContract extends ContractBase {
         assertThat(cli("submit", "--server", url, "--priority", "x", "--", "true").exit()).isEqualTo(Main.EXIT_USAGE);
         assertThat(cli("queue", "sideways", "default", "--server", url).exit()).isEqualTo(Main.EXIT_USAGE);
         assertThat(cli("status", "--server", "http://127.0.0.1:1", id).exit()).isEqualTo(Main.EXIT_UNREACHABLE);
+    }
+
+    @Test
+    void pipedSubmitWaitPrintsTheIdThenTheJobsOutputAndNothingElse() {
+        Run run = cli("submit", "--server", url, "--wait", "--", "sh", "-c", "echo first; echo second");
+
+        assertThat(run.exit()).isZero();
+        List<String> lines = run.out().lines().toList();
+        assertThat(lines).hasSize(3);
+        assertThat(lines.getFirst()).matches("[0-9a-f-]{36}");
+        assertThat(lines.subList(1, 3)).containsExactly("first", "second");
+        assertThat(run.err()).as("no status line in a pipe").doesNotContain("\033");
+
+        Run logs = cli("logs", "--server", url, "-f", lines.getFirst());
+        assertThat(logs.out()).contains("first").contains("succeeded").doesNotContain("\033");
+        assertThat(logs.err()).as("no status line in a pipe").doesNotContain("\033");
+    }
+
+    @Test
+    void pipedBenchPrintsOnlyTheJsonLineOnStdoutAndPlainProgressOnStderr() {
+        Run bench = cli("--db", database.url(), "bench", "enqueue-batch", "--n", "50", "--batch", "20");
+
+        assertThat(bench.exit()).as(bench.err()).isZero();
+        List<String> lines = bench.out().lines().toList();
+        assertThat(lines).hasSize(1);
+        JsonNode result = dev.skiplock.cli.CliJson.read(lines.getFirst());
+        assertThat(result.path("ok").asBoolean()).isTrue();
+        assertThat(result.path("settings").path("db").asText()).isEqualTo(skiplock.driverName());
+        assertThat(bench.err()).contains("bench: enqueue-batch: enqueueing 50 jobs\n").doesNotContain("\033");
+    }
+
+    @Test
+    void globalOptionsAreAcceptedBeforeOrAfterTheSubcommand() {
+        assertThat(cli("--db", database.url(), "migrate").out()).contains("is up to date");
+        assertThat(cli("migrate", "--db", database.url()).out()).contains("is up to date");
+
+        String id = cli("--server", url, "submit", "--", "sleep", "30").out().strip();
+        assertThat(cli("--server", url, "status", id).out()).contains("\"id\" : \"" + id + "\"");
+        assertThat(cli("status", id, "--server", url).out()).contains("\"id\" : \"" + id + "\"");
+        assertThat(cli("--server", url, "--token", "unused", "ls").out()).contains(id);
+        assertThat(cli("ls", "--server", url).out()).contains(id);
+        Run cancelled = cli("--server", url, "cancel", id);
+        assertThat(cancelled.exit()).as(cancelled.err()).isZero();
+        assertThat(cancelled.out()).startsWith(id);
+        assertThat(cli("cancel", id, "--server", url).exit()).as("already cancelled").isEqualTo(Main.EXIT_USAGE);
+        assertThat(cli("--server", "http://127.0.0.1:1", "status", id).exit()).isEqualTo(Main.EXIT_UNREACHABLE);
+    }
+
+    @Test
+    void serveTakesTheDatabaseBeforeTheSubcommand() throws Exception {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-Xmx96m",
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                "dev.skiplock.cli.Main", "--db", database.url(), "serve", "--port", "0", "--concurrency", "0"));
+        Process serve = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try {
+            CompletableFuture<String> serving = CompletableFuture.supplyAsync(() -> firstLine(serve, "skiplock serving on"));
+            Matcher address = Pattern.compile("on (http://\\S+) \\((\\w+), API only\\)")
+                    .matcher(serving.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+            assertThat(address.find()).isTrue();
+            assertThat(address.group(2)).isEqualTo(skiplock.driverName());
+
+            assertThat(cli("--server", address.group(1), "ls").exit()).isZero();
+        } finally {
+            serve.destroy();
+            serve.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    private static String firstLine(Process process, String prefix) {
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            StringBuilder seen = new StringBuilder();
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                if (line.startsWith(prefix)) {
+                    return line;
+                }
+                seen.append(line).append('\n');
+            }
+            throw new IllegalStateException("the process ended before '" + prefix + "':\n" + seen);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void workersListsThisTestsWorker() {
+        String workerId = skiplock.config().workerId();
+
+        Run table = cli("workers", "--server", url);
+        Run json = cli("--server", url, "workers", "--json");
+
+        assertThat(table.exit()).isZero();
+        List<String> lines = table.out().lines().toList();
+        assertThat(lines.getFirst().split(" +")).containsExactly("ID", "HOST", "PID", "QUEUES", "STATUS", "HEARTBEAT");
+        assertThat(lines).anySatisfy(line -> assertThat(line.split(" +")).startsWith(workerId,
+                skiplock.config().hostId(), Long.toString(ProcessHandle.current().pid()), "default", "active"));
+        assertThat(json.out()).contains("\"id\" : \"" + workerId + "\"");
+    }
+
+    @Test
+    void topOnceShowsTheQueueAndItsCounts() {
+        assertThat(cli("submit", "--server", url, "--wait", "--", "true").exit()).isZero();
+        assertThat(cli("submit", "--server", url, "--wait", "--", "false").exit()).isEqualTo(1);
+
+        Run top = cli("--server", url, "top", "--once");
+
+        assertThat(top.exit()).isZero();
+        assertThat(top.out()).doesNotContain("\033");
+        List<String> lines = top.out().lines().toList();
+        List<String> header = Arrays.asList(lines.stream().filter(line -> line.startsWith("QUEUE ")).findFirst()
+                .orElseThrow().split(" +"));
+        List<String> row = Arrays.asList(lines.stream().filter(line -> line.startsWith("default "))
+                .findFirst().orElseThrow().split(" +"));
+        assertThat(row.get(header.indexOf("SUCCEEDED"))).isEqualTo("1");
+        assertThat(row.get(header.indexOf("FAILED"))).isEqualTo("1");
+        assertThat(row.get(header.indexOf("QUEUED"))).isEqualTo("0");
+        assertThat(row.get(header.indexOf("FINISHED/S"))).isEqualTo("-");
+        assertThat(lines).anyMatch(line -> line.startsWith(skiplock.config().workerId() + " "));
+    }
+
+    @Test
+    void aBadOptionExitsTwoAndNamesIt() {
+        Run run = cli("ls", "--server", url, "--sideways");
+
+        assertThat(run.exit()).isEqualTo(Main.EXIT_USAGE);
+        assertThat(run.err()).startsWith("skiplock: Unknown option: '--sideways'");
     }
 }

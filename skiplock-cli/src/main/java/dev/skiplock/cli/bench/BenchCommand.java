@@ -1,25 +1,26 @@
 package dev.skiplock.cli.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.skiplock.cli.DatabaseOption;
+import dev.skiplock.cli.Main;
 import dev.skiplock.cli.CliJson;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
  * {@code skiplock bench MODE}: measures one thing on fresh tables and prints one JSON object as the
- * last line of stdout (API.md, "skiplock bench"). Progress goes to stderr.
+ * last line of stdout (API.md, "skiplock bench"). Progress goes to stderr ({@link BenchProgress}: live
+ * on a terminal, plain lines in a pipe).
  */
 @Command(name = "bench", description = "Benchmark: enqueue-single, enqueue-batch, drain or latency; prints one JSON line.")
 public final class BenchCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "MODE", description = "enqueue-single, enqueue-batch, drain or latency")
     String mode;
 
-    @Mixin
-    DatabaseOption database;
+    @ParentCommand
+    Main cli;
 
     @Option(names = "--n", description = "jobs (default 20000; latency: 500)")
     Integer jobs;
@@ -42,7 +43,9 @@ public final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         BenchSettings settings = validate();
         ObjectNode result;
-        try (BenchDatabase fresh = new BenchDatabase(database.jdbcUrl())) {
+        try (BenchProgress progress = BenchProgress.open(cli.options().live());
+                BenchDatabase fresh = new BenchDatabase(cli.options().jdbcUrl())) {
+            BenchSupport.output = progress;
             result = switch (mode) {
                 case "enqueue-single", "enqueue-batch" -> new EnqueueBench(settings).run(fresh.url());
                 case "drain" -> new DrainBench(settings).run(fresh.url());
@@ -56,6 +59,8 @@ public final class BenchCommand implements Callable<Integer> {
             settingsJson.put("rate", rate);
             settingsJson.put("history", history);
             settingsJson.put("java", Runtime.version().toString());
+        } finally {
+            BenchSupport.output = BenchProgress.open(false);
         }
         System.out.println(CliJson.MAPPER.writeValueAsString(result));
         return result.path("ok").asBoolean() ? 0 : 1;

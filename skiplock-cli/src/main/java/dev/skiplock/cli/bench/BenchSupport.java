@@ -128,7 +128,10 @@ final class BenchSupport {
         }
     }
 
+    /** Where {@link #progress} goes: set by {@link BenchCommand} for its run (one benchmark per process). */
+    static volatile BenchProgress output = BenchProgress.open(false);
+
     static void progress(String message) {
-        System.err.println("bench: " + message);
+        output.phase(message);
     }
 }

@@ -32,6 +32,7 @@ final class DrainBench {
             long end;
             SkiplockMetrics metrics;
             long drainRss;
+            BenchSupport.progress("drain: working off " + settings.jobs() + " jobs (timed)");
             try (BenchSupport.RssSampler rss = new BenchSupport.RssSampler()) {
                 Skiplock worker = BenchSupport.worker(url, settings.concurrency(),
                         id -> firstStart.compareAndSet(0, System.nanoTime()));

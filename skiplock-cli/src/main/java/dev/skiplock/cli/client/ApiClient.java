@@ -23,7 +23,7 @@ public final class ApiClient {
     private final String base;
     private final String token;
 
-    ApiClient(String base, String token) {
+    public ApiClient(String base, String token) {
         if (!base.startsWith("http://") && !base.startsWith("https://")) {
             throw new IllegalArgumentException("--server: expected http://host:port, got '" + base + "'");
         }

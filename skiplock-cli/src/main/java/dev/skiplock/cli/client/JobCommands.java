@@ -2,11 +2,12 @@ package dev.skiplock.cli.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.cli.CliJson;
+import dev.skiplock.cli.Main;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -24,8 +25,8 @@ public final class JobCommands {
     }
 
     /** POSTs {@code /api/v1/jobs/{id}/{action}} and prints the job's id and status. */
-    static int act(ServerOptions server, String id, String action) {
-        JsonNode job = server.client().post("/api/v1/jobs/" + id + "/" + action, CliJson.object());
+    static int act(Main cli, String id, String action) {
+        JsonNode job = cli.options().client().post("/api/v1/jobs/" + id + "/" + action, CliJson.object());
         System.out.println(job.path("id").asText() + " " + job.path("status").asText()
                 + (job.path("cancelRequested").asBoolean() ? " (cancel requested)" : ""));
         return 0;
@@ -33,23 +34,23 @@ public final class JobCommands {
 
     @Command(name = "status", description = "Show one job.")
     public static final class Status implements Callable<Integer> {
-        @Mixin
-        ServerOptions server;
+        @ParentCommand
+        Main cli;
 
         @Parameters(paramLabel = "ID")
         String id;
 
         @Override
         public Integer call() {
-            printJson(server.client().get("/api/v1/jobs/" + id));
+            printJson(cli.options().client().get("/api/v1/jobs/" + id));
             return 0;
         }
     }
 
     @Command(name = "ls", description = "List jobs, newest first.")
     public static final class List implements Callable<Integer> {
-        @Mixin
-        ServerOptions server;
+        @ParentCommand
+        Main cli;
 
         @Option(names = "--status")
         String status;
@@ -72,7 +73,7 @@ public final class JobCommands {
             if (queue != null) {
                 query.append("&queue=").append(URLEncoder.encode(queue, StandardCharsets.UTF_8));
             }
-            JsonNode page = server.client().get("/api/v1/jobs" + query);
+            JsonNode page = cli.options().client().get("/api/v1/jobs" + query);
             if (json) {
                 printJson(page);
                 return 0;
@@ -87,36 +88,36 @@ public final class JobCommands {
 
     @Command(name = "cancel", description = "Cancel a job (a running one is stopped).")
     public static final class Cancel implements Callable<Integer> {
-        @Mixin
-        ServerOptions server;
+        @ParentCommand
+        Main cli;
 
         @Parameters(paramLabel = "ID")
         String id;
 
         @Override
         public Integer call() {
-            return act(server, id, "cancel");
+            return act(cli, id, "cancel");
         }
     }
 
     @Command(name = "retry", description = "Queue one more attempt of a finished job.")
     public static final class Retry implements Callable<Integer> {
-        @Mixin
-        ServerOptions server;
+        @ParentCommand
+        Main cli;
 
         @Parameters(paramLabel = "ID")
         String id;
 
         @Override
         public Integer call() {
-            return act(server, id, "retry");
+            return act(cli, id, "retry");
         }
     }
 
     @Command(name = "rm", description = "Delete a finished job; --force cancels a live one first.")
     public static final class Remove implements Callable<Integer> {
-        @Mixin
-        ServerOptions server;
+        @ParentCommand
+        Main cli;
 
         @Option(names = "--force")
         boolean force;
@@ -126,7 +127,7 @@ public final class JobCommands {
 
         @Override
         public Integer call() {
-            server.client().delete("/api/v1/jobs/" + id + (force ? "?force=true" : ""));
+            cli.options().client().delete("/api/v1/jobs/" + id + (force ? "?force=true" : ""));
             System.out.println(id + (force ? " removed (cancelled first if it was live)" : " removed"));
             return 0;
         }
@@ -134,8 +135,8 @@ public final class JobCommands {
 
     @Command(name = "queue", description = "Pause or resume a queue.")
     public static final class Queue implements Callable<Integer> {
-        @Mixin
-        ServerOptions server;
+        @ParentCommand
+        Main cli;
 
         @Parameters(index = "0", paramLabel = "ACTION", description = "pause or resume")
         String action;
@@ -148,7 +149,7 @@ public final class JobCommands {
             if (!action.equals("pause") && !action.equals("resume")) {
                 throw new IllegalArgumentException("ACTION: expected pause or resume, got '" + action + "'");
             }
-            JsonNode answer = server.client().post("/api/v1/queues/" + URLEncoder.encode(queue, StandardCharsets.UTF_8)
+            JsonNode answer = cli.options().client().post("/api/v1/queues/" + URLEncoder.encode(queue, StandardCharsets.UTF_8)
                     + "/" + action, CliJson.object());
             System.out.println(answer.path("name").asText() + (answer.path("paused").asBoolean() ? " paused" : " resumed"));
             return 0;

@@ -2,18 +2,19 @@ package dev.skiplock.cli.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.JobStatus;
+import dev.skiplock.cli.Main;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code skiplock logs [-f] ID}: prints a job's events; {@code -f} follows until the job ends. */
-@Command(name = "logs", description = "Print a job's events; -f follows until it ends.")
+@Command(name = "logs", description = "Print a job's events; -f follows until it ends (with a live status line on a terminal).")
 public final class LogsCommand implements Callable<Integer> {
-    @Mixin
-    ServerOptions server;
+    @ParentCommand
+    Main cli;
 
     @Option(names = {"-f", "--follow"})
     boolean follow;
@@ -23,29 +24,37 @@ public final class LogsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ApiClient client = server.client();
+        ApiClient client = cli.options().client();
         if (follow) {
-            follow(client, id, false);
+            follow(client, id, false, cli.options().live());
             return 0;
         }
         client.get("/api/v1/jobs/" + id + "/events").path("events").forEach(LogsCommand::print);
         return 0;
     }
 
-    /** Follows until the terminal status; returns 0 if the job succeeded, 1 if not (for --wait). */
-    static int follow(ApiClient client, String id, boolean quiet) {
+    /**
+     * Follows until the terminal status; returns 0 if the job succeeded, 1 if not (for --wait).
+     * {@code quiet} prints only the job's own output; {@code live} adds the {@link StatusLine}.
+     */
+    static int follow(ApiClient client, String id, boolean quiet, boolean live) {
         AtomicReference<String> terminal = new AtomicReference<>();
-        client.stream("/api/v1/jobs/" + id + "/events?follow=true", event -> {
-            if (!quiet || event.path("type").asText().equals("log")) {
-                print(event);
-            }
-            boolean end = event.path("type").asText().equals("status")
-                    && JobStatus.fromWireName(event.path("status").asText()).isTerminal();
-            if (end) {
-                terminal.set(event.path("status").asText());
-            }
-            return end;
-        });
+        try (StatusLine line = live ? StatusLine.live(System.err) : StatusLine.plain()) {
+            client.stream("/api/v1/jobs/" + id + "/events?follow=true", event -> {
+                boolean shown = !quiet || event.path("type").asText().equals("log");
+                line.show(event, () -> {
+                    if (shown) {
+                        print(event);
+                    }
+                });
+                boolean end = event.path("type").asText().equals("status")
+                        && JobStatus.fromWireName(event.path("status").asText()).isTerminal();
+                if (end) {
+                    terminal.set(event.path("status").asText());
+                }
+                return end;
+            });
+        }
         return "succeeded".equals(terminal.get()) ? 0 : 1;
     }
 

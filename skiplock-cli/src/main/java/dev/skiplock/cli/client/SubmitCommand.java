@@ -4,18 +4,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.cli.Durations;
 import dev.skiplock.cli.CliJson;
+import dev.skiplock.cli.Main;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code skiplock submit … -- CMD ARGS…} or {@code --kind K --args JSON}: prints the job id. */
 @Command(name = "submit", description = "Enqueue a command job (or any kind with --kind/--args); prints its id.")
 public final class SubmitCommand implements Callable<Integer> {
-    @Mixin
-    ServerOptions server;
+    @ParentCommand
+    Main cli;
 
     @Option(names = "--queue")
     String queue;
@@ -44,7 +45,7 @@ public final class SubmitCommand implements Callable<Integer> {
     @Option(names = "--args", description = "job args as JSON (with --kind)")
     String args;
 
-    @Option(names = "--wait", description = "follow the job and exit 0 if it succeeded, 1 if not")
+    @Option(names = "--wait", description = "follow the job (a live status line on a terminal) and exit 0 if it succeeded, 1 if not")
     boolean await;
 
     @Parameters(paramLabel = "CMD", description = "command and arguments (after --)")
@@ -87,10 +88,10 @@ public final class SubmitCommand implements Callable<Integer> {
         if (uniqueKey != null) {
             body.put("uniqueKey", uniqueKey);
         }
-        ApiClient client = server.client();
+        ApiClient client = cli.options().client();
         String id = client.post("/api/v1/jobs", body).path("id").asText();
         System.out.println(id);
-        return await ? LogsCommand.follow(client, id, true) : 0;
+        return await ? LogsCommand.follow(client, id, true, cli.options().live()) : 0;
     }
 
     private static JsonNode parseArgs(String text) {
