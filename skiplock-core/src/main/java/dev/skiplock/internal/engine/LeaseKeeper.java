@@ -52,8 +52,11 @@ final class LeaseKeeper {
     }
 
     private void heartbeat() {
-        workers.touchWorker(config.workerId()); // the registry shows idle workers as alive too
+        // First, and whatever else fails: a lost claim's jobs must be given back before their lease
+        // ends (retry() handles its own failures), and a touch on a connection the network just cut
+        // must not skip that for this tick (the long fault run caught one given back too late).
         parts.lostClaims().retry();
+        workers.touchWorker(config.workerId()); // the registry shows idle workers as alive too
         List<Execution> held = parts.registry().snapshot();
         if (held.isEmpty()) {
             return;
