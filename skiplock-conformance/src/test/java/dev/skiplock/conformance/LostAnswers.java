@@ -23,7 +23,9 @@ import javax.sql.DataSource;
 final class LostAnswers {
     /** The text that identifies each statement whose answer can be dropped, in both dialects. */
     private static final java.util.Map<String, Pattern> STATEMENTS = java.util.Map.of(
-            "claim_jobs", Pattern.compile("SET status = 'running', attempt = (j\\.)?attempt \\+ 1"));
+            "claim_jobs", Pattern.compile("SET status = 'running', attempt = (j\\.)?attempt \\+ 1"),
+            "unclaim_jobs", Pattern.compile("attempt = attempt - 1, locked_by = NULL"),
+            "touch_worker", Pattern.compile("UPDATE skiplock_workers SET last_heartbeat_at"));
 
     private LostAnswers() {
     }
@@ -38,6 +40,35 @@ final class LostAnswers {
                                         (call, callArgs, callResult) -> dropAnswer(call, callResult, armed))
                                 : innerResult)
                 : result);
+    }
+
+    /**
+     * Fails the next {@code failures} runs of {@code statement} with a connection error before they
+     * reach the database (as on a connection the network has just cut); later runs pass.
+     */
+    static DataSource failing(DataSource target, String statement, java.util.concurrent.atomic.AtomicInteger failures) {
+        Pattern text = STATEMENTS.get(statement);
+        return proxy(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
+                ? proxy(Connection.class, (Connection) result, (inner, innerArgs, innerResult) ->
+                        inner.getName().equals("prepareStatement") && text.matcher((String) innerArgs[0]).find()
+                                ? failingStatement((PreparedStatement) innerResult, failures) : innerResult)
+                : result);
+    }
+
+    private static PreparedStatement failingStatement(PreparedStatement target,
+            java.util.concurrent.atomic.AtomicInteger failures) {
+        InvocationHandler handler = (self, method, args) -> {
+            if (method.getName().startsWith("execute") && failures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                throw new SQLTransientConnectionException("test: the connection was cut", "08006");
+            }
+            try {
+                return method.invoke(target, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        };
+        return (PreparedStatement) Proxy.newProxyInstance(LostAnswers.class.getClassLoader(),
+                new Class<?>[] {PreparedStatement.class}, handler);
     }
 
     /**

@@ -125,6 +125,32 @@ abstract class ProtocolRaceContract extends ContractBase {
         assertThat(worker.metrics().adopted()).isZero();
     }
 
+    // Fault 8, found again by the long fault run: the give-back at once failed too, and the heartbeat
+    // skipped its retry whenever touching the worker registry failed first, until the lease ran out.
+    @Test
+    void lostClaimIsGivenBackByTheHeartbeatEvenWhileTouchingTheRegistryFails() {
+        Skiplock pool = client();
+        AtomicBoolean dropNextClaimAnswer = new AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicInteger unclaimFailures = new java.util.concurrent.atomic.AtomicInteger(1);
+        java.util.concurrent.atomic.AtomicInteger touchFailures =
+                new java.util.concurrent.atomic.AtomicInteger(Integer.MAX_VALUE);
+        DataSource flaky = LostAnswers.failing(LostAnswers.failing(
+                LostAnswers.dropping(pool.dataSource(), "claim_jobs", dropNextClaimAnswer),
+                "unclaim_jobs", unclaimFailures), "touch_worker", touchFailures);
+        Job job = pool.enqueue(JobRequest.of("work", new Work("x")).withMaxAttempts(1));
+        Skiplock worker = track(Skiplock.builder().dataSource(flaky).config(fastConfig().queue("default", 1).build())
+                .handler("work", Work.class, context -> JobOutcome.complete(context.attempt()))
+                .build()).start(); // its first claim takes the job, its answer is lost, the give-back fails
+
+        Job done = awaitTerminal(pool, job.id());
+        assertThat(dropNextClaimAnswer).isFalse();
+        assertThat(unclaimFailures.get()).isZero();
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).isEqualTo(1);
+        assertThat(statuses(pool, job)).containsExactly("queued@0", "running@1", "queued@0", "running@1", "succeeded@1");
+        assertThat(worker.metrics().adopted()).isZero();
+    }
+
     // Fault 12: a worker that re-adopts its own job after a pause stops its old execution.
     @Test
     void workerThatAdoptsItsOwnJobAfterAPauseStopsItsOldExecution() throws Exception {

@@ -56,7 +56,12 @@ final class LeaseKeeper {
         // ends (retry() handles its own failures), and a touch on a connection the network just cut
         // must not skip that for this tick (the long fault run caught one given back too late).
         parts.lostClaims().retry();
-        workers.touchWorker(config.workerId()); // the registry shows idle workers as alive too
+        try {
+            workers.touchWorker(config.workerId()); // the registry shows idle workers as alive too
+        } catch (RuntimeException e) {
+            // the leases below matter more than the registry's last-seen time: extend them anyway
+            LOG.warn("could not touch this worker's registry row; extending leases anyway: {}", e.getMessage());
+        }
         List<Execution> held = parts.registry().snapshot();
         if (held.isEmpty()) {
             return;
