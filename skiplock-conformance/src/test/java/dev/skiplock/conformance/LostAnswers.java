@@ -57,10 +57,21 @@ final class LostAnswers {
 
     private static PreparedStatement failingStatement(PreparedStatement target,
             java.util.concurrent.atomic.AtomicInteger failures) {
-        InvocationHandler handler = (self, method, args) -> {
+        return checkedStatement(target, (method, args) -> {
             if (method.getName().startsWith("execute") && failures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 throw new SQLTransientConnectionException("test: the connection was cut", "08006");
             }
+        });
+    }
+
+    /** What a statement proxy checks before each call reaches the real statement. */
+    private interface BeforeCall {
+        void check(Method method, Object[] args) throws SQLException;
+    }
+
+    private static PreparedStatement checkedStatement(PreparedStatement target, BeforeCall before) {
+        InvocationHandler handler = (self, method, args) -> {
+            before.check(method, args);
             try {
                 return method.invoke(target, args);
             } catch (InvocationTargetException e) {
@@ -85,21 +96,14 @@ final class LostAnswers {
 
     private static PreparedStatement rejectingStatement(PreparedStatement target, String marker) {
         AtomicBoolean carriesMarker = new AtomicBoolean();
-        InvocationHandler handler = (self, method, args) -> {
+        return checkedStatement(target, (method, args) -> {
             if (method.getName().equals("setString") && args[1] instanceof String text && text.contains(marker)) {
                 carriesMarker.set(true);
             }
             if (method.getName().startsWith("execute") && carriesMarker.get()) {
                 throw new SQLException("test: the database cannot store this value", "22P05", 18);
             }
-            try {
-                return method.invoke(target, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-        };
-        return (PreparedStatement) Proxy.newProxyInstance(LostAnswers.class.getClassLoader(),
-                new Class<?>[] {PreparedStatement.class}, handler);
+        });
     }
 
     private static Object dropAnswer(Method call, Object result, AtomicBoolean armed) throws SQLException {
