@@ -1,5 +1,6 @@
 package dev.skiplock.cli;
 
+import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockException;
 import dev.skiplock.cli.bench.BenchCommand;
 import dev.skiplock.cli.client.CliFailure;
@@ -23,7 +24,7 @@ import picocli.CommandLine.ScopeType;
  * <p>{@code scope = INHERIT} hands {@code --help} and {@code --version} to every subcommand, and the
  * {@link GlobalOptions} are inherited the same way: both are accepted before or after the subcommand.
  */
-@Command(name = "skiplock", mixinStandardHelpOptions = true, version = "skiplock 0.1.0", scope = ScopeType.INHERIT,
+@Command(name = "skiplock", mixinStandardHelpOptions = true, versionProvider = Main.Version.class, scope = ScopeType.INHERIT,
         description = "Durable job queue and worker engine on PostgreSQL and SQLite.",
         subcommands = {ServeCommand.class, WorkerCommand.class, SubmitCommand.class, JobCommands.Status.class,
             JobCommands.List.class, LogsCommand.class, JobCommands.Cancel.class, JobCommands.Remove.class,
@@ -87,5 +88,13 @@ public final class Main {
 
     private static String oneLine(String message) {
         return message == null ? "" : message.lines().findFirst().orElse("");
+    }
+
+    /** {@code --version}: the library's version as the build wrote it, never a second copy of it. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"skiplock " + Skiplock.version()};
+        }
     }
 }

@@ -49,6 +49,15 @@ class CommandLineTest {
     }
 
     @Test
+    void versionIsTheLibrarysAsTheBuildWroteIt() {
+        Run version = cli("--version");
+
+        assertThat(version.exit()).isZero();
+        assertThat(version.out().strip()).isEqualTo("skiplock " + dev.skiplock.Skiplock.version())
+                .doesNotContain("unknown");
+    }
+
+    @Test
     void helpCommandShowsASubcommandsUsage() {
         Run help = cli("help", "submit");
 
