@@ -59,15 +59,11 @@ public final class Skiplock implements SkiplockClient {
     private final Worker worker;
     private final MemoryJobs memory;
     private final Notifier notifier;
-    /** Migrations applied when this instance was built (Builder.migrate returns them). */
-    private final List<String> appliedAtOpen;
     private final JobClient defaultTenant;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private Skiplock(Builder builder, DataSource dataSource, boolean ownsDataSource, Driver driver,
-            List<String> appliedAtOpen) {
-        this.appliedAtOpen = List.copyOf(appliedAtOpen);
+    private Skiplock(Builder builder, DataSource dataSource, boolean ownsDataSource, Driver driver) {
         this.config = builder.config;
         this.dataSource = dataSource;
         this.ownsDataSource = ownsDataSource;
@@ -362,7 +358,16 @@ public final class Skiplock implements SkiplockClient {
         }
 
         public Skiplock build() {
-            return open(config.migrate() ? Schema.MIGRATE : Schema.IGNORE);
+            Database database = connect();
+            try {
+                if (config.migrate()) {
+                    new Migrator(database.source(), database.driver()).migrate();
+                }
+                return new Skiplock(this, database.source(), database.owned(), database.driver());
+            } catch (RuntimeException e) {
+                database.closeIfOwned();
+                throw e;
+            }
         }
 
         /**
@@ -381,19 +386,36 @@ public final class Skiplock implements SkiplockClient {
                 throw new IllegalArgumentException("queues: a client serves no queues; build() a worker for "
                         + config.queues().keySet());
             }
-            return open(Schema.CHECK);
+            Database database = connect();
+            try {
+                requireCurrent(new Migrator(database.source(), database.driver()).pending(), database.driver());
+                return new Skiplock(this, database.source(), database.owned(), database.driver());
+            } catch (RuntimeException e) {
+                database.closeIfOwned();
+                throw e;
+            }
         }
 
         /** Applies the migrations the schema lacks, then closes the pool it opened; returns their names. */
         public List<String> migrate() {
-            try (Skiplock migrated = open(Schema.MIGRATE)) {
-                return migrated.appliedAtOpen;
+            Database database = connect();
+            try {
+                return new Migrator(database.source(), database.driver()).migrate();
+            } finally {
+                database.closeIfOwned();
             }
         }
 
-        private enum Schema { MIGRATE, CHECK, IGNORE }
+        /** The data source to use and its driver; {@code owned}: Skiplock created the pool and closes it. */
+        private record Database(DataSource source, Driver driver, boolean owned) {
+            void closeIfOwned() {
+                if (owned && source instanceof HikariDataSource pool) {
+                    pool.close();
+                }
+            }
+        }
 
-        private Skiplock open(Schema schema) {
+        private Database connect() {
             if (config == null) {
                 throw new IllegalArgumentException("config: is required");
             }
@@ -406,30 +428,16 @@ public final class Skiplock implements SkiplockClient {
                         + ": only with url; a dataSource you give is configured by you");
             }
             Driver chosen = driver != null ? driver : url != null ? driverForUrl(url) : driverForDataSource(dataSource);
-            boolean owns = dataSource == null;
-            DataSource source = owns ? openPool(chosen, url, poolSettings) : dataSource;
-            try {
-                List<String> applied = switch (schema) {
-                    case MIGRATE -> new Migrator(source, chosen).migrate();
-                    case CHECK -> requireCurrent(new Migrator(source, chosen).pending(), chosen);
-                    case IGNORE -> List.of();
-                };
-                return new Skiplock(this, source, owns, chosen, applied);
-            } catch (RuntimeException e) {
-                if (owns && source instanceof HikariDataSource pool) {
-                    pool.close();
-                }
-                throw e;
-            }
+            return dataSource != null ? new Database(dataSource, chosen, false)
+                    : new Database(openPool(chosen, url, poolSettings), chosen, true);
         }
 
-        private static List<String> requireCurrent(List<String> pending, Driver driver) {
+        private static void requireCurrent(List<String> pending, Driver driver) {
             if (!pending.isEmpty()) {
                 throw new SkiplockException("the " + driver.name() + " schema lacks migrations " + pending
                         + ": a client does not migrate; run `skiplock migrate`, start a worker, or call "
                         + "Skiplock.builder()…migrate()");
             }
-            return List.of();
         }
 
         private static DataSource openPool(Driver driver, String jdbcUrl, PoolSettings pool) {

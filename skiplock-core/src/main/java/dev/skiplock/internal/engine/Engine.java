@@ -3,6 +3,7 @@ package dev.skiplock.internal.engine;
 import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.store.Stores;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,17 +45,18 @@ public final class Engine implements Worker {
         this.stores = stores;
         this.counters = counters;
         this.handlers = new Handlers(bindings);
-        this.lostClaims = new LostClaims(stores.jobs(), WorkerClock.of(config));
+        Clock clock = WorkerClock.of(config);
+        this.lostClaims = new LostClaims(stores.jobs(), clock);
         this.completer = new Completer(stores, signals, registry, counters, handlers::completed);
         Outcomes outcomes = new Outcomes(config.retryPolicy());
         this.stopper = new Stopper(registry, outcomes, handlers, completer, counters);
-        Timeouts timeouts = new Timeouts(timers, WorkerClock.of(config), stopper);
+        Timeouts timeouts = new Timeouts(timers, clock, stopper);
         this.runner = new JobRunner(stores, config.defaultTimeout(),
                 new JobRunner.Parts(handlers, outcomes, registry, counters, stopper, timeouts, completer));
         Claims claims = new Claims(config, stores.jobs(), counters, lostClaims, handlers.resumableKindsJson());
         List<QueueClaimer> perQueue = new ArrayList<>();
         config.queues().forEach((queue, concurrency) -> perQueue.add(
-                new QueueClaimer(queue, concurrency, config.pollInterval(), WorkerClock.of(config), claims, runner)));
+                new QueueClaimer(queue, concurrency, config.pollInterval(), clock, claims, runner)));
         this.claimers = new Claimers(perQueue);
         this.leaseKeeper = new LeaseKeeper(config, stores.jobs(), stores.workers(),
                 new LeaseKeeper.Parts(registry, counters, lostClaims, stopper, claimers));
