@@ -67,6 +67,8 @@ final class FaultRun implements AutoCloseable {
     private final Thread chaos;
     private final Thread cutter;
     private volatile boolean running = true;
+    /** False once the run's end began: a scheduler that exits is not started again. */
+    private volatile boolean schedulersWanted = true;
     private int started;
 
     /**
@@ -191,7 +193,7 @@ final class FaultRun implements AutoCloseable {
     private void supervise() {
         while (running) {
             for (Process scheduler : schedulers) {
-                if (!scheduler.isAlive() && running) {
+                if (!scheduler.isAlive() && running && schedulersWanted) {
                     if (!killedByUs.contains(scheduler.pid())) {
                         long now = System.currentTimeMillis();
                         faults.add(new Fault("scheduler-start-failed", scheduler.pid(), now, now));
@@ -303,6 +305,23 @@ final class FaultRun implements AutoCloseable {
         long at = System.currentTimeMillis();
         postgres.restart();
         faults.add(new Fault("restart", 0, at, System.currentTimeMillis()));
+    }
+
+    /**
+     * Stops the cron schedulers (SIGTERM, once no process is paused): a slot that fired after the
+     * harness's last look at the tables would otherwise enqueue a job no worker is left to run.
+     */
+    void stopSchedulers() throws InterruptedException {
+        schedulersWanted = false;
+        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100)).until(paused::isEmpty);
+        for (Process scheduler : schedulers) {
+            scheduler.destroy();
+        }
+        for (Process scheduler : schedulers) {
+            if (!scheduler.waitFor(30, TimeUnit.SECONDS)) {
+                scheduler.destroyForcibly();
+            }
+        }
     }
 
     /** Stops injecting, resumes paused workers, and stops every worker gracefully (SIGTERM). */
