@@ -139,6 +139,18 @@ public interface JobClient {
     Job cancel(UUID id);
 
     /**
+     * Delivers signal {@code name} with {@code payload} (any value Jackson writes as JSON; {@code
+     * null} is JSON null) to a job that is not terminal. A job waiting for it
+     * ({@link JobContext#awaitSignal}) runs at once; one that does not wait yet gets it when it
+     * does. The first delivery of a name wins. Durable jobs only.
+     *
+     * @throws IllegalArgumentException naming {@code name} or {@code payload} if either is refused
+     * @throws JobNotFoundException     if there is no such job (also for an in-memory job)
+     * @throws JobStateException        if the job is terminal, or a signal of that name was delivered before
+     */
+    Job signal(UUID id, String name, Object payload);
+
+    /**
      * Queues one more attempt of a terminal job ({@code attempt} keeps counting).
      *
      * @throws JobNotFoundException if there is no such job

@@ -1,5 +1,11 @@
 package dev.skiplock;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -68,4 +74,102 @@ public interface JobContext<A> {
      * event. Written at once, fenced like the outcome; returns false if the attempt lost its lease.
      */
     boolean progress(Object data);
+
+    /** The body of a {@link #step}: runs at most once per job as far as Skiplock can tell (see there). */
+    @FunctionalInterface
+    interface StepBody<T> {
+        T run() throws Exception;
+    }
+
+    /** Work on a connection in a transaction of {@link #inTransaction}. */
+    @FunctionalInterface
+    interface TransactionWork<T> {
+        T run(Connection connection) throws Exception;
+    }
+
+    /**
+     * Runs a named step once per job (DESIGN §5, steps): its output is stored with the job as JSON
+     * when {@code body} returns, and any later execution of the job (after a crash, a lost lease, a
+     * retry, an adoption, a {@link #sleep} or an {@link #awaitSignal}) gets the stored output back
+     * without running {@code body} again. The output is returned as stored: read back from its JSON
+     * into {@code type}, the first time too, so every execution sees the same value.
+     *
+     * <p>The write is fenced by this execution's lease: an execution that lost its lease records
+     * nothing and ends with a {@link JobStateException}. A body that throws records nothing: the
+     * exception goes on to the handler, and the next attempt runs the step again. A crash between
+     * the body's end and the write also runs the body again: make a step's side effects idempotent
+     * or checkpoint them finely. Each start, finish and failure is a {@code step} event naming
+     * the step. Names are checked like other names; a name is used once per job (by a step, a
+     * sleep or a signal wait); the number of checkpoints and the size of an output are bounded
+     * ({@link SkiplockConfig#maxStepsPerJob()}, {@link SkiplockConfig#maxStepOutputBytes()}).
+     *
+     * @throws IllegalArgumentException naming {@code name} or the output when either is refused
+     */
+    default <T> T step(String name, Class<T> type, StepBody<? extends T> body) throws Exception {
+        throw new UnsupportedOperationException("step: not supported by " + getClass().getName());
+    }
+
+    /** {@link #step(String, Class, StepBody)} returning the stored JSON itself. */
+    default JsonNode step(String name, StepBody<?> body) throws Exception {
+        return step(name, JsonNode.class, () -> {
+            Object value = body.run();
+            return value instanceof JsonNode node ? node : dev.skiplock.internal.Json.MAPPER.valueToTree(value);
+        });
+    }
+
+    /**
+     * A durable sleep: the first time an execution of this job reaches it, the attempt ends here
+     * ({@link JobSuspendedException}) without using up an attempt, and the job waits {@code queued}
+     * until {@code duration} has passed, holding no thread and no lease; it then runs again from the
+     * start of the handler, its finished steps returning their stored outputs, and this call returns
+     * at once. In-memory jobs sleep the same way, in this process.
+     */
+    default void sleep(String name, Duration duration) {
+        throw new UnsupportedOperationException("sleep: not supported by " + getClass().getName());
+    }
+
+    /**
+     * Waits for signal {@code name} ({@link JobClient#signal}) at most {@code timeout}, durably as
+     * {@link #sleep} does: returns its payload at once if it was delivered (also before the job
+     * got here: a signal is kept), otherwise ends the attempt and runs the job again when the
+     * signal comes or the timeout passes, and then returns the payload, or empty on timeout.
+     * Durable jobs only: an in-memory job gets an {@link UnsupportedOperationException}.
+     */
+    default Optional<JsonNode> awaitSignal(String name, Duration timeout) {
+        throw new UnsupportedOperationException("awaitSignal: not supported by " + getClass().getName());
+    }
+
+    /**
+     * The results of the jobs this one depends on ({@link JobRequest#withDependsOn}), by job id:
+     * "run against the build it waited for". A dependency deleted since (retention) is missing;
+     * one that returned no result maps to {@code null}. Empty for an in-memory job.
+     */
+    default Map<UUID, JsonNode> parentResults() {
+        throw new UnsupportedOperationException("parentResults: not supported by " + getClass().getName());
+    }
+
+    /**
+     * Runs {@code work} in one transaction on a connection to the job's database: the
+     * {@link ExecutionHook} runs first inside it (e.g. {@code SET LOCAL} of the job's tenant for a
+     * row-level security policy), then {@code work}, then the hook's {@code afterExecute}; commits
+     * if all return, rolls back if one throws. With {@link #completeInTransaction} the job's
+     * outcome commits with the work. Durable jobs only.
+     */
+    default <T> T inTransaction(TransactionWork<T> work) throws Exception {
+        throw new UnsupportedOperationException("inTransaction: not supported by " + getClass().getName());
+    }
+
+    /**
+     * Finishes this job as {@code succeeded} with {@code result} inside the caller's transaction on
+     * {@code connection} (a connection to the job's database with auto-commit off, such as the one
+     * {@link #inTransaction} gives): the business writes and the job's status commit together or not
+     * at all. Fenced by this execution's lease: if it no longer holds the job, the transaction is
+     * rolled back and a {@link JobStateException} thrown, so a stale worker's writes never commit.
+     * Call it last, just before the commit: the job's row stays locked until then. If the
+     * transaction does not commit after all, the attempt fails (retried per policy). What the
+     * handler then returns is not written again. Durable jobs only.
+     */
+    default void completeInTransaction(Connection connection, Object result) throws SQLException {
+        throw new UnsupportedOperationException("completeInTransaction: not supported by " + getClass().getName());
+    }
 }

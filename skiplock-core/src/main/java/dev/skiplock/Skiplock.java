@@ -71,7 +71,7 @@ public final class Skiplock implements SkiplockClient {
         this.stores = Stores.open(dataSource, driver);
         this.notifier = driver.notifier(dataSource);
         this.worker = config.queues().isEmpty() ? Worker.NONE
-                : new Engine(config, stores, builder.handlers, counters, signals);
+                : new Engine(config, stores, builder.handlers, counters, signals, dataSource, builder.executionHook);
         this.memory = new MemoryJobs(config, builder.handlers, signals);
         this.defaultTenant = tenant(DEFAULT_TENANT);
     }
@@ -218,6 +218,11 @@ public final class Skiplock implements SkiplockClient {
         return defaultTenant.retry(id);
     }
 
+    @Override
+    public Job signal(UUID id, String name, Object payload) {
+        return defaultTenant.signal(id, name, payload);
+    }
+
     /**
      * Stops claiming, lets running jobs finish for up to {@link SkiplockConfig#shutdownTimeout()},
      * interrupts the rest and releases their leases, writes pending outcomes, then closes the pool
@@ -296,6 +301,7 @@ public final class Skiplock implements SkiplockClient {
         private DataSource dataSource;
         private Driver driver;
         private SkiplockConfig config = SkiplockConfig.builder().build();
+        private ExecutionHook executionHook = ExecutionHook.NONE;
         private final Map<String, HandlerBinding<?>> handlers = new LinkedHashMap<>();
 
         /** A JDBC URL ({@code jdbc:postgresql:…} or {@code jdbc:sqlite:…}); Skiplock creates and owns the pool. */
@@ -340,6 +346,18 @@ public final class Skiplock implements SkiplockClient {
 
         public Builder config(SkiplockConfig value) {
             this.config = value;
+            return this;
+        }
+
+        /**
+         * Runs inside every transaction a handler opens with {@link JobContext#inTransaction}, before
+         * and after its work (e.g. {@code SET LOCAL} of the job's tenant); default none.
+         */
+        public Builder executionHook(ExecutionHook value) {
+            if (value == null) {
+                throw new IllegalArgumentException("executionHook: is required (ExecutionHook.NONE for none)");
+            }
+            this.executionHook = value;
             return this;
         }
 

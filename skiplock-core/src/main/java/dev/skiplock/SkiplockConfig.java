@@ -39,6 +39,11 @@ import java.util.UUID;
  *                           step or a clock set by hand moves no timeout); a clock given here is used as is.
  *                           Leases, retention and backoff delays stay on the database's time; waits of a thread
  *                           (shutdown, {@link JobClient#awaitEvents}) are measured by the JVM's monotonic timer
+ * @param maxStepsPerJob     how many checkpoints (steps, sleeps, signal waits: {@link JobContext#step}) one job may
+ *                           record (default 1,000; 1 to 100,000); one more fails the step with an
+ *                           {@link IllegalStateException} naming the limit
+ * @param maxStepOutputBytes the largest output of one step, as JSON in UTF-8 (default 1 MiB; 1 byte to 16 MiB); a
+ *                           larger output fails the step with an {@link IllegalArgumentException} naming the limit
  */
 public record SkiplockConfig(
         String workerId,
@@ -55,9 +60,13 @@ public record SkiplockConfig(
         boolean migrate,
         Duration retention,
         Duration pruneInterval,
-        Clock clock) {
+        Clock clock,
+        int maxStepsPerJob,
+        int maxStepOutputBytes) {
 
     public static final int MAX_CONCURRENCY = 10_000;
+    public static final int MAX_STEPS_PER_JOB_LIMIT = 100_000;
+    public static final int MAX_STEP_OUTPUT_BYTES_LIMIT = 16 << 20;
 
     public SkiplockConfig {
         Names.check("workerId", workerId);
@@ -100,6 +109,14 @@ public record SkiplockConfig(
         if (clock == null) {
             throw new IllegalArgumentException("clock: is required");
         }
+        if (maxStepsPerJob < 1 || maxStepsPerJob > MAX_STEPS_PER_JOB_LIMIT) {
+            throw new IllegalArgumentException("maxStepsPerJob: must be between 1 and " + MAX_STEPS_PER_JOB_LIMIT
+                    + ", got " + maxStepsPerJob);
+        }
+        if (maxStepOutputBytes < 1 || maxStepOutputBytes > MAX_STEP_OUTPUT_BYTES_LIMIT) {
+            throw new IllegalArgumentException("maxStepOutputBytes: must be between 1 and "
+                    + MAX_STEP_OUTPUT_BYTES_LIMIT + ", got " + maxStepOutputBytes);
+        }
     }
 
     private static void positive(String field, Duration value) {
@@ -137,6 +154,8 @@ public record SkiplockConfig(
         private Duration retention = Duration.ofDays(7);
         private Duration pruneInterval = Duration.ofSeconds(60);
         private Clock clock = Clock.systemUTC();
+        private int maxStepsPerJob = 1000;
+        private int maxStepOutputBytes = 1 << 20;
 
         public Builder workerId(String value) {
             workerId = value;
@@ -218,10 +237,22 @@ public record SkiplockConfig(
             return this;
         }
 
+        /** See {@link SkiplockConfig#maxStepsPerJob()}. */
+        public Builder maxStepsPerJob(int value) {
+            maxStepsPerJob = value;
+            return this;
+        }
+
+        /** See {@link SkiplockConfig#maxStepOutputBytes()}. */
+        public Builder maxStepOutputBytes(int value) {
+            maxStepOutputBytes = value;
+            return this;
+        }
+
         public SkiplockConfig build() {
             return new SkiplockConfig(workerId, hostId, queues, leaseTtl, heartbeatInterval, reaperInterval, pollInterval,
                     shutdownTimeout, defaultMaxAttempts, defaultTimeout, retryPolicy, migrate, retention, pruneInterval,
-                    clock);
+                    clock, maxStepsPerJob, maxStepOutputBytes);
         }
 
         private static String defaultHostId() {

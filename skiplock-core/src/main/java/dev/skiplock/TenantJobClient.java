@@ -9,7 +9,9 @@ import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.internal.store.SignalStore;
 import dev.skiplock.internal.store.Stores;
+import dev.skiplock.internal.engine.Steps;
 import dev.skiplock.spi.Notifier;
 import java.sql.Connection;
 import java.time.Duration;
@@ -40,6 +42,7 @@ final class TenantJobClient implements JobClient {
     private final EventStore events;
     private final EventSignals signals;
     private final MemoryJobs memory;
+    private final SignalStore signalStore;
 
     TenantJobClient(String tenant, Stores stores, SkiplockConfig config, Worker worker, Notifier notifier,
             EventSignals signals, MemoryJobs memory) {
@@ -52,6 +55,7 @@ final class TenantJobClient implements JobClient {
         this.notifier = notifier;
         this.signals = signals;
         this.memory = memory;
+        this.signalStore = stores.signals();
     }
 
     @Override
@@ -265,6 +269,29 @@ final class TenantJobClient implements JobClient {
             notifier.publishCancel(id);
         }
         return cancelled.get();
+    }
+
+    @Override
+    public Job signal(UUID id, String name, Object payload) {
+        String checked = Names.check("name", name);
+        if (memory.owns(tenant, requireId(id))) {
+            throw new JobNotFoundException(id); // in-memory jobs take no signals (JobContext.awaitSignal)
+        }
+        String json = Steps.outputJson("payload", payload, config.maxStepOutputBytes());
+        SignalStore.Delivery delivery = signalStore.insertSignal(tenant, id, checked, json)
+                .orElseThrow(() -> new JobNotFoundException(id));
+        if (!delivery.delivered()) {
+            Job job = get(id).orElseThrow(() -> new JobNotFoundException(id));
+            throw new JobStateException(job.status().isTerminal()
+                    ? "job " + id + " is already " + job.status().wireName()
+                    : "signal " + checked + " was already delivered to job " + id, job);
+        }
+        for (String queue : delivery.wokenQueues()) {
+            worker.wake(queue);
+            notifier.publishQueueReady(queue);
+        }
+        signals.signal(id);
+        return get(id).orElseThrow(() -> new JobNotFoundException(id));
     }
 
     @Override

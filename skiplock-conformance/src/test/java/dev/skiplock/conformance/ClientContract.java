@@ -17,6 +17,8 @@ import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.QueueStore;
+import dev.skiplock.internal.store.SignalStore;
+import dev.skiplock.internal.store.StepStore;
 import dev.skiplock.internal.store.WorkerStore;
 import dev.skiplock.spi.Driver;
 import java.time.Duration;
@@ -241,7 +243,7 @@ abstract class ClientContract extends ContractBase {
                 .filter(candidate -> candidate.acceptsUrl(database.url())).findFirst().orElseThrow();
         Map<String, List<String>> tables = new HashMap<>(Map.of("jobs", JobStore.STATEMENTS,
                 "events", EventStore.STATEMENTS, "queues", QueueStore.STATEMENTS, "workers", WorkerStore.STATEMENTS,
-                "cron", CronStore.STATEMENTS));
+                "cron", CronStore.STATEMENTS, "steps", StepStore.STATEMENTS, "signals", SignalStore.STATEMENTS));
         driver.bulkCopy().ifPresent(bulkCopy -> tables.put("bulk", JobStore.BULK_STATEMENTS));
         tables.forEach((table, statements) -> assertThat(
                 SqlFile.load(driver.resourceRoot() + "/sql/" + table + ".sql").statements().keySet())
@@ -256,7 +258,8 @@ abstract class ClientContract extends ContractBase {
     void storeMethodsAreNamedAfterTheirStatements() {
         Map<Class<?>, List<String>> stores = Map.of(JobStore.class, JobStore.STATEMENTS, EventStore.class,
                 EventStore.STATEMENTS, QueueStore.class, QueueStore.STATEMENTS, WorkerStore.class,
-                WorkerStore.STATEMENTS, CronStore.class, CronStore.STATEMENTS);
+                WorkerStore.STATEMENTS, CronStore.class, CronStore.STATEMENTS, StepStore.class, StepStore.STATEMENTS,
+                SignalStore.class, SignalStore.STATEMENTS);
         stores.forEach((store, statements) -> {
             List<String> methods = statements.stream().map(ClientContract::camelCase).toList();
             assertThat(java.util.Arrays.stream(store.getDeclaredMethods())

@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -44,6 +45,14 @@ final class Completer {
     private record PendingLine(EventStore.LogLine line) implements Pending {
     }
 
+    /** An outcome already durable (the handler's transaction wrote it). */
+    private record PendingDone(Execution execution) implements Pending {
+    }
+
+    /** Completed once everything submitted before it is written. */
+    private record PendingBarrier(CompletableFuture<Void> written) implements Pending {
+    }
+
     /** Told of every execution whose outcome was completed (a resumable handler drops its traces). */
     interface Listener {
         void completed(Execution execution);
@@ -56,6 +65,8 @@ final class Completer {
     private final Counters counters;
     private final Listener listener;
     private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
+    /** What follows the write of the batch being written (completions already durable, barriers). */
+    private final List<Runnable> afterFlush = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
     private final IsolatingWriter<EventStore.LogLine> lineWriter;
@@ -82,6 +93,28 @@ final class Completer {
 
     void submit(Execution execution, Completion completion) {
         pending.add(new PendingOutcome(execution, completion));
+    }
+
+    /**
+     * The handler wrote its job's outcome in its own transaction, which committed: nothing is left
+     * to write, only what follows a write. Its log lines still go first, in order.
+     */
+    void completedByHandler(Execution execution) {
+        pending.add(new PendingDone(execution));
+    }
+
+    /**
+     * Waits until everything submitted so far (the log lines of a handler about to complete its job
+     * in its own transaction, which ends its lease) is written or given up.
+     */
+    void awaitWritten() throws InterruptedException {
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        pending.add(new PendingBarrier(written));
+        try {
+            written.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
     }
 
     void submitLog(EventStore.LogLine line) {
@@ -120,6 +153,8 @@ final class Completer {
                             outcomes.size(), lines.size());
                     lines.clear();
                     outcomes.clear();
+                    afterFlush.forEach(Runnable::run);
+                    afterFlush.clear();
                 }
             }
         }
@@ -138,6 +173,13 @@ final class Completer {
             switch (item) {
                 case PendingLine line -> lines.add(line.line());
                 case PendingOutcome outcome -> outcomes.add(outcome);
+                case PendingDone done -> afterFlush.add(() -> {
+                    counters.succeeded.increment();
+                    listener.completed(done.execution());
+                    registry.remove(done.execution());
+                    signals.signal(done.execution().job().id());
+                });
+                case PendingBarrier barrier -> afterFlush.add(() -> barrier.written().complete(null));
             }
         }
         return true;
@@ -154,6 +196,8 @@ final class Completer {
         lineWriter.write(lines);
         outcomeWriter.write(outcomes);
         signals.signalAll(touched);
+        afterFlush.forEach(Runnable::run);
+        afterFlush.clear();
     }
 
     private static EventStore.LogLine storableLine(EventStore.LogLine line) {

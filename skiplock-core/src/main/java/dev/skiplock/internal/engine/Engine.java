@@ -4,7 +4,9 @@ import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.store.Stores;
 import java.time.Clock;
+import dev.skiplock.ExecutionHook;
 import java.util.ArrayList;
+import javax.sql.DataSource;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -40,19 +42,20 @@ public final class Engine implements Worker {
     private final ScheduledThreadPoolExecutor timers = Timers.create();
 
     public Engine(SkiplockConfig config, Stores stores, Map<String, HandlerBinding<?>> bindings,
-            Counters counters, EventSignals signals) {
+            Counters counters, EventSignals signals, DataSource dataSource, ExecutionHook hook) {
         this.config = config;
         this.stores = stores;
         this.counters = counters;
         this.handlers = new Handlers(bindings);
         Clock clock = WorkerClock.of(config);
         this.lostClaims = new LostClaims(stores.jobs(), clock);
-        this.completer = new Completer(stores, signals, registry, counters, handlers::completed);
+        this.completer = new Completer(stores, signals, registry, counters, this::completed);
         Outcomes outcomes = new Outcomes(config.retryPolicy());
         this.stopper = new Stopper(registry, outcomes, handlers, completer, counters);
         Timeouts timeouts = new Timeouts(timers, clock, stopper);
         this.runner = new JobRunner(stores, config.defaultTimeout(),
-                new JobRunner.Parts(handlers, outcomes, registry, counters, stopper, timeouts, completer));
+                new JobRunner.Parts(handlers, outcomes, registry, counters, stopper, timeouts, completer,
+                        new HandlerServices(stores, completer, outcomes, config, dataSource, hook)));
         Claims claims = new Claims(config, stores.jobs(), counters, lostClaims, handlers.resumableKindsJson());
         List<QueueClaimer> perQueue = new ArrayList<>();
         config.queues().forEach((queue, concurrency) -> perQueue.add(
@@ -119,6 +122,24 @@ public final class Engine implements Worker {
             LOG.warn("could not mark worker {} stopped: {}", config.workerId(), e.getMessage());
         }
         LOG.info("skiplock worker {} stopped", config.workerId());
+    }
+
+    /**
+     * An execution's outcome is durable. A wait for a signal ends at once if the signal came while
+     * the job was still running (there was nothing to wake then): the delivery and the wait's
+     * write cannot see each other otherwise.
+     */
+    private void completed(Execution execution) {
+        handlers.completed(execution);
+        Execution.Suspension wait = execution.suspension();
+        if (wait != null && wait.signal() != null) {
+            try {
+                stores.signals().wakeForSignal(execution.job().id(), wait.signal()).forEach(claimers::wake);
+            } catch (RuntimeException e) {
+                LOG.warn("job {}: could not check for signal {} after its wait began; it runs when the wait ends: {}",
+                        execution.job().id(), wait.signal(), e.getMessage());
+            }
+        }
     }
 
     private void releaseStillRunning() {

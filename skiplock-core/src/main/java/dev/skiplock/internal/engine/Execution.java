@@ -23,6 +23,13 @@ import java.util.function.Supplier;
 final class Execution {
     enum StopReason { CANCEL, TIMEOUT, LEASE_LOST, SHUTDOWN }
 
+    /**
+     * The handler started a durable wait ({@link Steps}): whatever it returns, the attempt ends as
+     * a snooze of {@code delay}; {@code signal} names the signal it waits for, if any.
+     */
+    record Suspension(java.time.Duration delay, String signal) {
+    }
+
     /** Where the execution stands; changed by one compare-and-set, so a stop and its reason are seen together. */
     private record State(String name, StopReason stopReason) {
         static final State RUNNING = new State("running", null);
@@ -44,6 +51,8 @@ final class Execution {
     private Thread thread;
     private boolean inStoreCall;
     private volatile ScheduledFuture<?> timeout;
+    private volatile Suspension suspension;
+    private volatile boolean completedInTransaction;
 
     Execution(Claimed claimed, Runnable releaseSlot) {
         this.job = claimed.job();
@@ -92,6 +101,29 @@ final class Execution {
                 runner.interrupt();
             }
         }
+    }
+
+    /** The handler started a durable wait: the attempt's outcome is that wait. */
+    void suspend(Suspension wait) {
+        suspension = wait;
+    }
+
+    boolean suspended() {
+        return suspension != null;
+    }
+
+    /** The wait the handler started, or {@code null}. */
+    Suspension suspension() {
+        return suspension;
+    }
+
+    /** The handler wrote the job's outcome in a transaction of its own ({@code completeInTransaction}). */
+    void completedInTransaction() {
+        completedInTransaction = true;
+    }
+
+    boolean isCompletedInTransaction() {
+        return completedInTransaction;
     }
 
     void setTimeout(ScheduledFuture<?> future) {

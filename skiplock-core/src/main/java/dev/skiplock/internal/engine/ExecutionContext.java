@@ -1,26 +1,36 @@
 package dev.skiplock.internal.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobStateException;
 import dev.skiplock.Names;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.StorableText;
+import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.EventStore;
-import dev.skiplock.internal.store.Stores;
+import dev.skiplock.internal.store.StepStore.Checkpoint;
+import dev.skiplock.internal.store.StepStore.Kind;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
- * What a handler sees of its execution. Its own database calls (progress, logged lines) run with
- * the execution's interrupts held back ({@link Execution#storeCall}); what it logs or reports is
- * made storable first ({@link StorableText}).
+ * What a handler sees of its execution. Its own database calls (progress, logged lines,
+ * checkpoints) run with the execution's interrupts held back ({@link Execution#storeCall}); what
+ * it logs or reports is made storable first ({@link StorableText}). Checkpoints and the handler's
+ * completion in its own transaction are fenced on the execution's lease like its outcome.
  */
 final class ExecutionContext<A> extends ExecutionView<A> {
-    private final Stores stores;
-    private final Completer completer;
+    private final HandlerServices services;
+    private final Steps steps;
 
-    ExecutionContext(A args, Execution execution, Stores stores, Completer completer) {
+    ExecutionContext(A args, Execution execution, HandlerServices services) {
         super(args, execution);
-        this.stores = stores;
-        this.completer = completer;
+        this.services = services;
+        this.steps = new Steps(execution, new DatabaseCheckpoints(), services.config());
     }
 
     @Override
@@ -31,7 +41,8 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     @Override
     public boolean mayBeResumed() {
         try {
-            return execution.storeCall(() -> stores.jobs().executionRunning(execution.job().id(), execution.executionId()));
+            return execution.storeCall(() -> services.stores().jobs().executionRunning(execution.job().id(),
+                    execution.executionId()));
         } catch (RuntimeException e) {
             return true; // cannot tell: leave the execution to whoever may adopt it
         }
@@ -40,12 +51,12 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     @Override
     public long loggedLines(String stream) {
         String checked = Names.check("stream", stream);
-        return execution.storeCall(() -> stores.events().countLogs(execution.attempt(), checked));
+        return execution.storeCall(() -> services.stores().events().countLogs(execution.attempt(), checked));
     }
 
     @Override
     public void log(String stream, String message) {
-        completer.submitLog(new EventStore.LogLine(execution.attempt(),
+        services.completer().submitLog(new EventStore.LogLine(execution.attempt(),
                 Names.check("stream", stream), message == null ? "" : StorableText.of(message)));
     }
 
@@ -53,6 +64,97 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     public boolean progress(Object data) {
         JsonNode tree = Json.MAPPER.valueToTree(data);
         String json = tree == null ? "null" : StorableText.of(tree).toString();
-        return execution.storeCall(() -> stores.events().updateProgress(execution.attempt(), json));
+        return execution.storeCall(() -> services.stores().events().updateProgress(execution.attempt(), json));
+    }
+
+    @Override
+    public <T> T step(String name, Class<T> type, StepBody<? extends T> body) throws Exception {
+        return steps.step(name, type, body);
+    }
+
+    @Override
+    public void sleep(String name, Duration duration) {
+        steps.sleep(name, duration);
+    }
+
+    @Override
+    public Optional<JsonNode> awaitSignal(String name, Duration timeout) {
+        return steps.awaitSignal(name, timeout);
+    }
+
+    @Override
+    public Map<UUID, JsonNode> parentResults() {
+        return execution.storeCall(() -> services.stores().steps().listParentResults(execution.job().id()));
+    }
+
+    @Override
+    public <T> T inTransaction(TransactionWork<T> work) throws Exception {
+        if (work == null) {
+            throw new IllegalArgumentException("work: is required");
+        }
+        try (Connection connection = services.dataSource().getConnection()) {
+            connection.setAutoCommit(false);
+            try {
+                services.hook().beforeExecute(this, connection);
+                T result = work.run(connection);
+                services.hook().afterExecute(this, connection);
+                connection.commit();
+                return result;
+            } catch (Exception | Error e) {
+                connection.rollback(); // before setAutoCommit(true), which would commit what ran
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        }
+    }
+
+    @Override
+    public void completeInTransaction(Connection connection, Object result) throws SQLException {
+        if (connection == null || connection.getAutoCommit()) {
+            throw new IllegalArgumentException("connection: must be in a transaction (auto-commit off)");
+        }
+        Completion completion = services.outcomes().fromHandler(execution, JobOutcome.complete(result), null);
+        if (completion.status() != dev.skiplock.JobStatus.SUCCEEDED) {
+            throw new IllegalArgumentException("result: " + completion.error());
+        }
+        try {
+            services.completer().awaitWritten(); // the lines this handler logged go before its outcome, as always
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted before the job was completed", e);
+        }
+        boolean applied = execution.storeCall(() -> services.stores().jobs().completeJobs(connection, completion));
+        if (!applied) {
+            connection.rollback();
+            throw new JobStateException("job " + execution.job().id() + " was not completed: this execution no longer"
+                    + " holds its lease (reaped, or taken by another worker); the transaction was rolled back",
+                    execution.job());
+        }
+        execution.completedInTransaction();
+    }
+
+    /** Checkpoints in the database, every write fenced on this execution's lease. */
+    private final class DatabaseCheckpoints implements Steps.Store {
+        @Override
+        public Map<String, Checkpoint> load() {
+            return services.stores().steps().listSteps(execution.job().id());
+        }
+
+        @Override
+        public boolean record(String name, Kind kind, String outputJson, Long waitMillis, String eventStatus) {
+            return services.stores().steps().recordStep(execution.attempt(), name, kind, outputJson, waitMillis, eventStatus);
+        }
+
+        @Override
+        public void event(String name, String status, String message) {
+            services.stores().steps().appendStepEvent(execution.attempt(), name, status,
+                    message == null ? null : StorableText.of(message));
+        }
+
+        @Override
+        public Optional<JsonNode> signal(String name) {
+            return services.stores().signals().readSignal(execution.job().id(), name);
+        }
     }
 }

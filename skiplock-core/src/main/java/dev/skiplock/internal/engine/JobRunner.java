@@ -24,7 +24,7 @@ final class JobRunner {
 
     /** What the runner works with: the stages after it and the state it shares with them. */
     record Parts(Handlers handlers, Outcomes outcomes, Registry registry, Counters counters, Stopper stopper,
-            Timeouts timeouts, Completer completer) {
+            Timeouts timeouts, Completer completer, HandlerServices services) {
     }
 
     private final Stores stores;
@@ -102,31 +102,52 @@ final class JobRunner {
         }
         Completion completion = outcomeOf(execution, job, resume);
         if (execution.completeByHandler()) {
-            parts.completer().submit(execution, completion);
+            if (completion == null) {
+                parts.completer().completedByHandler(execution);
+            } else {
+                parts.completer().submit(execution, completion);
+            }
             execution.releaseSlot();
         }
         Thread.interrupted(); // a stop that lost the race may have interrupted us; do not leak it
     }
 
+    /** The outcome to write; {@code null} when the handler wrote it in its own transaction. */
     private Completion outcomeOf(Execution execution, Job job, boolean resume) {
         HandlerBinding<?> binding = parts.handlers().of(job.kind());
         if (binding == null) {
             return parts.outcomes().permanentFailure(execution, "no handler for kind " + job.kind());
         }
+        Completion returned;
         try {
-            return resume ? resume(binding, execution, job) : invoke(binding, execution, job);
+            returned = resume ? resume(binding, execution, job) : invoke(binding, execution, job);
         } catch (Handlers.ArgsException e) {
             return parts.outcomes().permanentFailure(execution, e.getMessage());
         } catch (Throwable error) {
-            return parts.outcomes().fromException(execution, error, binding.retryPolicy());
+            returned = parts.outcomes().fromException(execution, error, binding.retryPolicy());
         }
+        Execution.Suspension wait = execution.suspension();
+        if (wait != null) {
+            return parts.outcomes().suspended(execution, wait.delay()); // whatever the handler did after it
+        }
+        if (execution.isCompletedInTransaction()) {
+            return committedByHandler(execution) ? null : parts.outcomes().fromHandler(execution,
+                    JobOutcome.fail("completeInTransaction was called, but its transaction did not commit"),
+                    binding.retryPolicy());
+        }
+        return returned;
+    }
+
+    /** Whether the handler's transaction that completed the job committed: the job no longer runs this execution. */
+    private boolean committedByHandler(Execution execution) {
+        return !stores.jobs().executionRunning(execution.job().id(), execution.executionId());
     }
 
     @SuppressWarnings("unchecked") // adopt resumes only bindings whose handler is a ResumableHandler of A
     private <A> Completion resume(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
         A args = parts.handlers().readArgs(binding, job);
         ResumableHandler<A> handler = (ResumableHandler<A>) binding.handler();
-        Optional<JobOutcome> outcome = handler.resume(new ExecutionContext<>(args, execution, stores, parts.completer()));
+        Optional<JobOutcome> outcome = handler.resume(new ExecutionContext<>(args, execution, parts.services()));
         if (outcome.isEmpty()) {
             LOG.info("job {} attempt {}: its execution is gone", job.id(), job.attempt());
             return parts.outcomes().orphaned(execution, binding.retryPolicy());
@@ -137,7 +158,7 @@ final class JobRunner {
 
     private <A> Completion invoke(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
         A args = parts.handlers().readArgs(binding, job);
-        JobContext<A> context = new ExecutionContext<>(args, execution, stores, parts.completer());
+        JobContext<A> context = new ExecutionContext<>(args, execution, parts.services());
         JobOutcome outcome = binding.handler().handle(context);
         return parts.outcomes().fromHandler(execution, outcome, binding.retryPolicy());
     }

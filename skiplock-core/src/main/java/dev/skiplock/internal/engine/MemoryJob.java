@@ -10,12 +10,16 @@ import dev.skiplock.internal.Json;
 import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.HeldAttempt;
+import dev.skiplock.internal.store.StepStore;
+import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.EventSignals;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -36,12 +40,18 @@ final class MemoryJob {
 
     /** What every in-memory job of an instance shares; given, never its owner (work flows one way). */
     record Runtime(ScheduledExecutorService timer, ExecutorService handlerThreads, Handlers handlers, Outcomes outcomes,
-            AtomicLong seq, EventSignals signals, Clock clock, Duration defaultTimeout) {
+            AtomicLong seq, EventSignals signals, Clock clock, Duration defaultTimeout, SkiplockConfig config) {
+    }
+
+    /** A checkpoint of this job ({@link Steps}); a wait ends at {@code wakeAt}. */
+    private record Kept(StepStore.Kind kind, JsonNode output, Instant wakeAt) {
     }
 
     private final Runtime runtime;
     private final HandlerBinding<?> binding;
     private final List<JobEvent> events = new ArrayList<>();
+    /** Checkpoints by name, kept for the job's life in this process: a retry or a wake-up skips finished steps. */
+    private final Map<String, Kept> checkpoints = new LinkedHashMap<>();
     /** The job's row, as a durable job's would read: replaced (never mutated) at every change. */
     private Job job;
     /** The running attempt, or null. */
@@ -191,18 +201,55 @@ final class MemoryJob {
     }
 
     private Completion runHandler(Execution running) {
+        Completion returned;
         try {
-            return invoke(binding, running);
+            returned = invoke(binding, running);
         } catch (Handlers.ArgsException e) {
             return runtime.outcomes().permanentFailure(running, e.getMessage());
         } catch (Throwable error) {
-            return runtime.outcomes().fromException(running, error, binding.retryPolicy());
+            returned = runtime.outcomes().fromException(running, error, binding.retryPolicy());
         }
+        Execution.Suspension wait = running.suspension();
+        return wait == null ? returned : runtime.outcomes().suspended(running, wait.delay());
+    }
+
+    /** The checkpoints as {@link Steps} reads them: a wait's time left by this instance's clock. */
+    synchronized Map<String, StepStore.Checkpoint> checkpoints() {
+        Instant now = runtime.clock().instant();
+        Map<String, StepStore.Checkpoint> all = new LinkedHashMap<>();
+        checkpoints.forEach((name, kept) -> all.put(name, new StepStore.Checkpoint(name, kept.kind(), kept.output(),
+                kept.wakeAt() == null ? null : Duration.between(now, kept.wakeAt()).toMillis())));
+        return all;
+    }
+
+    /** Records a checkpoint of the running attempt and its step event; false for an attempt no longer running. */
+    synchronized boolean recordStep(Execution running, String name, StepStore.Kind kind, String outputJson,
+            Long waitMillis, String eventStatus) {
+        if (execution != running) {
+            return false;
+        }
+        checkpoints.put(name, new Kept(kind, outputJson == null ? null : Json.read(outputJson),
+                waitMillis == null ? null : runtime.clock().instant().plusMillis(waitMillis)));
+        stepEvent(name, eventStatus, null);
+        return true;
+    }
+
+    /** A step event of the running attempt; dropped for an attempt no longer running. */
+    synchronized void stepEvent(Execution running, String name, String status, String message) {
+        if (execution == running) {
+            stepEvent(name, status, message);
+        }
+    }
+
+    private void stepEvent(String name, String status, String message) {
+        events.add(new JobEvent(runtime.seq().incrementAndGet(), runtime.clock().instant(), job.id(), job.attempt(),
+                "step", status, name, null, message, null));
+        runtime.signals().signal(job.id());
     }
 
     private <A> Completion invoke(HandlerBinding<A> typed, Execution running) throws Exception {
         A args = runtime.handlers().readArgs(typed, running.job());
-        JobOutcome outcome = typed.handler().handle(new MemoryContext<>(args, running, this));
+        JobOutcome outcome = typed.handler().handle(new MemoryContext<>(args, running, this, runtime.config()));
         return runtime.outcomes().fromHandler(running, outcome, typed.retryPolicy());
     }
 

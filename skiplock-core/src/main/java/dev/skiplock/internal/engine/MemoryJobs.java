@@ -51,7 +51,7 @@ public final class MemoryJobs implements AutoCloseable {
         this.config = config;
         this.handlers = new Handlers(handlers);
         this.runtime = new MemoryJob.Runtime(timer, handlerThreads, this.handlers, new Outcomes(config.retryPolicy()),
-                new AtomicLong(), signals, config.clock(), config.defaultTimeout());
+                new AtomicLong(), signals, config.clock(), config.defaultTimeout(), config);
         timer.setRemoveOnCancelPolicy(true);
     }
 

@@ -44,6 +44,14 @@ final class Outcomes {
         return new Completion(execution.attempt(), JobStatus.SUCCEEDED, 0, node, null, 0);
     }
 
+    /**
+     * A durable wait ({@code sleep}, {@code awaitSignal}): queued again after {@code wait} without
+     * using up an attempt, as a snooze.
+     */
+    Completion suspended(Execution execution, java.time.Duration wait) {
+        return new Completion(execution.attempt(), JobStatus.QUEUED, wait.toMillis(), null, null, 1);
+    }
+
     /** The handler threw: retried while attempts remain. */
     Completion fromException(Execution execution, Throwable error, RetryPolicy kindPolicy) {
         return failed(execution, describe(error), kindPolicy);
@@ -94,7 +102,7 @@ final class Outcomes {
     }
 
     /** A summary that every database can store (see {@link StorableText}). */
-    private static String truncate(String message) {
+    static String truncate(String message) {
         if (message == null || message.length() <= MAX_ERROR_LENGTH) {
             return StorableText.of(message);
         }

@@ -138,6 +138,15 @@ public final class JobStore {
         return new HashSet<>(withConnection(connection -> sql.query(connection, "complete_jobs", params, this::lease)));
     }
 
+    /**
+     * Writes one outcome on the caller's connection, in the caller's transaction (a handler's
+     * completion together with its own writes): true if applied, false if the lease is gone.
+     */
+    public boolean completeJobs(Connection connection, Completion completion) {
+        return !sql.query(connection, "complete_jobs", Params.of("completions", completionsJson(List.of(completion))),
+                this::lease).isEmpty();
+    }
+
     /** The lease a row of heartbeat or complete_jobs names: id, attempt, token. */
     private HeldAttempt lease(ResultSet row) throws SQLException {
         return new HeldAttempt(sql.dialect().getUuid(row, row.findColumn("id")), row.getInt("attempt"),

@@ -1,0 +1,189 @@
+package dev.skiplock.internal.engine;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.JobContext;
+import dev.skiplock.JobStateException;
+import dev.skiplock.JobSuspendedException;
+import dev.skiplock.Names;
+import dev.skiplock.SkiplockConfig;
+import dev.skiplock.internal.Json;
+import dev.skiplock.internal.StorableText;
+import dev.skiplock.internal.store.StepStore.Checkpoint;
+import dev.skiplock.internal.store.StepStore.Kind;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The checkpoints of one execution (DESIGN §5, steps): {@link JobContext#step} runs a body once
+ * per job, {@link JobContext#sleep} and {@link JobContext#awaitSignal} end the attempt while the
+ * job waits. Where checkpoints live is the {@link Store}'s business: the database for a durable
+ * job (fenced on the lease), the job's own memory for an in-memory one.
+ */
+public final class Steps {
+    /** Where one job's checkpoints are kept. */
+    interface Store {
+        /** Every checkpoint of the job, by name. */
+        Map<String, Checkpoint> load();
+
+        /** Records a checkpoint with its event; false when this execution may no longer write. */
+        boolean record(String name, Kind kind, String outputJson, Long waitMillis, String eventStatus);
+
+        /** A step event without a checkpoint (started, failed). */
+        void event(String name, String status, String message);
+
+        /** A delivered signal's payload; empty if none came. */
+        Optional<JsonNode> signal(String name);
+    }
+
+    private final Execution execution;
+    private final Store store;
+    private final SkiplockConfig limits;
+    private Map<String, Checkpoint> recorded;
+
+    Steps(Execution execution, Store store, SkiplockConfig limits) {
+        this.execution = execution;
+        this.store = store;
+        this.limits = limits;
+    }
+
+    /**
+     * {@code value} as the JSON text a checkpoint or signal stores: storable in every database,
+     * at most {@code maxBytes} in UTF-8.
+     *
+     * @throws IllegalArgumentException naming {@code field} if it cannot be written or is too large
+     */
+    public static String outputJson(String field, Object value, int maxBytes) {
+        String json;
+        try {
+            json = Json.MAPPER.writeValueAsString(value instanceof JsonNode node ? StorableText.of(node) : value);
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            throw new IllegalArgumentException(field + ": cannot be written as JSON: " + e.getMessage(), e);
+        }
+        json = StorableText.of(json);
+        int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > maxBytes) {
+            throw new IllegalArgumentException(field + ": " + bytes + " bytes of JSON, more than the limit of "
+                    + maxBytes + " (maxStepOutputBytes)");
+        }
+        return json;
+    }
+
+    <T> T step(String name, Class<T> type, JobContext.StepBody<? extends T> body) throws Exception {
+        String checked = Names.check("name", name);
+        if (type == null || body == null) {
+            throw new IllegalArgumentException((type == null ? "type" : "body") + ": is required");
+        }
+        Checkpoint done = existing(checked, Kind.STEP);
+        if (done != null) {
+            return Json.MAPPER.treeToValue(done.output(), type);
+        }
+        checkRoom(checked);
+        execution.storeCall(() -> {
+            store.event(checked, "started", null);
+            return null;
+        });
+        Object value;
+        try {
+            value = body.run();
+        } catch (Exception | Error e) {
+            if (!(e instanceof JobSuspendedException)) {
+                execution.storeCall(() -> {
+                    store.event(checked, "failed", Outcomes.truncate(Outcomes.describe(e)));
+                    return null;
+                });
+            }
+            throw e;
+        }
+        String json = outputJson("output of step " + checked, value, limits.maxStepOutputBytes());
+        record(checked, Kind.STEP, json, null, "succeeded");
+        JsonNode stored = Json.read(json);
+        recorded.put(checked, new Checkpoint(checked, Kind.STEP, stored, null));
+        return Json.MAPPER.treeToValue(stored, type);
+    }
+
+    void sleep(String name, Duration duration) {
+        String checked = Names.check("name", name);
+        requireWait("duration", duration);
+        Checkpoint started = existing(checked, Kind.SLEEP);
+        if (started != null) {
+            if (started.waitMillis() > 0) {
+                suspend(checked, Duration.ofMillis(started.waitMillis()), null);
+            }
+            return;
+        }
+        startWait(checked, Kind.SLEEP, duration, null);
+    }
+
+    Optional<JsonNode> awaitSignal(String name, Duration timeout) {
+        String checked = Names.check("name", name);
+        requireWait("timeout", timeout);
+        Checkpoint started = existing(checked, Kind.SIGNAL);
+        Optional<JsonNode> payload = execution.storeCall(() -> store.signal(checked));
+        if (payload.isPresent()) {
+            return payload;
+        }
+        if (started != null) {
+            if (started.waitMillis() > 0) {
+                suspend(checked, Duration.ofMillis(started.waitMillis()), checked); // woken early, yet no signal
+            }
+            return Optional.empty(); // timed out
+        }
+        startWait(checked, Kind.SIGNAL, timeout, checked);
+        return Optional.empty(); // a zero timeout: over at once
+    }
+
+    private void startWait(String name, Kind kind, Duration wait, String signal) {
+        checkRoom(name);
+        record(name, kind, null, wait.toMillis(), "waiting");
+        recorded.put(name, new Checkpoint(name, kind, null, wait.toMillis()));
+        if (!wait.isZero()) {
+            suspend(name, wait, signal);
+        }
+    }
+
+    private void suspend(String name, Duration wait, String signal) {
+        execution.suspend(new Execution.Suspension(wait, signal));
+        throw new JobSuspendedException((signal != null ? "waiting for signal " : "sleeping at ") + name + " for "
+                + wait, wait);
+    }
+
+    private void record(String name, Kind kind, String json, Long waitMillis, String eventStatus) {
+        boolean written = execution.storeCall(() -> store.record(name, kind, json, waitMillis, eventStatus));
+        if (!written) {
+            throw new JobStateException("step " + name + " of job " + execution.job().id()
+                    + " not recorded: this execution no longer holds the job's lease", execution.job());
+        }
+    }
+
+    /** The checkpoint named {@code name} if it exists, refused if it is of another kind. */
+    private Checkpoint existing(String name, Kind kind) {
+        if (execution.suspended()) {
+            throw new IllegalStateException("name: " + name + " comes after a sleep or signal wait that ended this attempt");
+        }
+        if (recorded == null) {
+            recorded = execution.storeCall(store::load);
+        }
+        Checkpoint found = recorded.get(name);
+        if (found != null && found.kind() != kind) {
+            throw new IllegalArgumentException("name: " + name + " is already a " + found.kind().wireName()
+                    + " of this job, not a " + kind.wireName());
+        }
+        return found;
+    }
+
+    private void checkRoom(String name) {
+        if (recorded.size() >= limits.maxStepsPerJob()) {
+            throw new IllegalStateException("maxStepsPerJob: job " + execution.job().id() + " already has "
+                    + recorded.size() + " checkpoints, the limit; " + name + " is refused");
+        }
+    }
+
+    private static void requireWait(String field, Duration wait) {
+        if (wait == null || wait.isNegative()) {
+            throw new IllegalArgumentException(field + ": must be zero or positive, got " + wait);
+        }
+    }
+}

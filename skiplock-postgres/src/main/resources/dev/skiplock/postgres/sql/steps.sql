@@ -1,0 +1,36 @@
+-- name: list_steps
+-- One job's checkpoints, read when an execution first asks for one. A wait has wait_ms left until
+-- its wake_at by the database's clock, the clock that made the job available again (0 or less: over).
+SELECT name, kind, output, CAST(EXTRACT(EPOCH FROM wake_at - now()) * 1000 AS bigint) AS wait_ms
+FROM skiplock_job_steps
+WHERE job_id = :job_id
+
+-- name: record_step
+-- A finished step (its output) or the start of a durable wait (wake_at = now + :wait_ms), fenced
+-- on the lease token like every write of a running job: a stale execution records nothing. The
+-- job row is locked FOR SHARE until the transaction ends, so a reaper clearing the lease waits
+-- for the checkpoint rather than letting a reaped execution's write land after it.
+INSERT INTO skiplock_job_steps (job_id, name, kind, output, wake_at)
+SELECT j.id, :name, :kind, CAST(:output AS jsonb), now() + CAST(:wait_ms AS bigint) * interval '1 millisecond'
+FROM skiplock_jobs AS j
+WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
+FOR SHARE
+
+-- name: append_step_event
+-- A step event (started, succeeded, failed, waiting) of the execution holding the lease; followers are told.
+WITH appended AS (
+    INSERT INTO skiplock_job_events (job_id, attempt, type, step, status, message)
+    SELECT j.id, j.attempt, 'step', :name, :step_status, :message
+    FROM skiplock_jobs AS j
+    WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
+    RETURNING job_id
+)
+SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || appended.job_id)) FROM appended
+
+-- name: list_parent_results
+-- The results of the jobs one job depends on (those not deleted since), for its handler.
+SELECT p.id, p.result
+FROM skiplock_job_dependencies AS d
+JOIN skiplock_jobs AS p ON p.id = d.depends_on
+WHERE d.job_id = :job_id
+ORDER BY p.id
