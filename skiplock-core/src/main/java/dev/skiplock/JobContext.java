@@ -153,7 +153,10 @@ public interface JobContext<A> {
      * {@link ExecutionHook} runs first inside it (e.g. {@code SET LOCAL} of the job's tenant for a
      * row-level security policy), then {@code work}, then the hook's {@code afterExecute}; commits
      * if all return, rolls back if one throws. With {@link #completeInTransaction} the job's
-     * outcome commits with the work. Durable jobs only.
+     * outcome commits with the work. Lines logged before the transaction are written first; lines
+     * logged inside it are written with the completion, or after the transaction ends. Keep it
+     * short: on SQLite it holds the database's one write lock, so other writes of this context
+     * ({@link #step}, {@link #progress}, {@link #sleep}) must not be made inside it. Durable jobs only.
      */
     default <T> T inTransaction(TransactionWork<T> work) throws Exception {
         throw new UnsupportedOperationException("inTransaction: not supported by " + getClass().getName());

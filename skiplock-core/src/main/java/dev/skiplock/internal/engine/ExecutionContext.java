@@ -26,6 +26,15 @@ import java.util.UUID;
 final class ExecutionContext<A> extends ExecutionView<A> {
     private final HandlerServices services;
     private final Steps steps;
+    /**
+     * While the handler works in {@link #inTransaction}: its connection, and the lines it logs
+     * meanwhile, held back so that a completion in that transaction writes them before the job's
+     * status (through the completer they could land after it and be dropped, the lease gone).
+     */
+    private Connection transaction;
+    private final java.util.List<EventStore.LogLine> transactionLines = new java.util.ArrayList<>();
+    /** How many of {@link #transactionLines} a completion wrote in the transaction: gone from the buffer once it commits. */
+    private int linesWithCompletion;
 
     ExecutionContext(A args, Execution execution, HandlerServices services) {
         super(args, execution);
@@ -56,8 +65,15 @@ final class ExecutionContext<A> extends ExecutionView<A> {
 
     @Override
     public void log(String stream, String message) {
-        services.completer().submitLog(new EventStore.LogLine(execution.attempt(),
-                Names.check("stream", stream), message == null ? "" : StorableText.of(message)));
+        EventStore.LogLine line = new EventStore.LogLine(execution.attempt(), Names.check("stream", stream),
+                message == null ? "" : StorableText.of(message));
+        synchronized (transactionLines) {
+            if (transaction != null) {
+                transactionLines.add(line);
+                return;
+            }
+        }
+        services.completer().submitLog(line);
     }
 
     @Override
@@ -92,19 +108,34 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         if (work == null) {
             throw new IllegalArgumentException("work: is required");
         }
+        // What was logged before goes first; waiting inside the transaction could wait forever on
+        // SQLite, whose one writer the transaction is.
+        services.completer().awaitWritten();
         try (Connection connection = services.dataSource().getConnection()) {
             connection.setAutoCommit(false);
+            synchronized (transactionLines) {
+                transaction = connection;
+            }
             try {
                 services.hook().beforeExecute(this, connection);
                 T result = work.run(connection);
                 services.hook().afterExecute(this, connection);
                 connection.commit();
+                synchronized (transactionLines) {
+                    transactionLines.subList(0, linesWithCompletion).clear(); // committed with the job's status
+                }
                 return result;
             } catch (Exception | Error e) {
                 connection.rollback(); // before setAutoCommit(true), which would commit what ran
                 throw e;
             } finally {
                 connection.setAutoCommit(true);
+                synchronized (transactionLines) {
+                    transaction = null;
+                    linesWithCompletion = 0;
+                    transactionLines.forEach(services.completer()::submitLog); // what did not commit with a completion
+                    transactionLines.clear();
+                }
             }
         }
     }
@@ -118,13 +149,15 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         if (completion.status() != dev.skiplock.JobStatus.SUCCEEDED) {
             throw new IllegalArgumentException("result: " + completion.error());
         }
-        try {
-            services.completer().awaitWritten(); // the lines this handler logged go before its outcome, as always
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SQLException("interrupted before the job was completed", e);
+        java.util.List<EventStore.LogLine> lines;
+        synchronized (transactionLines) {
+            lines = connection == transaction ? java.util.List.copyOf(transactionLines) : java.util.List.of();
+            linesWithCompletion = lines.size();
         }
-        boolean applied = execution.storeCall(() -> services.stores().jobs().completeJobs(connection, completion));
+        boolean applied = execution.storeCall(() -> {
+            services.stores().events().appendLogs(connection, lines); // before the status, as always
+            return services.stores().jobs().completeJobs(connection, completion);
+        });
         if (!applied) {
             connection.rollback();
             throw new JobStateException("job " + execution.job().id() + " was not completed: this execution no longer"

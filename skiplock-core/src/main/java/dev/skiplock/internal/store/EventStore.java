@@ -50,6 +50,16 @@ public final class EventStore {
      * the adopter writes them, and none lands after the job's terminal status.
      */
     public void appendLogs(List<LogLine> lines) {
+        if (!lines.isEmpty()) {
+            sql.withConnection(connection -> {
+                appendLogs(connection, lines);
+                return null;
+            });
+        }
+    }
+
+    /** As {@link #appendLogs(List)}, on the caller's connection (in its transaction). */
+    public void appendLogs(java.sql.Connection connection, List<LogLine> lines) {
         if (lines.isEmpty()) {
             return;
         }
@@ -69,7 +79,7 @@ public final class EventStore {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        sql.query("append_logs", Params.of("lines", text.toString()), row -> 1);
+        sql.query(connection, "append_logs", Params.of("lines", text.toString()), row -> 1);
     }
 
     /** True if {@code failure} is a statement of this store rejecting the data it carried. */

@@ -1,0 +1,78 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.skiplock.ExecutionHook;
+import dev.skiplock.Job;
+import dev.skiplock.JobContext;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PostgresWorkflowTest extends WorkflowContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+
+    private static Job report(dev.skiplock.JobClient tenant) throws InterruptedException {
+        return tenant.awaitTerminal(tenant.enqueue(JobRequest.of("report", new Flow("r"))).id(), WAIT);
+    }
+
+    /**
+     * Seed ADR-0001's execution hook: it sets the job's tenant for the transaction, and a row-level
+     * security policy on a business table then shows the handler that tenant's rows only. (The
+     * hook also takes an unprivileged role: a superuser, as tests connect, bypasses every policy.)
+     */
+    @Test
+    void aRowLevelSecurityPolicySeesTheJobsTenantThroughTheExecutionHook() throws Exception {
+        Skiplock client = client();
+        String schema = Jdbc.query(client.dataSource(), "SELECT current_schema()", row -> row.getString(1)).getFirst();
+        Jdbc.update(client.dataSource(), "DO $$ BEGIN CREATE ROLE skiplock_rls_app NOLOGIN;"
+                + " EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$");
+        Jdbc.update(client.dataSource(), "CREATE TABLE accounts (tenant text, name text)");
+        Jdbc.update(client.dataSource(), "INSERT INTO accounts VALUES ('acme', 'a1'), ('acme', 'a2'), ('globex', 'g1')");
+        Jdbc.update(client.dataSource(), "ALTER TABLE accounts ENABLE ROW LEVEL SECURITY");
+        Jdbc.update(client.dataSource(), "CREATE POLICY by_tenant ON accounts"
+                + " USING (tenant = current_setting('app.tenant_id', true))");
+        Jdbc.update(client.dataSource(), "GRANT USAGE ON SCHEMA " + schema + " TO skiplock_rls_app");
+        Jdbc.update(client.dataSource(), "GRANT SELECT ON accounts TO skiplock_rls_app");
+        Skiplock skiplock = started(builder(config -> config.queue("default", 2))
+                .executionHook(new ExecutionHook() {
+                    @Override
+                    public void beforeExecute(JobContext<?> context, Connection connection) throws SQLException {
+                        connection.createStatement().execute("SET LOCAL ROLE skiplock_rls_app");
+                        try (PreparedStatement set = connection.prepareStatement(
+                                "SELECT set_config('app.tenant_id', ?, true)")) {
+                            set.setString(1, context.job().tenant());
+                            set.execute();
+                        }
+                    }
+                })
+                .handler("report", Flow.class, context -> JobOutcome.complete(context.inTransaction(connection -> {
+                    List<String> names = new ArrayList<>();
+                    try (var rows = connection.createStatement().executeQuery("SELECT name FROM accounts ORDER BY name")) {
+                        while (rows.next()) {
+                            names.add(rows.getString(1));
+                        }
+                    }
+                    return names;
+                }))));
+
+        Job acme = report(skiplock.tenant("acme"));
+        Job globex = report(skiplock.tenant("globex"));
+
+        assertThat(acme.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(acme.result().toString()).isEqualTo("[\"a1\",\"a2\"]");
+        assertThat(globex.result().toString()).isEqualTo("[\"g1\"]");
+        assertThat(Jdbc.query(client.dataSource(), "SELECT count(*) FROM accounts", row -> row.getLong(1)))
+                .containsExactly(3L); // outside the hook's transaction (as the superuser) every row is there
+    }
+}

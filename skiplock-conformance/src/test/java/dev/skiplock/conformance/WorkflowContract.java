@@ -1,0 +1,506 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.ExecutionHook;
+import dev.skiplock.Job;
+import dev.skiplock.JobContext;
+import dev.skiplock.JobEvent;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStateException;
+import dev.skiplock.JobStatus;
+import dev.skiplock.JobSuspendedException;
+import dev.skiplock.Skiplock;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Durable workflows through the public API (DESIGN §5, steps): steps run once per job across
+ * attempts, their writes fenced by the lease; durable sleeps and signal waits hold no lease and no
+ * thread; signals are delivered once; parents' results reach their dependents; the execution hook
+ * runs in the handler's transaction; a handler completes its job in its own transaction or not at
+ * all. In-memory jobs keep steps and sleeps and refuse the rest.
+ */
+abstract class WorkflowContract extends ContractBase {
+    static final Duration LONG_WAIT = Duration.ofHours(1);
+
+    record Flow(String label) {
+    }
+
+    /** How often each step's body ran, per job: the ledger the tests count executions from. */
+    private final Map<String, AtomicInteger> ran = new ConcurrentHashMap<>();
+
+    private int ranCount(String step) {
+        return ran.computeIfAbsent(step, name -> new AtomicInteger()).get();
+    }
+
+    private <T> JobContext.StepBody<T> counted(String step, JobContext.StepBody<T> body) {
+        return () -> {
+            ran.computeIfAbsent(step, name -> new AtomicInteger()).incrementAndGet();
+            return body.run();
+        };
+    }
+
+    private Skiplock worker(String kind, dev.skiplock.JobHandler<Flow> handler) {
+        return started(builder(config -> config.queue("default", 4)).handler(kind, Flow.class, handler));
+    }
+
+    private static List<String> stepEvents(Skiplock skiplock, UUID id) {
+        return skiplock.events(id, 0, 1000).stream().filter(event -> event.type().equals("step"))
+                .map(event -> event.step() + ":" + event.status()).toList();
+    }
+
+    private static JobRequest flow(String kind) {
+        return JobRequest.of(kind, new Flow("x"));
+    }
+
+    @Test
+    void finishedStepsAreNotRunAgainByALaterAttemptAndReturnTheirStoredOutput() throws Exception {
+        Skiplock skiplock = worker("build", context -> {
+            Map<?, ?> checkout = context.step("checkout", Map.class, counted("checkout",
+                    () -> Map.of("commit", "abc123", "files", List.of(1, 2.5, "three"))));
+            context.step("compile", counted("compile", () -> {
+                if (context.attempt() == 1) {
+                    throw new IllegalStateException("compiler crashed");
+                }
+                return "ok";
+            }));
+            return JobOutcome.complete(checkout);
+        });
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(flow("build").withMaxAttempts(2)).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).isEqualTo(2);
+        assertThat(ranCount("checkout")).isEqualTo(1);
+        assertThat(ranCount("compile")).isEqualTo(2);
+        // the second attempt got checkout's output back as stored (exact JSON), not run again
+        assertThat(done.result().toString()).isEqualTo(
+                Jdbc.query(skiplock.dataSource(), "SELECT output FROM skiplock_job_steps WHERE job_id = '" + done.id()
+                        + "' AND name = 'checkout'", row -> row.getString(1)).getFirst().replace(" ", ""));
+        assertThat(done.result().get("files").toString()).isEqualTo("[1,2.5,\"three\"]");
+        assertThat(stepEvents(skiplock, done.id())).containsExactly("checkout:started", "checkout:succeeded",
+                "compile:started", "compile:failed", "compile:started", "compile:succeeded");
+        JobEvent failed = skiplock.events(done.id(), 0, 100).stream()
+                .filter(event -> "failed".equals(event.status()) && "compile".equals(event.step())).findFirst().orElseThrow();
+        assertThat(failed.message()).isEqualTo("java.lang.IllegalStateException: compiler crashed");
+        assertThat(failed.attempt()).isEqualTo(1);
+    }
+
+    @Test
+    void aStaleExecutionCannotRecordAStep() throws Exception {
+        CountDownLatch insideBody = new CountDownLatch(1);
+        CountDownLatch leaseStolen = new CountDownLatch(1);
+        CompletableFuture<Throwable> refused = new CompletableFuture<>();
+        Skiplock skiplock = worker("slow", context -> {
+            try {
+                context.step("expensive", counted("expensive", () -> {
+                    insideBody.countDown();
+                    awaitUninterruptibly(leaseStolen); // the heartbeat interrupts us once it sees the lease gone
+                    return "stale result";
+                }));
+                refused.complete(null);
+            } catch (RuntimeException e) {
+                refused.complete(e);
+                throw e;
+            }
+            return JobOutcome.complete();
+        });
+        Job job = skiplock.enqueue(flow("slow").withMaxAttempts(1));
+        insideBody.await();
+
+        database.stealLease(skiplock.dataSource(), job.id(), "another-worker"); // a new token: this execution is stale
+        leaseStolen.countDown();
+
+        assertThat(refused.get()).isInstanceOf(JobStateException.class)
+                .hasMessageContaining("step expensive of job " + job.id() + " not recorded");
+        assertThat(Jdbc.query(skiplock.dataSource(), "SELECT count(*) FROM skiplock_job_steps WHERE job_id = '"
+                + job.id() + "'", row -> row.getLong(1))).containsExactly(0L);
+        assertThat(stepEvents(skiplock, job.id())).containsExactly("expensive:started");
+    }
+
+    @Test
+    void aDurableSleepHoldsNoLeaseAndResumesWithItsStepsDone() throws Exception {
+        Skiplock skiplock = worker("nap", context -> {
+            String before = context.step("before", String.class, counted("before", () -> "b"));
+            context.sleep("nap", Duration.ofSeconds(2));
+            String after = context.step("after", String.class, counted("after", () -> "a"));
+            return JobOutcome.complete(before + after);
+        });
+        Job job = skiplock.enqueue(flow("nap").withMaxAttempts(1));
+
+        Job sleeping = await().atMost(WAIT).until(() -> skiplock.get(job.id()).orElseThrow(),
+                seen -> stepEvents(skiplock, job.id()).contains("nap:waiting") && seen.status() == JobStatus.QUEUED);
+        assertThat(sleeping.lockedBy()).isNull();
+        assertThat(sleeping.lockedUntil()).isNull();
+        assertThat(sleeping.availableAt()).isAfter(sleeping.startedAt().plusMillis(1000));
+        assertThat(ranCount("after")).isZero();
+
+        Job done = skiplock.awaitTerminal(job.id(), WAIT);
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("ba");
+        assertThat(done.attempt()).isEqualTo(2);
+        assertThat(done.maxAttempts()).isEqualTo(2); // the sleep used up no attempt
+        assertThat(ranCount("before")).isEqualTo(1);
+        assertThat(ranCount("after")).isEqualTo(1);
+        assertThat(stepEvents(skiplock, job.id())).containsExactly("before:started", "before:succeeded",
+                "nap:waiting", "after:started", "after:succeeded");
+    }
+
+    @Test
+    void aSignalSentBeforeTheJobWaitsIsKeptAndConsumedWhenItDoes() throws Exception {
+        Skiplock client = client();
+        Job job = client.enqueue(flow("approve"));
+        client.signal(job.id(), "approval", Map.of("by", "ada"));
+
+        Skiplock skiplock = worker("approve", context -> JobOutcome.complete(
+                context.awaitSignal("approval", LONG_WAIT).orElseThrow()));
+
+        Job done = skiplock.awaitTerminal(job.id(), WAIT);
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).isEqualTo(1); // it never waited
+        assertThat(done.result().get("by").asText()).isEqualTo("ada");
+        assertThat(stepEvents(skiplock, job.id())).containsExactly("approval:signalled");
+    }
+
+    @Test
+    void aSignalEndsTheWaitOfAJobThatWaitsForIt() throws Exception {
+        Skiplock skiplock = worker("approve", context -> {
+            context.step("prepare", counted("prepare", () -> "ready"));
+            return JobOutcome.complete(context.awaitSignal("approval", LONG_WAIT).orElseThrow());
+        });
+        Job job = skiplock.enqueue(flow("approve"));
+        Job waiting = await().atMost(WAIT).until(() -> skiplock.get(job.id()).orElseThrow(),
+                seen -> seen.status() == JobStatus.QUEUED && stepEvents(skiplock, job.id()).contains("approval:waiting"));
+        assertThat(waiting.availableAt()).isAfter(waiting.startedAt().plus(Duration.ofMinutes(30)));
+
+        skiplock.signal(job.id(), "approval", Map.of("by", "grace"));
+
+        Job done = skiplock.awaitTerminal(job.id(), WAIT); // well before the hour the wait would last
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().get("by").asText()).isEqualTo("grace");
+        assertThat(ranCount("prepare")).isEqualTo(1);
+        assertThat(stepEvents(skiplock, job.id())).containsExactly("prepare:started", "prepare:succeeded",
+                "approval:waiting", "approval:signalled");
+    }
+
+    /**
+     * The interleaving a delivery and a wait can race in, forced: the signal comes after the handler
+     * found none and began to wait, while the job is still running (so the delivery has nothing to
+     * wake). The worker looks again once the wait is written, so the job runs at once instead of
+     * after its hour. Before that second look this test failed: the job stayed queued for the hour.
+     */
+    @Test
+    void aSignalThatComesWhileTheWaitIsBeingWrittenStillEndsTheWait() throws Exception {
+        AtomicInteger deliveries = new AtomicInteger();
+        Skiplock[] self = new Skiplock[1];
+        self[0] = worker("approve", context -> {
+            try {
+                return JobOutcome.complete(context.awaitSignal("approval", LONG_WAIT).orElseThrow());
+            } catch (JobSuspendedException waiting) {
+                if (deliveries.getAndIncrement() == 0) {
+                    self[0].signal(context.job().id(), "approval", "late"); // the job is still running here
+                }
+                throw waiting;
+            }
+        });
+        Job job = self[0].enqueue(flow("approve"));
+
+        Job done = self[0].awaitTerminal(job.id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("late");
+        assertThat(done.attempt()).isEqualTo(2);
+    }
+
+    @Test
+    void theFirstSignalOfANameWinsAndALaterOneIsRefused() throws Exception {
+        Skiplock client = client();
+        Job job = client.enqueue(flow("approve").withQueue("unserved"));
+        client.signal(job.id(), "approval", "first");
+
+        assertThatThrownBy(() -> client.signal(job.id(), "approval", "second")).isInstanceOf(JobStateException.class)
+                .hasMessageContaining("signal approval was already delivered");
+        assertThatThrownBy(() -> client.signal(job.id(), "bad name", null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("name:");
+        assertThatThrownBy(() -> client.signal(UUID.randomUUID(), "approval", null))
+                .isInstanceOf(dev.skiplock.JobNotFoundException.class);
+        assertThatThrownBy(() -> client.tenant("other").signal(job.id(), "other", null))
+                .isInstanceOf(dev.skiplock.JobNotFoundException.class);
+        assertThat(Jdbc.query(client.dataSource(), "SELECT payload FROM skiplock_job_signals WHERE job_id = '"
+                + job.id() + "'", row -> row.getString(1))).containsExactly("\"first\"");
+
+        client.cancel(job.id());
+        assertThatThrownBy(() -> client.signal(job.id(), "another", null)).isInstanceOf(JobStateException.class)
+                .hasMessageContaining("already cancelled");
+    }
+
+    @Test
+    void aSignalWaitThatTimesOutReturnsEmpty() throws Exception {
+        Skiplock skiplock = worker("approve", context -> JobOutcome.complete(
+                context.awaitSignal("approval", Duration.ofMillis(300)).map(JsonNode::asText).orElse("no answer")));
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(flow("approve")).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("no answer");
+        assertThat(done.attempt()).isEqualTo(2);
+    }
+
+    @Test
+    void awaitTerminalReturnsWhenTheJobEnds() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        Skiplock skiplock = worker("gate", context -> {
+            release.await();
+            return JobOutcome.complete("through");
+        });
+        Job job = skiplock.enqueue(flow("gate"));
+        awaitStatus(skiplock, job.id(), JobStatus.RUNNING);
+        CompletableFuture<Job> awaited = CompletableFuture.supplyAsync(() -> {
+            try {
+                return skiplock.awaitTerminal(job.id(), LONG_WAIT);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(awaited).isNotDone();
+
+        release.countDown();
+
+        assertThat(awaited.get().status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(awaited.get().result().asText()).isEqualTo("through");
+    }
+
+    @Test
+    void aDependentReadsTheResultsOfTheJobsItWaitedFor() throws Exception {
+        Skiplock skiplock = worker("stage", context -> context.args().label().equals("build")
+                ? JobOutcome.complete(Map.of("artifact", "app-1.jar"))
+                : JobOutcome.complete(context.parentResults()));
+        Job build = skiplock.enqueue(JobRequest.of("stage", new Flow("build")));
+        Job run = skiplock.enqueue(JobRequest.of("stage", new Flow("run")).withDependsOn(List.of(build.id())));
+
+        Job done = skiplock.awaitTerminal(run.id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().get(build.id().toString()).get("artifact").asText()).isEqualTo("app-1.jar");
+    }
+
+    @Test
+    void stepNamesAndLimitsAreCheckedWithClearErrors() throws Exception {
+        Skiplock skiplock = started(builder(config -> config.queue("default", 2).maxStepsPerJob(2).maxStepOutputBytes(64))
+                .handler("limits", Flow.class, context -> {
+                    switch (context.args().label()) {
+                        case "name" -> context.step("bad name", () -> 1);
+                        case "count" -> {
+                            context.step("one", () -> 1);
+                            context.step("two", () -> 2);
+                            context.step("three", () -> 3);
+                        }
+                        case "size" -> context.step("big", () -> "x".repeat(100));
+                        default -> {
+                            context.step("twice", () -> 1);
+                            context.sleep("twice", Duration.ZERO);
+                        }
+                    }
+                    return JobOutcome.complete();
+                }));
+
+        assertThat(lastErrorOf(skiplock, "name")).startsWith("java.lang.IllegalArgumentException: name: must match");
+        assertThat(lastErrorOf(skiplock, "count")).contains("maxStepsPerJob: job").contains("three is refused");
+        assertThat(lastErrorOf(skiplock, "size")).contains("output of step big: 102 bytes of JSON, more than the limit of 64");
+        assertThat(lastErrorOf(skiplock, "kinds")).contains("name: twice is already a step of this job, not a sleep");
+    }
+
+    private static String lastErrorOf(Skiplock skiplock, String label) throws InterruptedException {
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(JobRequest.of("limits", new Flow(label)).withMaxAttempts(1)).id(),
+                WAIT);
+        assertThat(done.status()).isEqualTo(JobStatus.FAILED);
+        return done.lastError();
+    }
+
+    @Test
+    void theExecutionHookRunsInTheHandlersTransactionBeforeItsWork() throws Exception {
+        Skiplock client = client();
+        Jdbc.update(client.dataSource(), "CREATE TABLE audit (job_id TEXT, tenant TEXT)");
+        Skiplock skiplock = started(builder(config -> config.queue("default", 2))
+                .executionHook(new ExecutionHook() {
+                    @Override
+                    public void beforeExecute(JobContext<?> context, Connection connection) throws SQLException {
+                        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO audit VALUES (?, ?)")) {
+                            insert.setString(1, context.job().id().toString());
+                            insert.setString(2, context.job().tenant());
+                            insert.executeUpdate();
+                        }
+                    }
+                })
+                .handler("audited", Flow.class, context -> JobOutcome.complete(context.inTransaction(connection -> {
+                    if (context.args().label().equals("fail")) {
+                        throw new IllegalStateException("work failed");
+                    }
+                    try (var rows = connection.createStatement().executeQuery(
+                            "SELECT tenant FROM audit WHERE job_id = '" + context.job().id() + "'")) {
+                        return rows.next() ? rows.getString(1) : "hook did not run first";
+                    }
+                }))));
+
+        dev.skiplock.JobClient acme = skiplock.tenant("acme");
+        Job kept = acme.awaitTerminal(acme.enqueue(JobRequest.of("audited", new Flow("ok"))).id(), WAIT);
+        Job rolledBack = skiplock.awaitTerminal(skiplock.enqueue(JobRequest.of("audited", new Flow("fail"))
+                .withMaxAttempts(1)).id(), WAIT);
+
+        assertThat(kept.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(kept.result().asText()).isEqualTo("acme");
+        assertThat(rolledBack.lastError()).isEqualTo("java.lang.IllegalStateException: work failed");
+        assertThat(Jdbc.query(client.dataSource(), "SELECT job_id FROM audit", row -> row.getString(1)))
+                .containsExactly(kept.id().toString()); // the failed work's hook row was rolled back with it
+    }
+
+    @Test
+    void aHandlerCompletesItsJobInItsOwnTransactionTogetherWithItsWrites() throws Exception {
+        Skiplock client = client();
+        Jdbc.update(client.dataSource(), "CREATE TABLE invoices (job_id TEXT PRIMARY KEY, amount INTEGER)");
+        Skiplock skiplock = worker("invoice", context -> {
+            context.log("stdout", "issuing");
+            context.inTransaction(connection -> {
+                insertInvoice(connection, context.job().id());
+                context.completeInTransaction(connection, Map.of("invoice", context.job().id().toString()));
+                return null;
+            });
+            return JobOutcome.complete("not written: the transaction completed the job");
+        });
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(flow("invoice")).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().get("invoice").asText()).isEqualTo(done.id().toString());
+        assertThat(invoices(client)).containsExactly(done.id().toString());
+        List<JobEvent> events = skiplock.events(done.id(), 0, 100);
+        assertThat(events).extracting(JobEvent::type).containsExactly("status", "status", "log", "status");
+        assertThat(events.getLast().status()).isEqualTo("succeeded");
+        awaitCount(() -> skiplock.metrics().succeeded(), 1);
+        assertThat(skiplock.metrics().staleCompletions()).isZero();
+    }
+
+    @Test
+    void aTransactionThatDoesNotCommitLeavesNeitherTheWritesNorTheCompletion() throws Exception {
+        Skiplock client = client();
+        Jdbc.update(client.dataSource(), "CREATE TABLE invoices (job_id TEXT PRIMARY KEY, amount INTEGER)");
+        Skiplock skiplock = worker("invoice", context -> {
+            try {
+                context.inTransaction(connection -> {
+                    insertInvoice(connection, context.job().id());
+                    context.completeInTransaction(connection, "paid");
+                    throw new IllegalStateException("payment provider said no");
+                });
+            } catch (IllegalStateException swallowed) {
+                // a handler that swallows the failure still does not succeed: its completion rolled back
+            }
+            return JobOutcome.complete("looks fine");
+        });
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(flow("invoice").withMaxAttempts(1)).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(done.lastError()).isEqualTo("completeInTransaction was called, but its transaction did not commit");
+        assertThat(invoices(client)).isEmpty();
+    }
+
+    @Test
+    void aStaleExecutionCannotCompleteInItsTransactionAndItsWritesRollBack() throws Exception {
+        CompletableFuture<Throwable> refused = new CompletableFuture<>();
+        Skiplock client = client();
+        Jdbc.update(client.dataSource(), "CREATE TABLE invoices (job_id TEXT PRIMARY KEY, amount INTEGER)");
+        Skiplock skiplock = worker("invoice", context -> {
+            database.stealLease(client.dataSource(), context.job().id(), "another-worker"); // now stale
+            try {
+                context.inTransaction(connection -> {
+                    insertInvoice(connection, context.job().id());
+                    context.completeInTransaction(connection, "paid");
+                    return null;
+                });
+                refused.complete(null);
+            } catch (JobStateException e) {
+                refused.complete(e);
+            }
+            return JobOutcome.complete();
+        });
+
+        Job job = skiplock.enqueue(flow("invoice").withMaxAttempts(1));
+
+        assertThat(refused.get()).isInstanceOf(JobStateException.class).hasMessageContaining("no longer holds its lease");
+        assertThat(invoices(client)).isEmpty();
+        assertThat(skiplock.get(job.id()).orElseThrow().status()).isNotEqualTo(JobStatus.SUCCEEDED);
+    }
+
+    private static void insertInvoice(Connection connection, UUID jobId) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO invoices VALUES (?, 100)")) {
+            insert.setString(1, jobId.toString());
+            insert.executeUpdate();
+        }
+    }
+
+    private static List<String> invoices(Skiplock client) {
+        return Jdbc.query(client.dataSource(), "SELECT job_id FROM invoices", row -> row.getString(1));
+    }
+
+    @Test
+    void inMemoryJobsKeepStepsAndSleepsAndRefuseWhatNeedsTheDatabase() throws Exception {
+        Skiplock skiplock = track(builder(config -> { }).handler("local", Flow.class, context -> {
+            String first = context.step("first", String.class, counted("first", () -> "1"));
+            context.sleep("pause", Duration.ofMillis(200));
+            if (context.args().label().equals("signal")) {
+                context.awaitSignal("go", LONG_WAIT);
+            }
+            if (context.args().label().equals("transaction")) {
+                context.inTransaction(connection -> null);
+            }
+            return JobOutcome.complete(first + context.step("second", String.class, counted("second", () -> "2")));
+        }).build());
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(JobRequest.of("local", new Flow("plain"))
+                .withDurable(false)).id(), WAIT);
+        Job signal = skiplock.awaitTerminal(skiplock.enqueue(JobRequest.of("local", new Flow("signal"))
+                .withDurable(false).withMaxAttempts(1)).id(), WAIT);
+        Job transaction = skiplock.awaitTerminal(skiplock.enqueue(JobRequest.of("local", new Flow("transaction"))
+                .withDurable(false).withMaxAttempts(1)).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("12");
+        assertThat(done.attempt()).isEqualTo(2);
+        assertThat(stepEvents(skiplock, done.id())).containsExactly("first:started", "first:succeeded", "pause:waiting",
+                "second:started", "second:succeeded");
+        assertThat(ranCount("first")).isEqualTo(3); // once per job
+        assertThat(signal.lastError()).contains("awaitSignal: an in-memory job cannot wait for a signal");
+        assertThat(transaction.lastError()).contains("inTransaction: an in-memory job has no database");
+        assertThatThrownBy(() -> skiplock.signal(signal.id(), "go", null)).isInstanceOf(dev.skiplock.JobNotFoundException.class);
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
