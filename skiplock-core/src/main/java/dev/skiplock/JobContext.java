@@ -109,6 +109,14 @@ public interface JobContext<A> {
         throw new UnsupportedOperationException("step: not supported by " + getClass().getName());
     }
 
+    /**
+     * The outputs of the steps this job finished so far (by any execution), by name, in the order
+     * they finished: what a {@link #step} of that name would return without running its body.
+     */
+    default Map<String, JsonNode> steps() {
+        throw new UnsupportedOperationException("steps: not supported by " + getClass().getName());
+    }
+
     /** {@link #step(String, Class, StepBody)} returning the stored JSON itself. */
     default JsonNode step(String name, StepBody<?> body) throws Exception {
         return step(name, JsonNode.class, () -> {

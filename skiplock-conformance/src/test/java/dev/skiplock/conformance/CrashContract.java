@@ -66,7 +66,7 @@ abstract class CrashContract extends ContractBase {
         return new ProcessBuilder(command).redirectErrorStream(true).start();
     }
 
-    private static String awaitLine(Process process, String prefix) throws Exception {
+    static String awaitLine(Process process, String prefix) throws Exception {
         CompletableFuture<String> found = new CompletableFuture<>();
         Thread reader = Thread.ofVirtual().start(() -> {
             try (BufferedReader lines = new BufferedReader(

@@ -15,6 +15,8 @@ import dev.skiplock.JobStateException;
 import dev.skiplock.JobStatus;
 import dev.skiplock.JobSuspendedException;
 import dev.skiplock.Skiplock;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -99,6 +101,70 @@ abstract class WorkflowContract extends ContractBase {
                 .filter(event -> "failed".equals(event.status()) && "compile".equals(event.step())).findFirst().orElseThrow();
         assertThat(failed.message()).isEqualTo("java.lang.IllegalStateException: compiler crashed");
         assertThat(failed.attempt()).isEqualTo(1);
+    }
+
+    @Test
+    void aWorkerKilledInStepThreeLeavesStepsThreeToFiveToItsAdopter() throws Exception {
+        Path ledger = Files.createTempFile("skiplock-ledger-", ".txt");
+        Job job = client().enqueue(flow("five").withMaxAttempts(3));
+        String java = ProcessHandle.current().info().command().orElse("java");
+        Process process = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), WorkflowWorkerMain.class.getName(), database.url(),
+                ledger.toString()).redirectErrorStream(true).start();
+        try {
+            assertThat(CrashContract.awaitLine(process, "in s3")).isEqualTo("in s3 " + job.id());
+        } finally {
+            WorkerProcess.kill(process); // SIGKILL in the middle of step 3
+        }
+
+        Skiplock adopter = started(builder(config -> config.queue("default", 1))
+                .handler("five", Flow.class, FiveSteps.handler(ledger, false)));
+        Job done = awaitStatus(adopter, job.id(), JobStatus.SUCCEEDED);
+
+        assertThat(done.result().asInt()).isEqualTo(1 + 4 + 9 + 16 + 25);
+        assertThat(done.attempt()).isEqualTo(2);
+        // steps 1 and 2 ran once, in the killed process; its adopter ran 3 (again), 4 and 5 only
+        assertThat(Files.readAllLines(ledger)).containsExactly("s1", "s2", "s3", "s3", "s4", "s5");
+        Files.delete(ledger);
+    }
+
+    /**
+     * A command checkpoints through files ({@code $SKIPLOCK_STEPS}); killed during its third stage,
+     * it is run again by the next attempt and skips the two stages it had finished.
+     */
+    @Test
+    void aKilledCommandRunsAgainFromAfterItsLastFinishedStage() throws Exception {
+        Path runDir = Files.createTempDirectory("skiplock-runs-");
+        Path ledger = Files.createTempFile("skiplock-ledger-", ".txt");
+        String script = """
+                for stage in one two three; do
+                  if [ -e "$SKIPLOCK_STEPS/$stage" ]; then echo "skip $stage: $(cat "$SKIPLOCK_STEPS/$stage")"; continue; fi
+                  echo "$stage" >> LEDGER
+                  if [ "$stage" = three ] && [ "$SKIPLOCK_ATTEMPT" = 1 ]; then sleep 60; fi
+                  printf '{"built": "%s"}\\n' "$stage" > "$SKIPLOCK_STEPS/$stage.tmp"
+                  mv "$SKIPLOCK_STEPS/$stage.tmp" "$SKIPLOCK_STEPS/$stage"
+                done
+                """.replace("LEDGER", ledger.toString());
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1))
+                .handler("command", JsonNode.class, dev.skiplock.server.SkiplockServer.commandRunner(runDir)));
+        Job job = skiplock.enqueue(JobRequest.of("command", Map.of("argv", List.of("sh", "-c", script)))
+                .withMaxAttempts(2));
+        await().atMost(WAIT).until(() -> Files.readAllLines(ledger).contains("three"));
+
+        Path run = CommandAdoptionContract.CommandRuns.of(runDir, job);
+        long wrapper = Long.parseLong(Files.readString(run.resolve("pid")).trim());
+        ProcessHandle.of(wrapper).orElseThrow().descendants().forEach(ProcessHandle::destroyForcibly); // SIGKILL
+
+        Job done = skiplock.awaitTerminal(job.id(), WAIT);
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).isEqualTo(2);
+        assertThat(Files.readAllLines(ledger)).containsExactly("one", "two", "three", "three");
+        assertThat(skiplock.events(job.id(), 0, 1000).stream()
+                .filter(event -> event.type().equals("log") && event.attempt() == 2).map(JobEvent::message))
+                .containsExactly("skip one: {\"built\":\"one\"}", "skip two: {\"built\":\"two\"}");
+        assertThat(Jdbc.query(skiplock.dataSource(), "SELECT name FROM skiplock_job_steps WHERE job_id = '" + job.id()
+                + "' ORDER BY created_at", row -> row.getString(1))).containsExactly("one", "two", "three");
+        Files.delete(ledger);
     }
 
     @Test

@@ -57,10 +57,25 @@ final class CommandRun {
         return dir.resolve("stderr");
     }
 
-    /** Starts the command in a new session; traces of an earlier run of this attempt are removed first. */
-    Process start(List<String> argv, Map<String, String> environment, File cwd) throws IOException {
+    /** The command's step files ({@link StepFiles}). */
+    Path steps() {
+        return dir.resolve("steps");
+    }
+
+    /** What is written into a fresh run directory before its command starts. */
+    @FunctionalInterface
+    interface Preparation {
+        void run() throws IOException;
+    }
+
+    /**
+     * Starts the command in a new session; traces of an earlier run of this attempt are removed
+     * first, then {@code prepare} fills the fresh directory.
+     */
+    Process start(List<String> argv, Map<String, String> environment, File cwd, Preparation prepare) throws IOException {
         delete();
         Files.createDirectories(dir);
+        prepare.run();
         List<String> command = new ArrayList<>(List.of(HostTools.SETSID, HostTools.SH, "-c", WRAPPER, NAME, dir.toString()));
         command.addAll(argv);
         ProcessBuilder builder = new ProcessBuilder(command)

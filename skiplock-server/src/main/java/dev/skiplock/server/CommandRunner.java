@@ -59,13 +59,15 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
                     + (argv.getFirst().contains("/") ? "" : " on PATH"));
         }
         CommandRun run = run(context);
+        StepFiles steps = new StepFiles(run.steps(), context);
+        environment.put(StepFiles.VARIABLE, run.steps().toString());
         Process process;
         try {
-            process = run.start(argv, environment, cwd);
+            process = run.start(argv, environment, cwd, steps::writeFinished);
         } catch (IOException e) {
             throw new IOException("cannot start " + argv.getFirst() + ": " + e.getMessage(), e);
         }
-        OptionalInt code = follow(context, run, process.onExit(), process.toHandle(), 0, 0);
+        OptionalInt code = follow(context, run, steps, process.onExit(), process.toHandle(), 0, 0);
         return outcome(code.orElse(process.exitValue()));
     }
 
@@ -75,15 +77,16 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
         long stdoutLogged = context.loggedLines("stdout");
         long stderrLogged = context.loggedLines("stderr");
         Optional<ProcessHandle> alive = run.process();
+        StepFiles steps = new StepFiles(run.steps(), context);
         if (alive.isPresent()) {
-            OptionalInt code = follow(context, run, alive.get().onExit(), alive.get(), stdoutLogged, stderrLogged);
+            OptionalInt code = follow(context, run, steps, alive.get().onExit(), alive.get(), stdoutLogged, stderrLogged);
             return code.isPresent() ? Optional.of(outcome(code.getAsInt())) : Optional.empty();
         }
         OptionalInt code = run.exitCode(); // read after the liveness check: a run ending in between is finished
         if (code.isEmpty()) {
             return Optional.empty(); // the process is gone without a recorded exit: not found
         }
-        follow(context, run, CompletableFuture.completedFuture(null), null, stdoutLogged, stderrLogged);
+        follow(context, run, steps, CompletableFuture.completedFuture(null), null, stdoutLogged, stderrLogged);
         return Optional.of(outcome(code.getAsInt()));
     }
 
@@ -97,20 +100,21 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
     }
 
     /**
-     * Sends the run's output lines as log events until the process has exited and both files are
-     * read, then returns the recorded exit code. Stopped (interrupted, or a stop seen while
+     * Sends the run's output lines as log events and records its step files until the process has
+     * exited and every file is read, then returns the recorded exit code. Stopped (interrupted, or a stop seen while
      * waiting: cancel, timeout, shutdown, also one requested before this execution was found):
      * terminates the process, unless the lease was lost and another worker may still adopt this
      * execution, in which case the process is left to it.
      */
-    private OptionalInt follow(JobContext<JsonNode> context, CommandRun run, CompletableFuture<?> exit,
-            ProcessHandle process, long stdoutLogged, long stderrLogged) throws InterruptedException {
+    private OptionalInt follow(JobContext<JsonNode> context, CommandRun run, StepFiles steps, CompletableFuture<?> exit,
+            ProcessHandle process, long stdoutLogged, long stderrLogged) throws Exception {
         Thread stdout = Thread.ofVirtual().start(new OutputTail(run.stdout(), "stdout", stdoutLogged, context, exit::isDone));
         Thread stderr = Thread.ofVirtual().start(new OutputTail(run.stderr(), "stderr", stderrLogged, context, exit::isDone));
         try {
-            awaitExit(context, exit);
+            awaitExit(context, exit, steps);
             stdout.join();
             stderr.join();
+            steps.record(); // the last ones, before the outcome
         } catch (InterruptedException e) {
             if (context.leaseLost() && context.mayBeResumed()) {
                 stdout.interrupt(); // the worker that adopts the job follows the process from here
@@ -129,15 +133,16 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
     }
 
     /**
-     * Waits for the process, looking at the stop flag every {@link #STOP_CHECK_MILLIS} as well: an
-     * interrupt is the fast path, the flag the one that cannot be missed.
+     * Waits for the process, looking at the stop flag (and for new step files) every
+     * {@link #STOP_CHECK_MILLIS} as well: an interrupt is the fast path, the flag the one that cannot be missed.
      */
-    private static void awaitExit(JobContext<JsonNode> context, CompletableFuture<?> exit)
-            throws InterruptedException, ExecutionException {
+    private static void awaitExit(JobContext<JsonNode> context, CompletableFuture<?> exit, StepFiles steps)
+            throws Exception {
         while (true) {
             if (context.stopRequested()) {
                 throw new InterruptedException("stop requested");
             }
+            steps.record();
             try {
                 exit.get(STOP_CHECK_MILLIS, TimeUnit.MILLISECONDS);
                 return;

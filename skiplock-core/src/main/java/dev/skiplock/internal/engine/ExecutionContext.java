@@ -89,6 +89,11 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     }
 
     @Override
+    public Map<String, JsonNode> steps() {
+        return steps.finished();
+    }
+
+    @Override
     public void sleep(String name, Duration duration) {
         steps.sleep(name, duration);
     }

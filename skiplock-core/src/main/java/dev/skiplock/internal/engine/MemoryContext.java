@@ -49,6 +49,11 @@ final class MemoryContext<A> extends ExecutionView<A> {
     }
 
     @Override
+    public Map<String, JsonNode> steps() {
+        return steps.finished();
+    }
+
+    @Override
     public void sleep(String name, Duration duration) {
         steps.sleep(name, duration);
     }

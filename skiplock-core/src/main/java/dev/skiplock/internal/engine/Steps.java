@@ -104,6 +104,20 @@ public final class Steps {
         return Json.MAPPER.treeToValue(stored, type);
     }
 
+    /** The outputs of the finished steps, by name. */
+    Map<String, JsonNode> finished() {
+        if (recorded == null) {
+            recorded = execution.storeCall(store::load);
+        }
+        Map<String, JsonNode> outputs = new java.util.LinkedHashMap<>();
+        recorded.forEach((name, checkpoint) -> {
+            if (checkpoint.kind() == Kind.STEP) {
+                outputs.put(name, checkpoint.output());
+            }
+        });
+        return outputs;
+    }
+
     void sleep(String name, Duration duration) {
         String checked = Names.check("name", name);
         requireWait("duration", duration);

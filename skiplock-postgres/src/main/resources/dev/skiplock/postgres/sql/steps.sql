@@ -4,6 +4,7 @@
 SELECT name, kind, output, CAST(EXTRACT(EPOCH FROM wake_at - now()) * 1000 AS bigint) AS wait_ms
 FROM skiplock_job_steps
 WHERE job_id = :job_id
+ORDER BY created_at, name
 
 -- name: record_step
 -- A finished step (its output) or the start of a durable wait (wake_at = now + :wait_ms), fenced
