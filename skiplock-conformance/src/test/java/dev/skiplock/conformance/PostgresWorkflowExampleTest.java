@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class PostgresWorkflowExampleTest extends WorkflowExampleContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+}

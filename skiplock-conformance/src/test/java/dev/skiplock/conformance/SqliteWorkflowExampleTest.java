@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteWorkflowExampleTest extends WorkflowExampleContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}
