@@ -1,5 +1,6 @@
 package dev.skiplock.cli.bench;
 
+import dev.skiplock.SkiplockConfig;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.cli.Main;
 import dev.skiplock.cli.CliJson;
@@ -14,15 +15,15 @@ import picocli.CommandLine.Parameters;
  * last line of stdout (API.md, "skiplock bench"). Progress goes to stderr ({@link BenchProgress}: live
  * on a terminal, plain lines in a pipe).
  */
-@Command(name = "bench", description = "Benchmark: enqueue-single, enqueue-batch, drain or latency; prints one JSON line.")
+@Command(name = "bench", description = "Benchmark: enqueue-single, enqueue-batch, drain, latency or steps; prints one JSON line.")
 public final class BenchCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "MODE", description = "enqueue-single, enqueue-batch, drain or latency")
+    @Parameters(index = "0", paramLabel = "MODE", description = "enqueue-single, enqueue-batch, drain, latency or steps")
     String mode;
 
     @ParentCommand
     Main cli;
 
-    @Option(names = "--n", description = "jobs (default 20000; latency: 500)")
+    @Option(names = "--n", description = "jobs (default 20000; latency: 500); steps: checkpoints (default 2000)")
     Integer jobs;
 
     @Option(names = "--batch", defaultValue = "1000", description = "jobs per enqueue call (default ${DEFAULT-VALUE})")
@@ -50,6 +51,7 @@ public final class BenchCommand implements Callable<Integer> {
                 case "enqueue-single", "enqueue-batch" -> new EnqueueBench(settings).run(fresh.url());
                 case "drain" -> new DrainBench(settings).run(fresh.url());
                 case "latency" -> new LatencyBench(settings).run(fresh.url());
+                case "steps" -> new StepsBench(settings).run(fresh.url());
                 default -> throw new IllegalStateException("unreachable: " + mode);
             };
             ObjectNode settingsJson = result.putObject("settings");
@@ -67,12 +69,16 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private BenchSettings validate() {
-        if (!mode.matches("enqueue-single|enqueue-batch|drain|latency")) {
-            throw new IllegalArgumentException("MODE: expected enqueue-single, enqueue-batch, drain or latency, got '"
+        if (!mode.matches("enqueue-single|enqueue-batch|drain|latency|steps")) {
+            throw new IllegalArgumentException("MODE: expected enqueue-single, enqueue-batch, drain, latency or steps, got '"
                     + mode + "'");
         }
-        int n = jobs != null ? jobs : mode.equals("latency") ? 500 : 20_000;
-        requireRange("--n", n, 1, 10_000_000);
+        int n = jobs != null ? jobs : switch (mode) {
+            case "latency" -> 500;
+            case "steps" -> 2000;
+            default -> 20_000;
+        };
+        requireRange("--n", n, 1, mode.equals("steps") ? SkiplockConfig.MAX_STEPS_PER_JOB_LIMIT : 10_000_000);
         requireRange("--batch", batch, 1, 10_000);
         requireRange("--rate", rate, 1, 100_000);
         requireRange("--concurrency", concurrency, 1, 10_000);

@@ -71,7 +71,7 @@ final class LatencyBench {
         return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
     }
 
-    private static double round(double value) {
+    static double round(double value) {
         return Math.round(value * 100) / 100.0;
     }
 }
