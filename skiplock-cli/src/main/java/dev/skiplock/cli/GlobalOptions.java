@@ -1,8 +1,13 @@
 package dev.skiplock.cli;
 
+import dev.skiplock.Skiplock;
+import dev.skiplock.SkiplockClient;
 import dev.skiplock.cli.client.ApiClient;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
 
 /**
  * The global options (API.md): declared once on {@code skiplock} with {@link ScopeType#INHERIT}, so
@@ -13,8 +18,8 @@ public final class GlobalOptions {
     static final String DEFAULT_SERVER = "http://127.0.0.1:8080";
 
     @Option(names = "--db", paramLabel = "URL", scope = ScopeType.INHERIT, defaultValue = DatabaseUrl.DEFAULT,
-            description = "database of serve, worker, migrate, bench, demo: JDBC URL or postgresql://… "
-                    + "(default: ${DEFAULT-VALUE})")
+            description = "database of serve, worker, migrate, bench, demo (and of signal, given without --server): "
+                    + "JDBC URL or postgresql://… (default: ${DEFAULT-VALUE})")
     String db;
 
     @Option(names = "--server", paramLabel = "URL", scope = ScopeType.INHERIT, defaultValue = DEFAULT_SERVER,
@@ -28,8 +33,34 @@ public final class GlobalOptions {
             description = "no live status line or redrawn screen, as when piped (also: SKIPLOCK_PLAIN set)")
     boolean plain;
 
+    @Spec(Spec.Target.MIXEE)
+    private CommandSpec command;
+
     public String jdbcUrl() {
         return DatabaseUrl.toJdbc(db);
+    }
+
+    /**
+     * Whether a command that can work either way goes to the database itself: {@code --db} was given
+     * (before or after the subcommand) and {@code --server} was not. Both have defaults, so only what
+     * was typed can tell.
+     */
+    public boolean databaseChosen() {
+        return given("--db") && !given("--server");
+    }
+
+    private boolean given(String option) {
+        for (ParseResult parsed = command.commandLine().getParseResult(); parsed != null; parsed = parsed.subcommand()) {
+            if (parsed.hasMatchedOption(option)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A client of the {@code --db} database, tenant {@code default}; the caller closes it. */
+    public SkiplockClient databaseClient() {
+        return Skiplock.builder().url(jdbcUrl()).buildClient();
     }
 
     /** The server URL as given (or its default). */

@@ -1,5 +1,7 @@
 package dev.skiplock.cli;
 
+import dev.skiplock.JobNotFoundException;
+import dev.skiplock.JobStateException;
 import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockException;
 import dev.skiplock.cli.bench.BenchCommand;
@@ -28,8 +30,8 @@ import picocli.CommandLine.ScopeType;
         description = "Durable job queue and worker engine on PostgreSQL and SQLite.",
         subcommands = {ServeCommand.class, WorkerCommand.class, SubmitCommand.class, JobCommands.Status.class,
             JobCommands.List.class, LogsCommand.class, JobCommands.Cancel.class, JobCommands.Remove.class,
-            JobCommands.Retry.class, JobCommands.Queue.class, WorkersCommand.class, TopCommand.class,
-            MigrateCommand.class, BenchCommand.class, DemoCommand.class, HelpCommand.class})
+            JobCommands.Retry.class, JobCommands.Signal.class, JobCommands.Queue.class, WorkersCommand.class,
+            TopCommand.class, MigrateCommand.class, BenchCommand.class, DemoCommand.class, HelpCommand.class})
 public final class Main {
     public static final int EXIT_FAILED = 1;
     public static final int EXIT_USAGE = 2;
@@ -74,7 +76,9 @@ public final class Main {
             err.println("skiplock: " + failure.getMessage());
             return failure.exitCode();
         }
-        if (error instanceof IllegalArgumentException) {
+        if (error instanceof IllegalArgumentException || error instanceof JobNotFoundException
+                || error instanceof JobStateException) {
+            // a job that is not there or not in a state for the action: bad input, as the server's 404 and 409
             err.println("skiplock: " + error.getMessage());
             return EXIT_USAGE;
         }

@@ -39,7 +39,7 @@ class CommandLineTest {
     @Test
     void everySubcommandAnswersHelpWithItsUsageAndExitsZero() {
         assertThat(subcommands()).contains("serve", "worker", "submit", "status", "ls", "logs", "cancel", "rm",
-                "retry", "queue", "workers", "top", "migrate", "bench", "demo", "help", "completion");
+                "retry", "signal", "queue", "workers", "top", "migrate", "bench", "demo", "help", "completion");
         for (String name : subcommands()) {
             Run help = cli(name, "--help");
 

@@ -65,6 +65,10 @@ abstract class AccessContract extends ContractBase {
             assertThat(call(port, "GET", "/api/v1/jobs/" + id, "globex-token", null).statusCode()).isEqualTo(404);
             assertThat(call(port, "POST", "/api/v1/jobs/" + id + "/cancel", "globex-token", "").statusCode())
                     .isEqualTo(404);
+            assertThat(call(port, "POST", "/api/v1/jobs/" + id + "/signals/approve", "globex-token", "").statusCode())
+                    .isEqualTo(404);
+            assertThat(call(port, "GET", "/api/v1/jobs/" + id + "?wait=1s", "globex-token", null).statusCode())
+                    .isEqualTo(404);
             assertThat(call(port, "GET", "/api/v1/jobs", "globex-token", null).body()).contains("\"jobs\":[]");
             assertThat(call(port, "GET", "/api/v1/jobs/" + id, "acme-token", null).statusCode()).isEqualTo(200);
             assertThat(call(port, "POST", "/api/v1/queues/idle/pause", "acme-token", "").statusCode()).isEqualTo(403);

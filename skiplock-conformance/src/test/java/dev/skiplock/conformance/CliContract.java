@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -221,5 +222,50 @@ abstract class CliContract extends ContractBase {
 
         assertThat(run.exit()).isEqualTo(Main.EXIT_USAGE);
         assertThat(run.err()).startsWith("skiplock: Unknown option: '--sideways'");
+    }
+
+    @Test
+    void signalDeliversThroughTheServerOrStraightToTheDatabaseAndPrintsTheJob() {
+        String id = cli("submit", "--server", url, "--queue", "idle", "--kind", "report").out().strip();
+
+        Run viaServer = cli("signal", "--server", url, id, "approve", "{\"by\": \"ada\"}");
+        Run viaDatabase = cli("--db", database.url(), "signal", id, "ship");
+
+        assertThat(viaServer.exit()).as(viaServer.err()).isZero();
+        assertThat(viaServer.out()).contains("\"id\" : \"" + id + "\"", "\"status\" : \"queued\"");
+        assertThat(viaDatabase.exit()).as(viaDatabase.err()).isZero();
+        assertThat(viaDatabase.out()).as("printed as status prints it").isEqualTo(cli("status", "--server", url, id).out());
+        assertThat(skiplock.events(UUID.fromString(id), 0, 100)).filteredOn(event -> event.type().equals("step"))
+                .extracting(event -> event.step() + ":" + event.status()).containsExactly("approve:signalled", "ship:signalled");
+    }
+
+    @Test
+    void signalExitsTwoForBadInputAMissingJobOrOneThatCannotTakeIt() {
+        String id = cli("submit", "--server", url, "--queue", "idle", "--kind", "report").out().strip();
+        String missing = UUID.randomUUID().toString();
+        assertThat(cli("signal", "--server", url, id, "approve").exit()).isZero();
+
+        for (List<String> where : List.of(List.of("--server", url), List.of("--db", database.url()))) {
+            assertThat(signal(where, id, "approve")).as(where + ": delivered before").startsWith("skiplock: signal approve");
+            assertThat(signal(where, missing, "approve")).as(where + ": no such job").contains("not found");
+            assertThat(signal(where, id, "bad name")).as(where.toString()).startsWith("skiplock: name:");
+            assertThat(signal(where, id, "other", "{nope")).as(where.toString()).startsWith("skiplock: payload:");
+        }
+        assertThat(signal(List.of("--db", database.url()), "not-an-id", "approve")).startsWith("skiplock: ID:");
+        assertThat(cli("cancel", "--server", url, id).exit()).isZero();
+        for (List<String> where : List.of(List.of("--server", url), List.of("--db", database.url()))) {
+            assertThat(signal(where, id, "other")).as(where + ": finished").contains("is already cancelled");
+        }
+        assertThat(cli("signal", "--server", "http://127.0.0.1:1", id, "other").exit()).isEqualTo(Main.EXIT_UNREACHABLE);
+    }
+
+    /** Runs {@code skiplock signal ARGS… WHERE…} (the global options after it) expecting exit 2; returns its stderr. */
+    private String signal(List<String> where, String... args) {
+        List<String> command = new ArrayList<>(List.of("signal"));
+        command.addAll(List.of(args));
+        command.addAll(where);
+        Run run = cli(command.toArray(String[]::new));
+        assertThat(run.exit()).as(command + ": " + run.err()).isEqualTo(Main.EXIT_USAGE);
+        return run.err();
     }
 }

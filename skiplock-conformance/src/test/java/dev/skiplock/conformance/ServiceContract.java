@@ -9,8 +9,12 @@ import dev.skiplock.internal.Json;
 import dev.skiplock.server.ServerConfig;
 import dev.skiplock.server.SkiplockServer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -178,7 +182,7 @@ abstract class ServiceContract extends ContractBase {
         assertThat(http.get("/api/v1/jobs?cursor=zzz").json().get("error").get("field").asText()).isEqualTo("cursor");
         assertThat(http.get("/api/v1/jobs?status=lost").json().get("error").get("field").asText()).isEqualTo("status");
         assertThat(http.get("/api/v1/jobs?limit=0").status()).isEqualTo(400);
-        assertThat(http.get("/api/v1/jobs/" + java.util.UUID.randomUUID()).status()).isEqualTo(404);
+        assertThat(http.get("/api/v1/jobs/" + UUID.randomUUID()).status()).isEqualTo(404);
 
         assertThat(http.get("/api/v1/jobs").json().get("jobs")).isEmpty();
         assertThat(http.get("/healthz").status()).isEqualTo(200);
@@ -272,5 +276,95 @@ abstract class ServiceContract extends ContractBase {
         assertThat(again.get("maxAttempts").asInt()).isEqualTo(2);
         assertThat(http.post("/api/v1/jobs/" + submit("{\"kind\": \"x\", \"queue\": \"idle\"}") + "/retry", "")
                 .status()).isEqualTo(409);
+    }
+
+    private List<JsonNode> stepEvents(String id) {
+        List<JsonNode> steps = new ArrayList<>();
+        http.get("/api/v1/jobs/" + id + "/events").json().get("events").forEach(event -> {
+            if (event.get("type").asText().equals("step")) {
+                steps.add(event);
+            }
+        });
+        return steps;
+    }
+
+    @Test
+    void aSignalIsDeliveredOnceAndRecordedAsAStepEvent() {
+        String id = submit("{\"kind\": \"report\", \"queue\": \"idle\"}");
+
+        Http.Answer signalled = http.post("/api/v1/jobs/" + id + "/signals/approve", "{\"by\": \"ada\"}");
+
+        assertThat(signalled.status()).as(signalled.text()).isEqualTo(200);
+        assertThat(signalled.json()).as("the job, as GET answers it").isEqualTo(http.get("/api/v1/jobs/" + id).json());
+        assertThat(signalled.json().get("status").asText()).isEqualTo("queued");
+        assertThat(stepEvents(id)).singleElement().satisfies(event -> {
+            assertThat(event.get("status").asText()).isEqualTo("signalled");
+            assertThat(event.get("step").asText()).isEqualTo("approve");
+        });
+
+        Http.Answer again = http.post("/api/v1/jobs/" + id + "/signals/approve", "{\"by\": \"bob\"}");
+        assertThat(again.status()).as("the first delivery wins").isEqualTo(409);
+        assertThat(again.json().get("error").get("code").asText()).isEqualTo("failed_precondition");
+        assertThat(http.post("/api/v1/jobs/" + id + "/signals/ship", "").status()).as("an empty body is null")
+                .isEqualTo(200);
+        assertThat(stepEvents(id)).extracting(event -> event.get("step").asText()).containsExactly("approve", "ship");
+    }
+
+    @Test
+    void aSignalToAMissingOrFinishedJobOrWithBadInputIsRefused() {
+        String id = submit("{\"kind\": \"report\", \"queue\": \"idle\"}");
+
+        Http.Answer missing = http.post("/api/v1/jobs/" + UUID.randomUUID() + "/signals/approve", "{}");
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(missing.json().get("error").get("code").asText()).isEqualTo("not_found");
+        Map.of("bad%20name", "{}", "approve", "{nope", "ship", "1 2").forEach((name, body) -> {
+            Http.Answer refused = http.post("/api/v1/jobs/" + id + "/signals/" + name, body);
+            assertThat(refused.status()).as(name + " " + body).isEqualTo(400);
+            assertThat(refused.json().get("error").get("field").asText()).as(name + " " + body)
+                    .isEqualTo(name.equals("bad%20name") ? "name" : "payload");
+        });
+        assertThat(http.post("/api/v1/jobs/" + id + "/signals/approve", "\"" + "a".repeat(1024 * 1024) + "\"")
+                .status()).isEqualTo(413);
+        assertThat(stepEvents(id)).as("nothing was delivered").isEmpty();
+
+        assertThat(http.post("/api/v1/jobs/" + id + "/cancel", "").status()).isEqualTo(202);
+        Http.Answer finished = http.post("/api/v1/jobs/" + id + "/signals/approve", "true");
+        assertThat(finished.status()).isEqualTo(409);
+        assertThat(finished.json().get("error").get("code").asText()).isEqualTo("failed_precondition");
+    }
+
+    @Test
+    void aLongPollAnswersWithTheJobOnceItEnds() throws Exception {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"sleep\", \"30\"]}}");
+        awaitJob(id, "running");
+        CompletableFuture<Http.Answer> poll = CompletableFuture
+                .supplyAsync(() -> http.get("/api/v1/jobs/" + id + "?wait=10s"));
+
+        assertThat(http.post("/api/v1/jobs/" + id + "/cancel", "").status()).isEqualTo(202);
+
+        Http.Answer answer = poll.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+        assertThat(answer.json().get("status").asText()).isEqualTo("cancelled");
+    }
+
+    @Test
+    void aLongPollOnAFinishedJobAnswersAtOnceAndABadWaitIsRefused() {
+        String id = submit("{\"kind\": \"report\", \"queue\": \"idle\"}");
+        Http.Answer stillQueued = http.get("/api/v1/jobs/" + id + "?wait=100ms");
+        assertThat(stillQueued.status()).isEqualTo(200);
+        assertThat(stillQueued.json().get("status").asText()).as("the job as it is when the wait ends").isEqualTo("queued");
+        assertThat(http.post("/api/v1/jobs/" + id + "/cancel", "").status()).isEqualTo(202);
+
+        Http.Answer finished = http.get("/api/v1/jobs/" + id + "?wait=10s");
+
+        assertThat(finished.status()).isEqualTo(200);
+        assertThat(finished.json()).isEqualTo(http.get("/api/v1/jobs/" + id).json());
+        assertThat(finished.json().get("status").asText()).isEqualTo("cancelled");
+        for (String wait : List.of("soon", "-1s", "1.5s", "10x", "")) {
+            Http.Answer refused = http.get("/api/v1/jobs/" + id + "?wait=" + wait);
+            assertThat(refused.status()).as(wait).isEqualTo(400);
+            assertThat(refused.json().get("error").get("field").asText()).as(wait).isEqualTo("wait");
+        }
+        assertThat(http.get("/api/v1/jobs/" + UUID.randomUUID() + "?wait=1s").status()).isEqualTo(404);
     }
 }

@@ -24,14 +24,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code /api/v1/jobs}: submit, batch, get, list, cancel, retry, delete (API.md). Every call goes
- * once through the caller's {@link JobClient}, durable and in-memory jobs alike.
+ * {@code /api/v1/jobs}: submit, batch, get (and its long poll), list, cancel, retry, signal, delete
+ * (API.md). Every call goes once through the caller's {@link JobClient}, durable and in-memory jobs
+ * alike.
  */
 final class JobsApi {
     private static final Logger LOG = LoggerFactory.getLogger(JobsApi.class);
     private static final Set<String> LIST_PARAMS = Set.of("status", "queue", "kind", "limit", "cursor");
     /** How long {@code DELETE ?force=true} waits in the background for a cancelled job to end. */
     private static final Duration FORCE_DELETE_WAIT = Duration.ofMinutes(10);
+    /**
+     * The longest {@code GET /api/v1/jobs/{id}?wait=} holds a request (API.md); a longer wait is cut
+     * to it. Short enough for the proxies and clients in between, which give up on a silent request.
+     */
+    private static final Duration MAX_WAIT = Duration.ofSeconds(60);
 
     private final Auth auth;
     private final SubmitParser parser;
@@ -50,13 +56,35 @@ final class JobsApi {
         routes.post("/api/v1/jobs", this::submit);
         routes.post("/api/v1/jobs/batch", this::submitBatch);
         routes.get("/api/v1/jobs", this::list);
-        routes.get("/api/v1/jobs/{id}", ctx -> SkiplockServer.json(ctx, 200, JobJson.job(
-                auth.client(ctx).get(Requests.id(ctx)).orElseThrow(() -> ApiError.notFound("job")))));
+        routes.get("/api/v1/jobs/{id}", this::get);
         routes.post("/api/v1/jobs/{id}/cancel", ctx ->
                 SkiplockServer.json(ctx, 202, JobJson.job(auth.client(ctx).cancel(Requests.id(ctx)))));
         routes.post("/api/v1/jobs/{id}/retry", ctx ->
                 SkiplockServer.json(ctx, 202, JobJson.job(auth.client(ctx).retry(Requests.id(ctx)))));
+        routes.post("/api/v1/jobs/{id}/signals/{name}", ctx -> {
+            UUID id = Requests.id(ctx);
+            JsonNode payload = Requests.value(ctx, maxBodyBytes, "payload");
+            SkiplockServer.json(ctx, 200, JobJson.job(auth.client(ctx).signal(id, ctx.pathParam("name"), payload)));
+        });
         routes.delete("/api/v1/jobs/{id}", this::delete);
+    }
+
+    /**
+     * One job; with {@code ?wait=30s} a long poll: answers once the job is terminal or the wait (at
+     * most {@link #MAX_WAIT}) is over, with the job as it then is. The wait is
+     * {@link JobClient#awaitTerminal}'s, woken by the job's events, not by polling.
+     */
+    private void get(Context ctx) throws InterruptedException {
+        UUID id = Requests.id(ctx);
+        String wait = ctx.queryParam("wait");
+        JobClient client = auth.client(ctx);
+        Job job = wait == null ? client.get(id).orElseThrow(() -> ApiError.notFound("job"))
+                : client.awaitTerminal(id, capped(Durations.parse("wait", wait)));
+        SkiplockServer.json(ctx, 200, JobJson.job(job));
+    }
+
+    private static Duration capped(Duration wait) {
+        return wait.compareTo(MAX_WAIT) > 0 ? MAX_WAIT : wait;
     }
 
     private void submit(Context ctx) throws InterruptedException {

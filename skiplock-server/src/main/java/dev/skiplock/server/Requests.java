@@ -1,18 +1,50 @@
 package dev.skiplock.server;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.node.NullNode;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.UUID;
 
-/** Reading what a request carries: a bounded JSON body, ids from the path. */
+/** Reading what a request carries: a bounded JSON body (an object, or any value), ids from the path. */
 final class Requests {
     private Requests() {
     }
 
     static JsonNode body(Context ctx, long maxBytes) {
+        byte[] bytes = bytes(ctx, maxBytes);
+        if (bytes.length == 0) {
+            throw ApiError.invalid("body", "is empty; expected a JSON object");
+        }
+        return parse(ServerJson.MAPPER.reader(), bytes, "body");
+    }
+
+    /**
+     * The whole body as one JSON value of any kind, named {@code field} in errors; an empty (or
+     * blank) body is JSON null. Trailing content after the value is refused.
+     */
+    static JsonNode value(Context ctx, long maxBytes, String field) {
+        JsonNode value = parse(ServerJson.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS),
+                bytes(ctx, maxBytes), field);
+        return value == null || value.isMissingNode() ? NullNode.getInstance() : value;
+    }
+
+    private static JsonNode parse(ObjectReader reader, byte[] bytes, String field) {
+        try {
+            return reader.readTree(bytes);
+        } catch (JsonProcessingException e) {
+            throw ApiError.invalid(field, "is not valid JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw ApiError.invalid(field, "could not be read: " + e.getMessage());
+        }
+    }
+
+    /** The body's bytes; over {@code maxBytes} is a 413, as for every route. */
+    private static byte[] bytes(Context ctx, long maxBytes) {
         byte[] bytes;
         try (InputStream in = ctx.req().getInputStream()) {
             bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
@@ -22,16 +54,7 @@ final class Requests {
         if (bytes.length > maxBytes) {
             throw new ApiError(413, "payload_too_large", "body: larger than " + maxBytes + " bytes", "body");
         }
-        if (bytes.length == 0) {
-            throw ApiError.invalid("body", "is empty; expected a JSON object");
-        }
-        try {
-            return ServerJson.MAPPER.readTree(bytes);
-        } catch (JsonProcessingException e) {
-            throw ApiError.invalid("body", "is not valid JSON: " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw ApiError.invalid("body", "could not be read: " + e.getMessage());
-        }
+        return bytes;
     }
 
     static UUID id(Context ctx) {

@@ -44,6 +44,14 @@ public final class SkiplockServer implements AutoCloseable {
         return new CommandRunner(COMMAND_GRACE, runDir);
     }
 
+    /**
+     * A job as the API answers it (the job JSON of API.md), for the CLI when it prints a job it got
+     * from the library rather than from a server.
+     */
+    public static JsonNode jobJson(dev.skiplock.Job job) {
+        return JobJson.job(job);
+    }
+
     /** Starts serving {@code skiplock}; returns once the port is bound. */
     public static SkiplockServer start(Skiplock skiplock, ServerConfig config) {
         Tools tools = new Tools(config.tools(), config.allowCommands());

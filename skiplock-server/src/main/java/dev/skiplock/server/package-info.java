@@ -6,6 +6,6 @@
  * tenant-scoped {@code JobClient}, in-memory jobs ({@code "durable": false}) included, which the
  * library runs. Calls the public API of {@code dev.skiplock} only (checked by the conformance suite's
  * {@code PublicApiOnlyTest}); its JSON mapper is its own ({@code ServerJson}); no SQL. Public for the
- * CLI ({@code SkiplockServer}, {@code CronScheduler}); not a library API.
+ * CLI ({@code SkiplockServer}, {@code CronScheduler}, {@code Durations}); not a library API.
  */
 package dev.skiplock.server;

@@ -1,17 +1,22 @@
 package dev.skiplock.cli.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import dev.skiplock.Names;
+import dev.skiplock.SkiplockClient;
 import dev.skiplock.cli.CliJson;
 import dev.skiplock.cli.Main;
+import dev.skiplock.server.SkiplockServer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** The small job commands: status, ls, cancel, retry, rm, and queue pause/resume. */
+/** The small job commands: status, ls, cancel, retry, signal, rm, and queue pause/resume. */
 public final class JobCommands {
     private JobCommands() {
     }
@@ -111,6 +116,45 @@ public final class JobCommands {
         @Override
         public Integer call() {
             return act(cli, id, "retry");
+        }
+    }
+
+    @Command(name = "signal", description = {"Deliver signal NAME (with a JSON payload, default null) to a job that "
+            + "has not finished; prints the job. The first delivery of a name wins.",
+        "With --db and no --server it writes to that database itself (tenant default)."})
+    public static final class Signal implements Callable<Integer> {
+        @ParentCommand
+        Main cli;
+
+        @Parameters(index = "0", paramLabel = "ID")
+        String id;
+
+        @Parameters(index = "1", paramLabel = "NAME")
+        String name;
+
+        @Parameters(index = "2", paramLabel = "JSON", arity = "0..1", description = "the signal's payload (default: null)")
+        String payload;
+
+        @Override
+        public Integer call() {
+            Names.check("name", name);
+            JsonNode json = payload == null ? NullNode.getInstance() : CliJson.parse("payload", payload);
+            if (!cli.options().databaseChosen()) {
+                printJson(cli.options().client().post("/api/v1/jobs/" + id + "/signals/" + name, json));
+                return 0;
+            }
+            try (SkiplockClient client = cli.options().databaseClient()) {
+                printJson(SkiplockServer.jobJson(client.signal(jobId(id), name, json)));
+            }
+            return 0;
+        }
+
+        private static UUID jobId(String text) {
+            try {
+                return UUID.fromString(text);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("ID: not a job id: '" + text + "'");
+            }
         }
     }
 

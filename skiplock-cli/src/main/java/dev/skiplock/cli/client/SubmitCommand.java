@@ -1,6 +1,5 @@
 package dev.skiplock.cli.client;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.cli.Durations;
 import dev.skiplock.cli.CliJson;
@@ -65,7 +64,7 @@ public final class SubmitCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("CMD: only command jobs take a command; use --args for " + kind);
             }
             body.put("kind", kind);
-            body.set("args", args == null ? CliJson.object() : parseArgs(args));
+            body.set("args", args == null ? CliJson.object() : CliJson.parse("--args", args));
         }
         if (queue != null) {
             body.put("queue", queue);
@@ -92,13 +91,5 @@ public final class SubmitCommand implements Callable<Integer> {
         String id = client.post("/api/v1/jobs", body).path("id").asText();
         System.out.println(id);
         return await ? LogsCommand.follow(client, id, true, cli.options().live()) : 0;
-    }
-
-    private static JsonNode parseArgs(String text) {
-        try {
-            return CliJson.MAPPER.readTree(text);
-        } catch (Exception e) {
-            throw new IllegalArgumentException("--args: not valid JSON");
-        }
     }
 }
