@@ -164,21 +164,27 @@ public interface JobContext<A> {
      * outcome commits with the work. Lines logged before the transaction are written first; lines
      * logged inside it are written with the completion, or after the transaction ends. Keep it
      * short: on SQLite it holds the database's one write lock, so other writes of this context
-     * ({@link #step}, {@link #progress}, {@link #sleep}) must not be made inside it. Durable jobs only.
+     * ({@link #step}, {@link #progress}, {@link #sleep}) must not be made inside it. The connection
+     * comes from Skiplock's pool, which the worker's heartbeat and completer share: when many
+     * handlers work in transactions at once, size the pool above the queues' concurrency
+     * ({@code Skiplock.Builder.maxPoolSize}). Durable jobs only.
      */
     default <T> T inTransaction(TransactionWork<T> work) throws Exception {
         throw new UnsupportedOperationException("inTransaction: not supported by " + getClass().getName());
     }
 
     /**
-     * Finishes this job as {@code succeeded} with {@code result} inside the caller's transaction on
-     * {@code connection} (a connection to the job's database with auto-commit off, such as the one
-     * {@link #inTransaction} gives): the business writes and the job's status commit together or not
-     * at all. Fenced by this execution's lease: if it no longer holds the job, the transaction is
-     * rolled back and a {@link JobStateException} thrown, so a stale worker's writes never commit.
-     * Call it last, just before the commit: the job's row stays locked until then. If the
-     * transaction does not commit after all, the attempt fails (retried per policy). What the
-     * handler then returns is not written again. Durable jobs only.
+     * Finishes this job as {@code succeeded} with {@code result} in the transaction
+     * {@link #inTransaction} runs on {@code connection} (the connection it gave): the handler's
+     * writes and the job's status commit together or not at all. Fenced by this execution's lease:
+     * if it no longer holds the job, or a stop (cancel, timeout, shutdown) came first, the
+     * transaction is rolled back and a {@link JobStateException} thrown, so a stale worker's writes
+     * never commit. From here on nothing stops the execution, and nothing more is written for the
+     * job: call it last, just before the transaction ends (the job's row stays locked until then).
+     * If the transaction does not commit after all, the attempt fails (retried per policy); what the
+     * handler returns is not written. Durable jobs only.
+     *
+     * @throws IllegalArgumentException if {@code connection} is not the one {@link #inTransaction} gave
      */
     default void completeInTransaction(Connection connection, Object result) throws SQLException {
         throw new UnsupportedOperationException("completeInTransaction: not supported by " + getClass().getName());

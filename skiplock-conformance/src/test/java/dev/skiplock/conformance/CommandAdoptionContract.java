@@ -276,6 +276,8 @@ abstract class CommandAdoptionContract extends ContractBase {
                 for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
                     Files.deleteIfExists(file);
                 }
+            } catch (java.nio.file.NoSuchFileException | java.io.UncheckedIOException gone) {
+                // the worker removed the run meanwhile (its outcome was durable): nothing left to delete
             }
         }
     }

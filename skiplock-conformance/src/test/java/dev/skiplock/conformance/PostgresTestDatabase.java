@@ -141,6 +141,12 @@ final class PostgresTestDatabase implements TestDatabase {
     }
 
     @Override
+    public void endWait(DataSource dataSource, UUID jobId, String name) {
+        Jdbc.update(dataSource, "UPDATE skiplock_job_steps SET wake_at = now() WHERE job_id = ? AND name = ?", jobId, name);
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET available_at = now() WHERE id = ?", jobId);
+    }
+
+    @Override
     public void loseClaim(DataSource dataSource, UUID jobId) {
         Jdbc.update(dataSource, "UPDATE skiplock_jobs SET status = 'queued', attempt = attempt - 1, started_at = NULL,"
                 + " locked_by = NULL, locked_until = NULL, lease_token = NULL, claim_token = NULL, host = NULL"

@@ -22,6 +22,49 @@ class PostgresWorkflowTest extends WorkflowContract {
         return new PostgresTestDatabase();
     }
 
+    /**
+     * The heartbeat runs while a handler's completion is written but not yet committed (forced: the
+     * handler waits inside its transaction until another job's lease was extended). It must leave
+     * that job's row alone: before, it waited on the row lock, so no lease of the worker was
+     * extended until the commit, and the job was then counted as a lost lease.
+     */
+    @Test
+    void theHeartbeatGoesOnWhileAHandlerCommitsItsOwnCompletion() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Skiplock client = client();
+        Skiplock[] self = new Skiplock[1];
+        java.util.UUID[] other = new java.util.UUID[1];
+        self[0] = started(builder(config -> config.queue("default", 2))
+                .handler("blocker", Flow.class, context -> {
+                    release.await();
+                    return JobOutcome.complete();
+                })
+                .handler("invoice", Flow.class, context -> {
+                    context.inTransaction(connection -> {
+                        context.completeInTransaction(connection, "paid");
+                        java.time.Instant before = lockedUntil(client, other[0]);
+                        org.awaitility.Awaitility.await().atMost(WAIT)
+                                .until(() -> lockedUntil(client, other[0]).isAfter(before));
+                        return null;
+                    });
+                    return JobOutcome.complete();
+                }));
+        other[0] = self[0].enqueue(JobRequest.of("blocker", new Flow("b"))).id();
+        awaitStatus(self[0], other[0], JobStatus.RUNNING);
+
+        Job done = self[0].awaitTerminal(self[0].enqueue(JobRequest.of("invoice", new Flow("i"))).id(), WAIT);
+        release.countDown();
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("paid");
+        assertThat(self[0].metrics().leasesLost()).isZero();
+    }
+
+    private static java.time.Instant lockedUntil(Skiplock client, java.util.UUID id) {
+        return Jdbc.query(client.dataSource(), "SELECT locked_until FROM skiplock_jobs WHERE id = '" + id + "'",
+                row -> row.getTimestamp(1).toInstant()).getFirst();
+    }
+
     private static Job report(dev.skiplock.JobClient tenant) throws InterruptedException {
         return tenant.awaitTerminal(tenant.enqueue(JobRequest.of("report", new Flow("r"))).id(), WAIT);
     }

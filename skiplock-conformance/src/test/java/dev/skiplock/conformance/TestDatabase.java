@@ -44,6 +44,9 @@ interface TestDatabase extends AutoCloseable {
     /** Moves a running job's start {@code millis} into the past, by the database clock. */
     void startedEarlier(DataSource dataSource, UUID jobId, long millis);
 
+    /** Ends a queued job's durable wait {@code name} now, as if its time had passed: the job is claimable at once. */
+    void endWait(DataSource dataSource, UUID jobId, String name);
+
     /** Resets a running job to the state a claim lost in a crash (asynchronous commit) leaves: queued, attempt 0. */
     void loseClaim(DataSource dataSource, UUID jobId);
 

@@ -298,6 +298,34 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(done.attempt()).isEqualTo(2);
     }
 
+    /**
+     * A wait that timed out stays timed out: a signal that comes later neither ends the job's next
+     * wait (a sleep here) nor changes what the timed-out wait returns when the handler runs again.
+     * Before, the late signal made the sleeping job claimable at once, and the replayed wait
+     * returned its payload.
+     */
+    @Test
+    void aSignalAfterItsWaitTimedOutWakesNothingAndChangesNoReplay() throws Exception {
+        Skiplock skiplock = worker("approve", context -> {
+            String answer = context.awaitSignal("approval", Duration.ofMillis(200)).map(JsonNode::asText).orElse("timed out");
+            String branch = context.step("branch", String.class, () -> answer);
+            context.sleep("cool-down", LONG_WAIT);
+            return JobOutcome.complete(answer + " / " + branch);
+        });
+        Job job = skiplock.enqueue(flow("approve"));
+        await().atMost(WAIT).until(() -> stepEvents(skiplock, job.id()).contains("cool-down:waiting")
+                && skiplock.get(job.id()).orElseThrow().status() == JobStatus.QUEUED);
+
+        skiplock.signal(job.id(), "approval", "late"); // delivered: the job is not terminal
+
+        Job sleeping = skiplock.get(job.id()).orElseThrow();
+        assertThat(sleeping.status()).isEqualTo(JobStatus.QUEUED);
+        assertThat(sleeping.availableAt()).isAfter(sleeping.startedAt().plus(Duration.ofMinutes(30)));
+        database.endWait(skiplock.dataSource(), job.id(), "cool-down");
+        Job done = skiplock.awaitTerminal(job.id(), WAIT);
+        assertThat(done.result().asText()).isEqualTo("timed out / timed out");
+    }
+
     @Test
     void theFirstSignalOfANameWinsAndALaterOneIsRefused() throws Exception {
         Skiplock client = client();

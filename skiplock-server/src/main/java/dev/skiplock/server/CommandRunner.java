@@ -127,7 +127,11 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
             }
             throw e;
         } catch (ExecutionException e) {
+            stopFollowing(process, stdout, stderr);
             throw new IllegalStateException("waiting for the command failed", e.getCause());
+        } catch (Exception | Error e) {
+            stopFollowing(process, stdout, stderr); // the attempt ends here: no process may outlive it unseen
+            throw e;
         }
         return run.exitCode();
     }
@@ -171,6 +175,15 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
         environment.put("SKIPLOCK_JOB_ID", context.job().id().toString());
         environment.put("SKIPLOCK_ATTEMPT", Integer.toString(context.attempt()));
         return environment;
+    }
+
+    /** Following failed for a reason of its own (not a stop): the process ends with the attempt. */
+    private void stopFollowing(ProcessHandle process, Thread stdout, Thread stderr) {
+        stdout.interrupt();
+        stderr.interrupt();
+        if (process != null) {
+            terminate(process);
+        }
     }
 
     /** SIGTERM to the process and its descendants, then SIGKILL to whatever outlives the grace period. */

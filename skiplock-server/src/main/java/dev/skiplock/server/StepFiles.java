@@ -1,10 +1,13 @@
 package dev.skiplock.server;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.skiplock.JobContext;
 import dev.skiplock.JobStateException;
+import dev.skiplock.SkiplockConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,6 +30,11 @@ import java.util.stream.Stream;
  */
 final class StepFiles {
     static final String VARIABLE = "SKIPLOCK_STEPS";
+    /** Larger files are refused unread (the library's own limit, {@code maxStepOutputBytes}, is at most this). */
+    private static final long MAX_FILE_BYTES = SkiplockConfig.MAX_STEP_OUTPUT_BYTES_LIMIT;
+    /** One JSON value and nothing after it: "200 OK" is text, not 200. */
+    private static final ObjectReader JSON = ServerJson.MAPPER.reader()
+            .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private final Path dir;
     private final JobContext<JsonNode> context;
@@ -43,13 +51,21 @@ final class StepFiles {
     void writeFinished() throws IOException {
         Files.createDirectories(dir);
         for (Map.Entry<String, JsonNode> step : context.steps().entrySet()) {
-            Files.writeString(dir.resolve(step.getKey()), ServerJson.MAPPER.writeValueAsString(step.getValue()),
-                    StandardCharsets.UTF_8);
+            JsonNode output = step.getValue();
+            // as the command wrote it: text as text, anything else as JSON
+            String content = output == null || output.isNull() ? "" : output.isTextual() ? output.asText()
+                    : ServerJson.MAPPER.writeValueAsString(output);
+            Files.writeString(dir.resolve(step.getKey()), content, StandardCharsets.UTF_8);
             seen.add(step.getKey());
         }
     }
 
-    /** Records the step files that appeared since the last look; problems become stderr log lines of the job. */
+    /**
+     * Records the step files that appeared since the last look. Never fails the job: a file that
+     * cannot be recorded (not a regular file, too large, unreadable, a refused name or output)
+     * becomes a stderr log line of the job, and a database that does not answer is asked again at
+     * the next look.
+     */
     void record() throws Exception {
         if (stale || !Files.isDirectory(dir)) {
             return;
@@ -57,6 +73,8 @@ final class StepFiles {
         List<Path> files;
         try (Stream<Path> listed = Files.list(dir)) {
             files = listed.filter(file -> !file.getFileName().toString().endsWith(".tmp")).sorted().toList();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return; // the directory is being changed or removed: look again next time
         }
         for (Path file : files) {
             String name = file.getFileName().toString();
@@ -66,6 +84,8 @@ final class StepFiles {
             try {
                 JsonNode output = read(file);
                 context.step(name, () -> output);
+            } catch (IOException e) {
+                context.log("stderr", "skiplock: step file " + name + " not recorded: " + e.getMessage());
             } catch (JobStateException e) {
                 stale = true; // this execution lost the job: whoever holds it now records the rest
                 return;
@@ -79,13 +99,19 @@ final class StepFiles {
     }
 
     private static JsonNode read(Path file) throws IOException {
-        String text = Files.readString(file, StandardCharsets.UTF_8);
+        if (!Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException("not a regular file");
+        }
+        if (Files.size(file) > MAX_FILE_BYTES) {
+            throw new IOException(Files.size(file) + " bytes, more than " + MAX_FILE_BYTES);
+        }
+        String text = Files.readString(file, StandardCharsets.UTF_8); // malformed UTF-8: an IOException
         String content = text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
         if (content.isBlank()) {
             return null;
         }
         try {
-            return ServerJson.MAPPER.readTree(content);
+            return JSON.readTree(content);
         } catch (JsonProcessingException e) {
             return TextNode.valueOf(content);
         }

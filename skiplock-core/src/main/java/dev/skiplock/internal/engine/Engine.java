@@ -125,20 +125,15 @@ public final class Engine implements Worker {
     }
 
     /**
-     * An execution's outcome is durable. A wait for a signal ends at once if the signal came while
-     * the job was still running (there was nothing to wake then): the delivery and the wait's
-     * write cannot see each other otherwise.
+     * An execution's outcome is durable. A wait for a signal that came while the job still ran
+     * ended in the same transaction ({@code complete_jobs}); this node's claimer of the job's queue
+     * looks at once (other nodes are told by the database where it can).
      */
     private void completed(Execution execution) {
         handlers.completed(execution);
         Execution.Suspension wait = execution.suspension();
         if (wait != null && wait.signal() != null) {
-            try {
-                stores.signals().wakeForSignal(execution.job().id(), wait.signal()).forEach(claimers::wake);
-            } catch (RuntimeException e) {
-                LOG.warn("job {}: could not check for signal {} after its wait began; it runs when the wait ends: {}",
-                        execution.job().id(), wait.signal(), e.getMessage());
-            }
+            claimers.wake(execution.job().queue());
         }
     }
 

@@ -34,6 +34,8 @@ final class Execution {
     private record State(String name, StopReason stopReason) {
         static final State RUNNING = new State("running", null);
         static final State COMPLETING = new State("completing", null);
+        /** The handler is completing its job in its own transaction: no stop can decide the outcome now. */
+        static final State COMMITTING = new State("committing", null);
 
         boolean stopped() {
             return stopReason != null;
@@ -130,9 +132,31 @@ final class Execution {
         timeout = future;
     }
 
+    /**
+     * The handler is about to complete its job in its own transaction: from now on no stop
+     * (cancel, timeout, lost lease, shutdown) decides the outcome, and the heartbeat leaves the
+     * job's row alone (the transaction holds it). False if a stop came first.
+     */
+    boolean beginCommit() {
+        return state.compareAndSet(State.RUNNING, State.COMMITTING);
+    }
+
+    /**
+     * The handler's transaction rolled back: the execution runs on and can be stopped again (its
+     * outcome stays a failure: {@link #isCompletedInTransaction} still holds).
+     */
+    void commitAbandoned() {
+        state.compareAndSet(State.COMMITTING, State.RUNNING);
+    }
+
+    boolean isCommitting() {
+        return state.get() == State.COMMITTING;
+    }
+
     /** The handler returned or threw: true if its outcome is the one to complete (nothing stopped it first). */
     boolean completeByHandler() {
-        boolean won = state.compareAndSet(State.RUNNING, State.COMPLETING);
+        boolean won = state.compareAndSet(State.RUNNING, State.COMPLETING)
+                || state.compareAndSet(State.COMMITTING, State.COMPLETING);
         cancelTimeout();
         return won;
     }

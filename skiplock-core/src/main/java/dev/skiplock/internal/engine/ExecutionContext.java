@@ -78,6 +78,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
 
     @Override
     public boolean progress(Object data) {
+        requireNotCommitting("progress");
         JsonNode tree = Json.MAPPER.valueToTree(data);
         String json = tree == null ? "null" : StorableText.of(tree).toString();
         return execution.storeCall(() -> services.stores().events().updateProgress(execution.attempt(), json));
@@ -113,6 +114,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         if (work == null) {
             throw new IllegalArgumentException("work: is required");
         }
+        requireNotCommitting("inTransaction");
         // What was logged before goes first; waiting inside the transaction could wait forever on
         // SQLite, whose one writer the transaction is.
         services.completer().awaitWritten();
@@ -121,42 +123,72 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             synchronized (transactionLines) {
                 transaction = connection;
             }
+            boolean committed = false;
             try {
                 services.hook().beforeExecute(this, connection);
                 T result = work.run(connection);
                 services.hook().afterExecute(this, connection);
                 connection.commit();
-                synchronized (transactionLines) {
-                    transactionLines.subList(0, linesWithCompletion).clear(); // committed with the job's status
-                }
+                committed = true;
                 return result;
             } catch (Exception | Error e) {
-                connection.rollback(); // before setAutoCommit(true), which would commit what ran
+                try {
+                    connection.rollback(); // before setAutoCommit(true), which would commit what ran
+                } catch (SQLException rollbackFailed) {
+                    e.addSuppressed(rollbackFailed);
+                }
                 throw e;
             } finally {
+                endTransaction(committed);
                 connection.setAutoCommit(true);
-                synchronized (transactionLines) {
-                    transaction = null;
-                    linesWithCompletion = 0;
-                    transactionLines.forEach(services.completer()::submitLog); // what did not commit with a completion
-                    transactionLines.clear();
-                }
             }
+        }
+    }
+
+    /**
+     * The handler's transaction ended: lines that did not commit with a completion go to the
+     * completer, and an execution whose completion rolled back can be stopped again.
+     */
+    private void endTransaction(boolean committed) {
+        synchronized (transactionLines) {
+            if (committed) {
+                transactionLines.subList(0, linesWithCompletion).clear(); // committed with the job's status
+            }
+            transaction = null;
+            linesWithCompletion = 0;
+            transactionLines.forEach(services.completer()::submitLog);
+            transactionLines.clear();
+        }
+        if (!committed) {
+            execution.commitAbandoned();
+        }
+    }
+
+    private void requireNotCommitting(String call) {
+        if (execution.isCommitting()) {
+            throw new IllegalStateException(call + ": the job was completed in the handler's transaction;"
+                    + " nothing more can be written for it");
         }
     }
 
     @Override
     public void completeInTransaction(Connection connection, Object result) throws SQLException {
-        if (connection == null || connection.getAutoCommit()) {
-            throw new IllegalArgumentException("connection: must be in a transaction (auto-commit off)");
+        synchronized (transactionLines) {
+            if (connection == null || connection != transaction) {
+                throw new IllegalArgumentException("connection: must be the connection inTransaction gives this handler");
+            }
         }
         Completion completion = services.outcomes().fromHandler(execution, JobOutcome.complete(result), null);
         if (completion.status() != dev.skiplock.JobStatus.SUCCEEDED) {
             throw new IllegalArgumentException("result: " + completion.error());
         }
+        if (!execution.beginCommit()) {
+            throw new JobStateException("job " + execution.job().id() + " was not completed: this execution was"
+                    + " stopped first (cancel, timeout, lost lease or shutdown)", execution.job());
+        }
         java.util.List<EventStore.LogLine> lines;
         synchronized (transactionLines) {
-            lines = connection == transaction ? java.util.List.copyOf(transactionLines) : java.util.List.of();
+            lines = java.util.List.copyOf(transactionLines);
             linesWithCompletion = lines.size();
         }
         boolean applied = execution.storeCall(() -> {

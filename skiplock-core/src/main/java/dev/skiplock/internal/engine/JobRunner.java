@@ -128,7 +128,7 @@ final class JobRunner {
         }
         Execution.Suspension wait = execution.suspension();
         if (wait != null) {
-            return parts.outcomes().suspended(execution, wait.delay()); // whatever the handler did after it
+            return parts.outcomes().suspended(execution, wait); // whatever the handler did after it
         }
         if (execution.isCompletedInTransaction()) {
             return committedByHandler(execution) ? null : parts.outcomes().fromHandler(execution,
@@ -138,9 +138,19 @@ final class JobRunner {
         return returned;
     }
 
-    /** Whether the handler's transaction that completed the job committed: the job no longer runs this execution. */
+    /**
+     * Whether the handler's transaction that completed the job committed: the job no longer runs
+     * this execution. When the database cannot tell, the failure outcome is written anyway: if the
+     * transaction did commit, the fence rejects it as stale.
+     */
     private boolean committedByHandler(Execution execution) {
-        return !stores.jobs().executionRunning(execution.job().id(), execution.executionId());
+        try {
+            return !execution.storeCall(() -> stores.jobs().executionRunning(execution.job().id(), execution.executionId()));
+        } catch (RuntimeException e) {
+            LOG.warn("job {}: cannot tell whether the handler's transaction committed; writing its failure, which is"
+                    + " discarded if it did: {}", execution.job().id(), e.getMessage());
+            return false;
+        }
     }
 
     @SuppressWarnings("unchecked") // adopt resumes only bindings whose handler is a ResumableHandler of A

@@ -62,7 +62,9 @@ final class LeaseKeeper {
             // the leases below matter more than the registry's last-seen time: extend them anyway
             LOG.warn("could not touch this worker's registry row; extending leases anyway: {}", e.getMessage());
         }
-        List<Execution> held = parts.registry().snapshot();
+        // An execution completing its job in its own transaction is left out: the transaction holds
+        // the row (a heartbeat would wait for it, holding up every other lease) and ends the lease.
+        List<Execution> held = parts.registry().snapshot().stream().filter(execution -> !execution.isCommitting()).toList();
         if (held.isEmpty()) {
             return;
         }

@@ -43,8 +43,11 @@ final class MemoryJob {
             AtomicLong seq, EventSignals signals, Clock clock, Duration defaultTimeout, SkiplockConfig config) {
     }
 
-    /** A checkpoint of this job ({@link Steps}); a wait ends at {@code wakeAt}. */
-    private record Kept(StepStore.Kind kind, JsonNode output, Instant wakeAt) {
+    /**
+     * A checkpoint of this job ({@link Steps}); a wait ends at {@code wakeAtNanos} of the monotonic
+     * timer, the timer that starts the job again (a test's fixed clock must not keep it waiting).
+     */
+    private record Kept(StepStore.Kind kind, JsonNode output, Long wakeAtNanos) {
     }
 
     private final Runtime runtime;
@@ -210,15 +213,15 @@ final class MemoryJob {
             returned = runtime.outcomes().fromException(running, error, binding.retryPolicy());
         }
         Execution.Suspension wait = running.suspension();
-        return wait == null ? returned : runtime.outcomes().suspended(running, wait.delay());
+        return wait == null ? returned : runtime.outcomes().suspended(running, wait);
     }
 
     /** The checkpoints as {@link Steps} reads them: a wait's time left by this instance's clock. */
     synchronized Map<String, StepStore.Checkpoint> checkpoints() {
-        Instant now = runtime.clock().instant();
+        long now = System.nanoTime();
         Map<String, StepStore.Checkpoint> all = new LinkedHashMap<>();
         checkpoints.forEach((name, kept) -> all.put(name, new StepStore.Checkpoint(name, kept.kind(), kept.output(),
-                kept.wakeAt() == null ? null : Duration.between(now, kept.wakeAt()).toMillis())));
+                kept.wakeAtNanos() == null ? null : TimeUnit.NANOSECONDS.toMillis(kept.wakeAtNanos() - now))));
         return all;
     }
 
@@ -229,7 +232,7 @@ final class MemoryJob {
             return false;
         }
         checkpoints.put(name, new Kept(kind, outputJson == null ? null : Json.read(outputJson),
-                waitMillis == null ? null : runtime.clock().instant().plusMillis(waitMillis)));
+                waitMillis == null ? null : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis)));
         stepEvent(name, eventStatus, null);
         return true;
     }

@@ -48,8 +48,9 @@ final class Outcomes {
      * A durable wait ({@code sleep}, {@code awaitSignal}): queued again after {@code wait} without
      * using up an attempt, as a snooze.
      */
-    Completion suspended(Execution execution, java.time.Duration wait) {
-        return new Completion(execution.attempt(), JobStatus.QUEUED, wait.toMillis(), null, null, 1);
+    Completion suspended(Execution execution, Execution.Suspension wait) {
+        return new Completion(execution.attempt(), JobStatus.QUEUED, wait.delay().toMillis(), null, null, 1,
+                wait.signal());
     }
 
     /** The handler threw: retried while attempts remain. */

@@ -97,20 +97,19 @@ public final class Steps {
             }
             throw e;
         }
+        if (execution.suspended()) { // the body swallowed a wait: its value was made without it
+            throw new JobSuspendedException("step " + checked + " began a wait; its output is not recorded",
+                    execution.suspension().delay());
+        }
         String json = outputJson("output of step " + checked, value, limits.maxStepOutputBytes());
-        record(checked, Kind.STEP, json, null, "succeeded");
-        JsonNode stored = Json.read(json);
-        recorded.put(checked, new Checkpoint(checked, Kind.STEP, stored, null));
-        return Json.MAPPER.treeToValue(stored, type);
+        Checkpoint stored = record(checked, Kind.STEP, json, null, "succeeded");
+        return Json.MAPPER.treeToValue(stored.output(), type);
     }
 
     /** The outputs of the finished steps, by name. */
-    Map<String, JsonNode> finished() {
-        if (recorded == null) {
-            recorded = execution.storeCall(store::load);
-        }
+    synchronized Map<String, JsonNode> finished() {
         Map<String, JsonNode> outputs = new java.util.LinkedHashMap<>();
-        recorded.forEach((name, checkpoint) -> {
+        recorded().forEach((name, checkpoint) -> {
             if (checkpoint.kind() == Kind.STEP) {
                 outputs.put(name, checkpoint.output());
             }
@@ -152,7 +151,6 @@ public final class Steps {
     private void startWait(String name, Kind kind, Duration wait, String signal) {
         checkRoom(name);
         record(name, kind, null, wait.toMillis(), "waiting");
-        recorded.put(name, new Checkpoint(name, kind, null, wait.toMillis()));
         if (!wait.isZero()) {
             suspend(name, wait, signal);
         }
@@ -164,23 +162,34 @@ public final class Steps {
                 + wait, wait);
     }
 
-    private void record(String name, Kind kind, String json, Long waitMillis, String eventStatus) {
+    /**
+     * Records a checkpoint; returns it as stored. A checkpoint of that name found there instead (this
+     * execution's own write whose commit answer was lost, then sent again) is the stored one.
+     */
+    private Checkpoint record(String name, Kind kind, String json, Long waitMillis, String eventStatus) {
         boolean written = execution.storeCall(() -> store.record(name, kind, json, waitMillis, eventStatus));
-        if (!written) {
+        Checkpoint stored = written ? new Checkpoint(name, kind, json == null ? null : Json.read(json), waitMillis)
+                : reload().get(name);
+        if (stored == null) {
             throw new JobStateException("step " + name + " of job " + execution.job().id()
                     + " not recorded: this execution no longer holds the job's lease", execution.job());
         }
+        synchronized (this) {
+            recorded().put(name, stored);
+        }
+        return stored;
     }
 
     /** The checkpoint named {@code name} if it exists, refused if it is of another kind. */
-    private Checkpoint existing(String name, Kind kind) {
+    private synchronized Checkpoint existing(String name, Kind kind) {
         if (execution.suspended()) {
             throw new IllegalStateException("name: " + name + " comes after a sleep or signal wait that ended this attempt");
         }
-        if (recorded == null) {
-            recorded = execution.storeCall(store::load);
+        if (execution.isCommitting()) {
+            throw new IllegalStateException("name: " + name + " comes after the job was completed in the handler's"
+                    + " transaction; nothing more can be written for it");
         }
-        Checkpoint found = recorded.get(name);
+        Checkpoint found = recorded().get(name);
         if (found != null && found.kind() != kind) {
             throw new IllegalArgumentException("name: " + name + " is already a " + found.kind().wireName()
                     + " of this job, not a " + kind.wireName());
@@ -188,8 +197,21 @@ public final class Steps {
         return found;
     }
 
-    private void checkRoom(String name) {
-        if (recorded.size() >= limits.maxStepsPerJob()) {
+    /** The checkpoints, read once per execution (steps may run on several threads of one handler). */
+    private synchronized Map<String, Checkpoint> recorded() {
+        if (recorded == null) {
+            recorded = new java.util.LinkedHashMap<>(execution.storeCall(store::load));
+        }
+        return recorded;
+    }
+
+    private synchronized Map<String, Checkpoint> reload() {
+        recorded = null;
+        return recorded();
+    }
+
+    private synchronized void checkRoom(String name) {
+        if (recorded().size() >= limits.maxStepsPerJob()) {
             throw new IllegalStateException("maxStepsPerJob: job " + execution.job().id() + " already has "
                     + recorded.size() + " checkpoints, the limit; " + name + " is refused");
         }

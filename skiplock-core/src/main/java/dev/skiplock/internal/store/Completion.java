@@ -9,6 +9,8 @@ import dev.skiplock.JobStatus;
  * @param status        the new status: a terminal one, or {@code queued} for a retry or snooze
  * @param delayMillis   with {@code queued}: how long until the job is claimable again
  * @param extraAttempts added to {@code max_attempts} (1 for a snooze, which must not use up an attempt)
+ * @param awaitedSignal with a wait for a signal: its name. The job runs at once if the signal came
+ *                      while it still ran ({@code wake_for_signal} in the same transaction)
  */
 public record Completion(
         HeldAttempt attempt,
@@ -16,5 +18,11 @@ public record Completion(
         long delayMillis,
         JsonNode result,
         String error,
-        int extraAttempts) {
+        int extraAttempts,
+        String awaitedSignal) {
+
+    public Completion(HeldAttempt attempt, JobStatus status, long delayMillis, JsonNode result, String error,
+            int extraAttempts) {
+        this(attempt, status, delayMillis, result, error, extraAttempts, null);
+    }
 }

@@ -43,9 +43,11 @@ public final class JobStore {
 
     private final SqlRunner sql;
     private final JobInserter inserter;
+    private final SignalStore signals;
 
     public JobStore(DataSource dataSource, Driver driver) {
         this.sql = SqlRunner.forTable(dataSource, driver, "jobs");
+        this.signals = new SignalStore(dataSource, driver);
         BulkJobInserter bulk = driver.bulkCopy()
                 .map(copy -> new BulkJobInserter(SqlRunner.forTable(dataSource, driver, "bulk"), copy))
                 .orElse(null);
@@ -135,7 +137,21 @@ public final class JobStore {
      */
     public Set<HeldAttempt> completeJobs(Collection<Completion> completions) {
         var params = Params.of("completions", completionsJson(completions));
-        return new HashSet<>(withConnection(connection -> sql.query(connection, "complete_jobs", params, this::lease)));
+        if (completions.stream().allMatch(completion -> completion.awaitedSignal() == null)) {
+            return new HashSet<>(withConnection(connection -> sql.query(connection, "complete_jobs", params, this::lease)));
+        }
+        // A wait for a signal and the look for that signal commit together: a delivery that came
+        // while the job still ran (and had nothing to wake) ends the wait, also if this worker
+        // dies right after the commit.
+        return sql.inTransaction(connection -> {
+            Set<HeldAttempt> applied = new HashSet<>(sql.query(connection, "complete_jobs", params, this::lease));
+            for (Completion completion : completions) {
+                if (completion.awaitedSignal() != null && applied.contains(completion.attempt())) {
+                    signals.wakeForSignal(connection, completion.attempt().id(), completion.awaitedSignal());
+                }
+            }
+            return applied;
+        });
     }
 
     /**

@@ -67,15 +67,10 @@ public final class SignalStore {
     }
 
     /**
-     * Ends the wait of a queued job for signal {@code name} if that signal was delivered: after a
-     * wait was written, since the signal may have come while the job was still running. Returns
-     * the job's queue when it was woken.
+     * Ends the wait of a queued job for signal {@code name} if that signal was delivered (and the
+     * wait is not over), in the caller's transaction. Returns the job's queue when it was woken.
      */
-    public List<String> wakeForSignal(UUID jobId, String name) {
-        return sql.withConnection(connection -> wakeForSignal(connection, jobId, name));
-    }
-
-    private List<String> wakeForSignal(java.sql.Connection connection, UUID jobId, String name) {
+    public List<String> wakeForSignal(java.sql.Connection connection, UUID jobId, String name) {
         return sql.query(connection, "wake_for_signal", Params.of("job_id", jobId, "name", name),
                 row -> row.getString("queue"));
     }

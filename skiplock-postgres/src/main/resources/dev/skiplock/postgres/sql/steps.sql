@@ -10,20 +10,25 @@ ORDER BY created_at, name
 -- A finished step (its output) or the start of a durable wait (wake_at = now + :wait_ms), fenced
 -- on the lease token like every write of a running job: a stale execution records nothing. The
 -- job row is locked FOR SHARE until the transaction ends, so a reaper clearing the lease waits
--- for the checkpoint rather than letting a reaped execution's write land after it.
+-- for the checkpoint rather than letting a reaped execution's write land after it. A checkpoint of
+-- that name already there (this write sent again after its commit answer was lost) is kept.
 INSERT INTO skiplock_job_steps (job_id, name, kind, output, wake_at)
 SELECT j.id, :name, :kind, CAST(:output AS jsonb), now() + CAST(:wait_ms AS bigint) * interval '1 millisecond'
 FROM skiplock_jobs AS j
 WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
 FOR SHARE
+ON CONFLICT (job_id, name) DO NOTHING
 
 -- name: append_step_event
--- A step event (started, succeeded, failed, waiting) of the execution holding the lease; followers are told.
+-- A step event (started, succeeded, failed, waiting) of the execution holding the lease; followers
+-- are told. The row is locked FOR SHARE, as append_logs does: an event is never written after the
+-- terminal status of a completion that committed while this statement ran.
 WITH appended AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, step, status, message)
     SELECT j.id, j.attempt, 'step', :name, :step_status, :message
     FROM skiplock_jobs AS j
     WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
+    FOR SHARE
     RETURNING job_id
 )
 SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || appended.job_id)) FROM appended

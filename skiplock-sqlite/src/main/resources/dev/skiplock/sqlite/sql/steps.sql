@@ -8,11 +8,13 @@ ORDER BY created_at, name
 
 -- name: record_step
 -- A finished step (its output) or the start of a durable wait (wake_at = now + :wait_ms), fenced
--- on the lease token like every write of a running job: a stale execution records nothing.
+-- on the lease token like every write of a running job: a stale execution records nothing. A
+-- checkpoint of that name already there (this write sent again after its commit answer was lost) is kept.
 INSERT INTO skiplock_job_steps (job_id, name, kind, output, wake_at)
 SELECT j.id, :name, :kind, :output, CAST(unixepoch('subsec') * 1000 AS INTEGER) + :wait_ms
 FROM skiplock_jobs AS j
 WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
+ON CONFLICT (job_id, name) DO NOTHING
 
 -- name: append_step_event
 -- A step event (started, succeeded, failed, waiting) of the execution holding the lease.
