@@ -173,6 +173,32 @@ abstract class WorkflowContract extends ContractBase {
     }
 
     @Test
+    void stepFilesThatCannotBeRecordedBecomeLogLinesAndTheCommandGoesOn() throws Exception {
+        Path runDir = Files.createTempDirectory("skiplock-runs-");
+        String script = """
+                mkdir "$SKIPLOCK_STEPS/cache"
+                printf '\\377\\376' > "$SKIPLOCK_STEPS/binary"
+                echo "200 OK" > "$SKIPLOCK_STEPS/status"
+                echo '{"files": 3}' > "$SKIPLOCK_STEPS/count"
+                echo finished
+                """;
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1))
+                .handler("command", JsonNode.class, dev.skiplock.server.SkiplockServer.commandRunner(runDir)));
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(JobRequest.of("command",
+                Map.of("argv", List.of("sh", "-c", script)))).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(Jdbc.query(skiplock.dataSource(), "SELECT name, output FROM skiplock_job_steps WHERE job_id = '"
+                + done.id() + "' ORDER BY name", row -> row.getString(1) + " " + row.getString(2).replace(" ", "")))
+                .containsExactly("count {\"files\":3}", "status \"200OK\"");
+        assertThat(skiplock.events(done.id(), 0, 100).stream().filter(event -> "stderr".equals(event.stream()))
+                .map(JobEvent::message)).containsExactlyInAnyOrder(
+                        "skiplock: step file binary not recorded: Input length = 1",
+                        "skiplock: step file cache not recorded: not a regular file");
+    }
+
+    @Test
     void aStaleExecutionCannotRecordAStep() throws Exception {
         CountDownLatch insideBody = new CountDownLatch(1);
         CountDownLatch leaseStolen = new CountDownLatch(1);
