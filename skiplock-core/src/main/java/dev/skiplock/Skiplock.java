@@ -6,6 +6,7 @@ import dev.skiplock.internal.engine.Engine;
 import dev.skiplock.internal.engine.HandlerBinding;
 import dev.skiplock.internal.engine.Worker;
 import dev.skiplock.internal.engine.MemoryJobs;
+import dev.skiplock.internal.engine.UnservedQueues;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.store.Stores;
 import dev.skiplock.internal.store.Migrator;
@@ -59,6 +60,7 @@ public final class Skiplock implements SkiplockClient {
     private final Worker worker;
     private final MemoryJobs memory;
     private final Notifier notifier;
+    private final UnservedQueues unserved;
     private final JobClient defaultTenant;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -73,6 +75,7 @@ public final class Skiplock implements SkiplockClient {
         this.worker = config.queues().isEmpty() ? Worker.NONE
                 : new Engine(config, stores, builder.handlers, counters, signals, dataSource, builder.executionHook);
         this.memory = new MemoryJobs(config, builder.handlers, signals);
+        this.unserved = new UnservedQueues(stores.workers(), config.heartbeatInterval().toMillis(), counters);
         this.defaultTenant = tenant(DEFAULT_TENANT);
     }
 
@@ -137,7 +140,7 @@ public final class Skiplock implements SkiplockClient {
 
     /** A client scoped to {@code tenant} (a name: {@code [A-Za-z0-9_.:-]{1,128}}). */
     public JobClient tenant(String tenant) {
-        return new TenantJobClient(tenant, stores, config, worker, notifier, signals, memory);
+        return new TenantJobClient(tenant, stores, config, worker, notifier, signals, memory, unserved);
     }
 
     public SkiplockConfig config() {
@@ -304,7 +307,11 @@ public final class Skiplock implements SkiplockClient {
         private ExecutionHook executionHook = ExecutionHook.NONE;
         private final Map<String, HandlerBinding<?>> handlers = new LinkedHashMap<>();
 
-        /** A JDBC URL ({@code jdbc:postgresql:…} or {@code jdbc:sqlite:…}); Skiplock creates and owns the pool. */
+        /**
+         * The database: a JDBC URL ({@code jdbc:postgresql:…}, {@code jdbc:sqlite:…}) or the form the
+         * CLI takes too, {@code postgresql://user:password@host:port/db} (credentials may also come from
+         * {@link #user} and {@link #password}); Skiplock creates and owns the pool.
+         */
         public Builder url(String jdbcUrl) {
             this.url = jdbcUrl;
             return this;
@@ -445,9 +452,13 @@ public final class Skiplock implements SkiplockClient {
                 throw new IllegalArgumentException((user != null ? "user" : password != null ? "password" : "maxPoolSize")
                         + ": only with url; a dataSource you give is configured by you");
             }
-            Driver chosen = driver != null ? driver : url != null ? driverForUrl(url) : driverForDataSource(dataSource);
-            return dataSource != null ? new Database(dataSource, chosen, false)
-                    : new Database(openPool(chosen, url, poolSettings), chosen, true);
+            if (dataSource != null) {
+                return new Database(dataSource, driver != null ? driver : driverForDataSource(dataSource), false);
+            }
+            Driver chosen = driver != null ? driver : driverForUrl(url);
+            String jdbcUrl = jdbcUrlOf(chosen, url).orElseThrow(() -> new IllegalArgumentException("url: driver "
+                    + chosen.name() + " does not accept '" + url + "'"));
+            return new Database(openPool(chosen, jdbcUrl, poolSettings), chosen, true);
         }
 
         private static void requireCurrent(List<String> pending, Driver driver) {
@@ -469,14 +480,23 @@ public final class Skiplock implements SkiplockClient {
             }
         }
 
-        private static Driver driverForUrl(String jdbcUrl) {
+        /** The driver that understands {@code url}: a JDBC URL, or a form of its own such as {@code postgresql://}. */
+        private static Driver driverForUrl(String url) {
             for (Driver candidate : ServiceLoader.load(Driver.class)) {
-                if (candidate.acceptsUrl(jdbcUrl)) {
+                if (jdbcUrlOf(candidate, url).isPresent()) {
                     return candidate;
                 }
             }
-            throw new IllegalArgumentException("url: no Skiplock driver accepts '" + jdbcUrl
-                    + "' (expected jdbc:postgresql:… or jdbc:sqlite:…, with skiplock-postgres or skiplock-sqlite on the class path)");
+            throw new IllegalArgumentException("url: no Skiplock driver accepts '" + url + "' (expected jdbc:postgresql:…,"
+                    + " postgresql://… or jdbc:sqlite:…, with skiplock-postgres or skiplock-sqlite on the class path)");
+        }
+
+        private static java.util.Optional<String> jdbcUrlOf(Driver driver, String url) {
+            try {
+                return driver.jdbcUrl(url);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("url: " + e.getMessage(), e);
+            }
         }
 
         private static Driver driverForDataSource(DataSource source) {

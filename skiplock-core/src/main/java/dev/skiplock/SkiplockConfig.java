@@ -44,6 +44,9 @@ import java.util.UUID;
  *                           {@link IllegalStateException} naming the limit
  * @param maxStepOutputBytes the largest output of one step, as JSON in UTF-8 (default 1 MiB; 1 byte to 16 MiB); a
  *                           larger output fails the step with an {@link IllegalArgumentException} naming the limit
+ * @param claimBatchSize     the most jobs one claim statement takes (default 100; 1 to 10,000): a claimer takes
+ *                           as many as its queue has free slots (the queue's concurrency: how many handlers run at
+ *                           once), at most this many per statement
  */
 public record SkiplockConfig(
         String workerId,
@@ -62,7 +65,8 @@ public record SkiplockConfig(
         Duration pruneInterval,
         Clock clock,
         int maxStepsPerJob,
-        int maxStepOutputBytes) {
+        int maxStepOutputBytes,
+        int claimBatchSize) {
 
     public static final int MAX_CONCURRENCY = 10_000;
     public static final int MAX_STEPS_PER_JOB_LIMIT = 100_000;
@@ -113,6 +117,10 @@ public record SkiplockConfig(
             throw new IllegalArgumentException("maxStepsPerJob: must be between 1 and " + MAX_STEPS_PER_JOB_LIMIT
                     + ", got " + maxStepsPerJob);
         }
+        if (claimBatchSize < 1 || claimBatchSize > MAX_CONCURRENCY) {
+            throw new IllegalArgumentException("claimBatchSize: must be between 1 and " + MAX_CONCURRENCY
+                    + ", got " + claimBatchSize);
+        }
         if (maxStepOutputBytes < 1 || maxStepOutputBytes > MAX_STEP_OUTPUT_BYTES_LIMIT) {
             throw new IllegalArgumentException("maxStepOutputBytes: must be between 1 and "
                     + MAX_STEP_OUTPUT_BYTES_LIMIT + ", got " + maxStepOutputBytes);
@@ -156,6 +164,7 @@ public record SkiplockConfig(
         private Clock clock = Clock.systemUTC();
         private int maxStepsPerJob = 1000;
         private int maxStepOutputBytes = 1 << 20;
+        private int claimBatchSize = 100;
 
         public Builder workerId(String value) {
             workerId = value;
@@ -237,6 +246,12 @@ public record SkiplockConfig(
             return this;
         }
 
+        /** See {@link SkiplockConfig#claimBatchSize()}. */
+        public Builder claimBatchSize(int value) {
+            claimBatchSize = value;
+            return this;
+        }
+
         /** See {@link SkiplockConfig#maxStepsPerJob()}. */
         public Builder maxStepsPerJob(int value) {
             maxStepsPerJob = value;
@@ -252,7 +267,7 @@ public record SkiplockConfig(
         public SkiplockConfig build() {
             return new SkiplockConfig(workerId, hostId, queues, leaseTtl, heartbeatInterval, reaperInterval, pollInterval,
                     shutdownTimeout, defaultMaxAttempts, defaultTimeout, retryPolicy, migrate, retention, pruneInterval,
-                    clock, maxStepsPerJob, maxStepOutputBytes);
+                    clock, maxStepsPerJob, maxStepOutputBytes, claimBatchSize);
         }
 
         private static String defaultHostId() {

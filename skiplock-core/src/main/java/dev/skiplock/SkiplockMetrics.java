@@ -29,5 +29,6 @@ public record SkiplockMetrics(
         long released,
         long leasesReaped,
         long claimStatements,
-        long completionBatches) {
+        long completionBatches,
+        long enqueuedToUnservedQueues) {
 }

@@ -12,6 +12,7 @@ import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.SignalStore;
 import dev.skiplock.internal.store.Stores;
 import dev.skiplock.internal.engine.Steps;
+import dev.skiplock.internal.engine.UnservedQueues;
 import dev.skiplock.spi.Notifier;
 import java.sql.Connection;
 import java.time.Duration;
@@ -43,9 +44,10 @@ final class TenantJobClient implements JobClient {
     private final EventSignals signals;
     private final MemoryJobs memory;
     private final SignalStore signalStore;
+    private final UnservedQueues unserved;
 
     TenantJobClient(String tenant, Stores stores, SkiplockConfig config, Worker worker, Notifier notifier,
-            EventSignals signals, MemoryJobs memory) {
+            EventSignals signals, MemoryJobs memory, UnservedQueues unserved) {
         this.tenant = Names.check("tenant", tenant);
         this.store = stores.jobs();
         this.cron = stores.cron();
@@ -56,6 +58,7 @@ final class TenantJobClient implements JobClient {
         this.signals = signals;
         this.memory = memory;
         this.signalStore = stores.signals();
+        this.unserved = unserved;
     }
 
     @Override
@@ -115,6 +118,7 @@ final class TenantJobClient implements JobClient {
     /** Inserts in a transaction of its own, then wakes workers and followers: the jobs are committed. */
     private List<Job> insertCommitted(List<Job> jobs, List<JobRequest> requests) {
         List<Job> stored = store.insertJobs(null, jobs);
+        unserved.enqueued(stored.stream().map(Job::queue).toList());
         wakeQueuesOf(requests);
         signals.signalAll(stored.stream().map(Job::id).toList());
         return stored;
@@ -132,7 +136,9 @@ final class TenantJobClient implements JobClient {
             throw new IllegalArgumentException("connection: enqueue with dependsOn needs a transaction;"
                     + " call setAutoCommit(false) first (or enqueue without a connection)");
         }
-        return store.insertJobs(connection, jobs);
+        List<Job> stored = store.insertJobs(connection, jobs);
+        unserved.enqueued(stored.stream().map(Job::queue).toList());
+        return stored;
     }
 
     private static boolean autoCommits(Connection connection) {

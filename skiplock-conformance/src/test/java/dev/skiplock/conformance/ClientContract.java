@@ -12,6 +12,7 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.QueueCount;
 import dev.skiplock.Skiplock;
+import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.sql.SqlFile;
 import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.EventStore;
@@ -230,6 +231,36 @@ abstract class ClientContract extends ContractBase {
         assertThatThrownBy(() -> Skiplock.builder().url(database.url())
                 .config(dev.skiplock.SkiplockConfig.builder().queue("default", 2).build()).buildClient())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("queues:");
+    }
+
+    /** A job enqueued to a queue no live worker serves would wait silently: it is counted (and logged). */
+    @Test
+    void jobsEnqueuedToAQueueNoWorkerServesAreCounted() {
+        started(builder(config -> config.queue("served", 1)).handler("noop", Object.class,
+                context -> dev.skiplock.JobOutcome.complete()));
+        Skiplock producer = client();
+
+        producer.enqueue(dev.skiplock.JobRequest.of("noop", null).withQueue("served"));
+        producer.enqueueMany(List.of(dev.skiplock.JobRequest.of("noop", null).withQueue("nobody"),
+                dev.skiplock.JobRequest.of("noop", null).withQueue("nobody")));
+
+        assertThat(producer.metrics().enqueuedToUnservedQueues()).isEqualTo(2);
+    }
+
+    /** The claim batch size is its own setting: concurrency 10, at most 2 jobs per claim statement. */
+    @Test
+    void aClaimStatementTakesAtMostTheClaimBatchSize() {
+        Skiplock client = client();
+        for (int i = 0; i < 10; i++) {
+            client.enqueue(dev.skiplock.JobRequest.of("noop", null));
+        }
+        Skiplock worker = started(builder(config -> config.queue("default", 10).claimBatchSize(2))
+                .handler("noop", Object.class, context -> dev.skiplock.JobOutcome.complete()));
+
+        awaitCount(() -> worker.metrics().succeeded(), 10);
+        assertThat(worker.metrics().claimStatements()).isGreaterThanOrEqualTo(5);
+        assertThatThrownBy(() -> SkiplockConfig.builder().claimBatchSize(0).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("claimBatchSize:");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.skiplock.conformance;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.skiplock.Skiplock;
@@ -18,5 +19,21 @@ class PostgresClientTest extends ClientContract {
         String withoutUser = database.url().replaceAll("([?&])user=[^&]*&?", "$1");
         assertThatThrownBy(() -> Skiplock.builder().url(withoutUser).user("no_such_role").password("x").build())
                 .isInstanceOf(SkiplockException.class).hasMessageContaining("no_such_role");
+    }
+
+    /** The library takes the URL form the CLI takes (libpq style), credentials included. */
+    @Test
+    void aLibpqUrlWorksAsWellAsAJdbcOne() {
+        java.net.URI jdbc = java.net.URI.create(database.url().substring("jdbc:".length()));
+        String user = java.util.Arrays.stream(jdbc.getQuery().split("&")).filter(part -> part.startsWith("user="))
+                .findFirst().orElseThrow().substring("user=".length());
+        String libpq = "postgresql://" + user + "@" + jdbc.getHost() + ":" + jdbc.getPort() + jdbc.getPath() + "?"
+                + jdbc.getQuery().replaceAll("(^|&)user=[^&]*", "").replaceFirst("^&", "");
+        try (Skiplock skiplock = Skiplock.builder().url(libpq).build()) {
+            dev.skiplock.Job job = skiplock.enqueue(dev.skiplock.JobRequest.of("libpq", null));
+            assertThat(skiplock.get(job.id())).isPresent();
+        }
+        assertThatThrownBy(() -> Skiplock.builder().url("postgresql:///nohost").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("url: no host");
     }
 }

@@ -16,6 +16,16 @@ public interface Driver {
     /** True if this driver serves the JDBC URL (e.g. {@code jdbc:sqlite:…}). */
     boolean acceptsUrl(String jdbcUrl);
 
+    /**
+     * The JDBC URL for a URL this driver understands: a JDBC URL it accepts as is, or a form of its
+     * own (PostgreSQL: {@code postgresql://user@host/db}); empty for a URL of another database.
+     *
+     * @throws IllegalArgumentException if the URL is of this driver's form but malformed (the message names no field)
+     */
+    default Optional<String> jdbcUrl(String url) {
+        return acceptsUrl(url) ? Optional.of(url) : Optional.empty();
+    }
+
     /** True if this driver serves a database reporting this {@code DatabaseMetaData} product name. */
     boolean acceptsProduct(String databaseProductName);
 

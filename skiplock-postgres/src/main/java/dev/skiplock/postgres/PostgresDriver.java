@@ -33,6 +33,11 @@ public final class PostgresDriver implements Driver {
     }
 
     @Override
+    public java.util.Optional<String> jdbcUrl(String url) {
+        return PostgresUrl.toJdbc(url);
+    }
+
+    @Override
     public boolean acceptsProduct(String databaseProductName) {
         return "PostgreSQL".equalsIgnoreCase(databaseProductName);
     }

@@ -110,6 +110,9 @@ final class AdminApi {
         counter(text, "skiplock_jobs_resumed_total", "Adopted jobs whose execution outlived its worker and was resumed",
                 metrics.resumed());
         counter(text, "skiplock_leases_reaped_total", "Expired leases cleared by this reaper", metrics.leasesReaped());
+        counter(text, "skiplock_jobs_enqueued_unserved_total",
+                "Jobs this process enqueued to a queue no live worker served (worker registry)",
+                metrics.enqueuedToUnservedQueues());
         text.append("# HELP skiplock_jobs Jobs per queue and status\n# TYPE skiplock_jobs gauge\n");
         for (QueueCount count : skiplock.count()) {
             text.append("skiplock_jobs{queue=\"").append(count.queue()).append("\",status=\"")

@@ -19,10 +19,11 @@ public final class Counters {
     final LongAdder leasesReaped = new LongAdder();
     final LongAdder claimStatements = new LongAdder();
     final LongAdder completionBatches = new LongAdder();
+    final LongAdder enqueuedToUnservedQueues = new LongAdder();
 
     public SkiplockMetrics snapshot() {
         return new SkiplockMetrics(claimed.sum(), succeeded.sum(), failed.sum(), retried.sum(), cancelled.sum(),
                 timedOut.sum(), staleCompletions.sum(), leasesLost.sum(), adopted.sum(), resumed.sum(), released.sum(),
-                leasesReaped.sum(), claimStatements.sum(), completionBatches.sum());
+                leasesReaped.sum(), claimStatements.sum(), completionBatches.sum(), enqueuedToUnservedQueues.sum());
     }
 }

@@ -59,7 +59,8 @@ public final class Engine implements Worker {
         Claims claims = new Claims(config, stores.jobs(), counters, lostClaims, handlers.resumableKindsJson());
         List<QueueClaimer> perQueue = new ArrayList<>();
         config.queues().forEach((queue, concurrency) -> perQueue.add(
-                new QueueClaimer(queue, concurrency, config.pollInterval(), clock, claims, runner)));
+                new QueueClaimer(queue, concurrency, config.claimBatchSize(), config.pollInterval(), clock, claims,
+                        runner)));
         this.claimers = new Claimers(perQueue);
         this.leaseKeeper = new LeaseKeeper(config, stores.jobs(), stores.workers(),
                 new LeaseKeeper.Parts(registry, counters, lostClaims, stopper, claimers));

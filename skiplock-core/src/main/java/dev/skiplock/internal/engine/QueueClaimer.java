@@ -8,15 +8,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Claims jobs of one queue for this worker: as many as it has free slots, in one statement, hands
- * each to the {@link JobRunner}, then sleeps until woken (enqueue, freed slot while work remains,
- * reaper) or the poll interval passes. The loop never dies: a failing database is logged and
+ * Claims jobs of one queue for this worker: as many as it has free slots (at most the claim batch
+ * size), in one statement, hands each to the {@link JobRunner}, then sleeps until woken (enqueue,
+ * freed slot while work remains, reaper) or the poll interval passes. The loop never dies: a failing database is logged and
  * retried with backoff.
  */
 final class QueueClaimer {
     private static final Logger LOG = LoggerFactory.getLogger(QueueClaimer.class);
 
     private final String queue;
+    /** The most jobs one statement claims ({@code SkiplockConfig.claimBatchSize}). */
+    private final int claimBatchSize;
     private final Duration pollInterval;
     private final Clock clock;
     private final Claims claims;
@@ -28,8 +30,10 @@ final class QueueClaimer {
     private volatile boolean adoptionDue = true;
     private long lastAdoptionMillis;
 
-    QueueClaimer(String queue, int concurrency, Duration pollInterval, Clock clock, Claims claims, JobRunner runner) {
+    QueueClaimer(String queue, int concurrency, int claimBatchSize, Duration pollInterval, Clock clock, Claims claims,
+            JobRunner runner) {
         this.queue = queue;
+        this.claimBatchSize = claimBatchSize;
         this.slots = new Slots(concurrency, doorbell);
         this.pollInterval = pollInterval;
         this.clock = clock;
@@ -91,7 +95,7 @@ final class QueueClaimer {
 
     /** One round; true if it filled every free slot, so more jobs are probably waiting. */
     private boolean claimOnce() {
-        int free = slots.takeAll();
+        int free = slots.take(claimBatchSize);
         if (free == 0) {
             return false;
         }

@@ -18,8 +18,12 @@ final class Slots {
     }
 
     /** Takes every free slot; give back the unused ones with {@link #giveBack}. */
-    int takeAll() {
-        return free.drainPermits();
+    /** Takes up to {@code most} free slots; returns how many. */
+    int take(int most) {
+        int all = free.drainPermits();
+        int taken = Math.min(all, most);
+        free.release(all - taken);
+        return taken;
     }
 
     void giveBack(int count) {

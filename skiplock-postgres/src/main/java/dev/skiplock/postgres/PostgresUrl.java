@@ -1,0 +1,70 @@
+package dev.skiplock.postgres;
+
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * The URL forms the PostgreSQL driver understands besides JDBC's: libpq style
+ * {@code postgresql://user:password@host:port/db?x=y} (or {@code postgres://}) becomes
+ * {@code jdbc:postgresql://host:port/db?x=y&user=user&password=password}, so the library, the CLI and
+ * the server take the same URLs.
+ */
+final class PostgresUrl {
+    private PostgresUrl() {
+    }
+
+    /** The JDBC URL for {@code url}; empty if it is not a PostgreSQL URL. */
+    static Optional<String> toJdbc(String url) {
+        if (url.startsWith("jdbc:postgresql:")) {
+            return Optional.of(url);
+        }
+        if (url.startsWith("postgresql://") || url.startsWith("postgres://")) {
+            return Optional.of(fromLibpq(url));
+        }
+        return Optional.empty();
+    }
+
+    private static String fromLibpq(String url) {
+        URI uri;
+        try {
+            uri = URI.create(url);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("not a valid URL: " + e.getMessage());
+        }
+        if (uri.getHost() == null) {
+            throw new IllegalArgumentException("no host in '" + url + "'");
+        }
+        StringBuilder jdbc = new StringBuilder("jdbc:postgresql://").append(uri.getHost());
+        if (uri.getPort() > 0) {
+            jdbc.append(':').append(uri.getPort());
+        }
+        jdbc.append(uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath());
+        StringBuilder query = new StringBuilder(uri.getRawQuery() == null ? "" : uri.getRawQuery());
+        String userInfo = uri.getRawUserInfo();
+        if (userInfo != null) {
+            int colon = userInfo.indexOf(':');
+            String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
+            appendParam(query, "user", decode(user));
+            if (colon >= 0) {
+                appendParam(query, "password", decode(userInfo.substring(colon + 1)));
+            }
+        }
+        if (!query.isEmpty()) {
+            jdbc.append('?').append(query);
+        }
+        return jdbc.toString();
+    }
+
+    private static void appendParam(StringBuilder query, String name, String value) {
+        if (!query.isEmpty()) {
+            query.append('&');
+        }
+        query.append(name).append('=').append(java.net.URLEncoder.encode(value, StandardCharsets.UTF_8));
+    }
+
+    private static String decode(String value) {
+        return URLDecoder.decode(value, StandardCharsets.UTF_8);
+    }
+}
