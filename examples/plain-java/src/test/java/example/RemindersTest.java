@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.skiplock.Job;
 import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,5 +16,10 @@ class RemindersTest {
 
         assertEquals(JobStatus.SUCCEEDED, done.status());
         assertEquals("reminded ada to water the plants", done.result().get("sent").asText());
+    }
+
+    @Test
+    void theLibraryTellsItsVersionInCodeAndInItsJarsManifest() {
+        assertEquals(Skiplock.version(), Skiplock.class.getPackage().getImplementationVersion());
     }
 }
