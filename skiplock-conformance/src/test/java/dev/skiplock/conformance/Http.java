@@ -17,7 +17,8 @@ import java.util.Map;
 
 /** A plain HTTP client for the service tests: status code plus parsed JSON (or raw lines for streams). */
 final class Http {
-    record Answer(int status, JsonNode json, String text) {
+    /** {@code json} is the parsed body when it is a JSON object, else null; {@code contentType} as sent, or null. */
+    record Answer(int status, JsonNode json, String text, String contentType) {
     }
 
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -44,6 +45,17 @@ final class Http {
 
     Answer delete(String path) {
         return send(HttpRequest.newBuilder(URI.create(base + path)).DELETE());
+    }
+
+    /**
+     * Any method, with headers; a body of null sends none. A stream's answer comes once the server
+     * closes it (after the job's terminal event), its whole text in {@link Answer#text()}.
+     */
+    Answer call(String method, String path, String body, Map<String, String> headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).method(method,
+                body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        headers.forEach(request::header);
+        return send(request);
     }
 
     /** Reads a stream to its end (the server closes it after the terminal event); returns non-blank lines. */
@@ -76,7 +88,8 @@ final class Http {
             if (body != null && !body.isBlank() && body.strip().startsWith("{")) {
                 json = Json.read(body);
             }
-            return new Answer(response.statusCode(), json, body);
+            return new Answer(response.statusCode(), json, body,
+                    response.headers().firstValue("Content-Type").orElse(null));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

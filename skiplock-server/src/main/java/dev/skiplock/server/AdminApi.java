@@ -10,12 +10,23 @@ import dev.skiplock.SkiplockMetrics;
 import dev.skiplock.WorkerInfo;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
-/** Queues, workers, health and metrics (API.md). */
+/** Queues, workers, health and metrics, and the API's OpenAPI description (API.md). */
 final class AdminApi {
+    /**
+     * The OpenAPI description of every route, written by hand beside this class; read once, so a
+     * build that lost it fails at start. {@code OpenApiContract} checks it against the routes and
+     * real answers.
+     */
+    private static final String OPENAPI = resource("openapi.json");
+
     private final Skiplock skiplock;
     private final Auth auth;
 
@@ -32,6 +43,7 @@ final class AdminApi {
         routes.get("/healthz", ctx -> SkiplockServer.json(ctx, 200, ServerJson.object().put("status", "ok")));
         routes.get("/readyz", this::ready);
         routes.get("/metrics", this::metrics);
+        routes.get("/api/v1/openapi.json", ctx -> ctx.status(200).contentType("application/json").result(OPENAPI));
     }
 
     private void queues(Context ctx) {
@@ -119,6 +131,17 @@ final class AdminApi {
                     .append(count.status().wireName()).append("\"} ").append(count.jobs()).append('\n');
         }
         ctx.status(200).contentType("text/plain; version=0.0.4; charset=utf-8").result(text.toString());
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = AdminApi.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + name + " beside " + AdminApi.class.getName());
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static void counter(StringBuilder text, String name, String help, long value) {

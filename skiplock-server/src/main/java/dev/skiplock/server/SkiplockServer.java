@@ -8,6 +8,7 @@ import dev.skiplock.SkiplockException;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.time.Duration;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -110,6 +111,23 @@ public final class SkiplockServer implements AutoCloseable {
 
     public int port() {
         return app.port();
+    }
+
+    /** One route this server answers: an HTTP method and a path template ({@code {id}} stands for a parameter). */
+    public record Route(String method, String path) {
+    }
+
+    /**
+     * The routes as registered with the HTTP server (before-handlers left out), so that a description
+     * of the API can be checked against what is served rather than against a second list.
+     */
+    public List<Route> routes() {
+        // Javalin 7 shows its router only through `unsafe`; read-only use, after start.
+        return app.unsafe.internalRouter.allHttpHandlers().stream()
+                .map(handler -> handler.endpoint)
+                .filter(endpoint -> endpoint.method.isHttpMethod())
+                .map(endpoint -> new Route(endpoint.method.name(), endpoint.path))
+                .toList();
     }
 
     static void send(Context ctx, ApiError error) {

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class PostgresOpenApiTest extends OpenApiContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+}
