@@ -233,6 +233,30 @@ abstract class ClientContract extends ContractBase {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("queues:");
     }
 
+    /** While a handler runs, SLF4J's MDC names its job (durable and in-memory alike), and nothing after. */
+    @Test
+    void theHandlersLogLinesNameTheirJobThroughTheMdc() throws Exception {
+        List<Map<String, String>> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        Skiplock skiplock = started(builder(config -> config.queue("mdc", 1)).handler("mdc.kind", Object.class, context -> {
+            seen.add(org.slf4j.MDC.getCopyOfContextMap());
+            return dev.skiplock.JobOutcome.complete();
+        }));
+        JobClient acme = skiplock.tenant("acme");
+        Job durable = acme.enqueue(JobRequest.of("mdc.kind", null).withQueue("mdc"));
+        acme.awaitTerminal(durable.id(), WAIT);
+        Job inMemory = acme.enqueue(JobRequest.of("mdc.kind", null).withQueue("mdc").withDurable(false));
+        acme.awaitTerminal(inMemory.id(), WAIT);
+
+        assertThat(seen).hasSize(2);
+        for (int i = 0; i < 2; i++) {
+            Job job = i == 0 ? durable : inMemory;
+            assertThat(seen.get(i)).containsEntry("skiplock.jobId", job.id().toString())
+                    .containsEntry("skiplock.kind", "mdc.kind").containsEntry("skiplock.queue", "mdc")
+                    .containsEntry("skiplock.attempt", "1").containsEntry("skiplock.tenant", "acme");
+        }
+        assertThat(org.slf4j.MDC.get("skiplock.jobId")).isNull();
+    }
+
     /** A job enqueued to a queue no live worker serves would wait silently: it is counted (and logged). */
     @Test
     void jobsEnqueuedToAQueueNoWorkerServesAreCounted() {

@@ -100,7 +100,10 @@ final class JobRunner {
         if (!resume && execution.stopRequested()) {
             return; // stopped before it started (cancel, timeout): nothing ran, the stop decided the outcome
         }
-        Completion completion = outcomeOf(execution, job, resume);
+        Completion completion;
+        try (JobMdc mdc = JobMdc.of(job)) {
+            completion = outcomeOf(execution, job, resume);
+        }
         if (execution.completeByHandler()) {
             if (completion == null) {
                 parts.completer().completedByHandler(execution);

@@ -192,7 +192,10 @@ final class MemoryJob {
             return; // stopped before it started: the stop wrote the outcome
         }
         try {
-            Completion completion = runHandler(running);
+            Completion completion;
+            try (JobMdc mdc = JobMdc.of(running.job())) {
+                completion = runHandler(running);
+            }
             if (running.completeByHandler()) {
                 complete(running, completion);
             }
