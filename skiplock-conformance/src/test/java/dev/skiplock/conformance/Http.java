@@ -58,6 +58,16 @@ final class Http {
         return send(request);
     }
 
+    /** A GET answered as the JDK's client gives it: every header, the body as text. */
+    HttpResponse<String> getWithHeaders(String path) {
+        try {
+            return client.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Reads a stream to its end (the server closes it after the terminal event); returns non-blank lines. */
     List<String> streamLines(String path, Map<String, String> headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60)).GET();

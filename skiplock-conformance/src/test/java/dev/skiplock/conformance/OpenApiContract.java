@@ -157,6 +157,7 @@ abstract class OpenApiContract extends ContractBase {
         expect("GET", events, null, 200);
         expect("GET", events + "?follow=true", null, 200);
         expect("GET", events + "?follow=maybe", null, 400);
+        expect("GET", events + "/download", null, 200);
         expect("GET", events + "/stream", null, 200);
         expect("GET", events + "/stream", null, Map.of("Last-Event-ID", "2"), 200);
         expect("GET", events + "/stream", null, Map.of("Last-Event-ID", "yesterday"), 400);

@@ -51,6 +51,22 @@ abstract class ServiceContract extends ContractBase {
     }
 
     @Test
+    void aJobsEventsDownloadAsAnNdjsonAttachment() {
+        String id = submit("""
+                {"kind": "command", "args": {"argv": ["sh", "-c", "echo one; echo two"]}}""");
+        List<String> followed = http.streamLines("/api/v1/jobs/" + id + "/events?follow=true", Map.of());
+
+        java.net.http.HttpResponse<String> file = http.getWithHeaders("/api/v1/jobs/" + id + "/events/download");
+
+        assertThat(file.statusCode()).isEqualTo(200);
+        assertThat(file.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/x-ndjson");
+        assertThat(file.headers().firstValue("Content-Disposition").orElseThrow())
+                .isEqualTo("attachment; filename=\"" + id + "-events.ndjson\"");
+        assertThat(file.body().lines().toList()).isEqualTo(followed);
+        assertThat(http.get("/api/v1/jobs/" + java.util.UUID.randomUUID() + "/events/download").status()).isEqualTo(404);
+    }
+
+    @Test
     void submitFollowToTheTerminalEventThenStatus() {
         String id = submit("""
                 {"kind": "command", "args": {"argv": ["sh", "-c", "echo one; echo two >&2; echo three; echo $SKIPLOCK_ATTEMPT"]}}""");

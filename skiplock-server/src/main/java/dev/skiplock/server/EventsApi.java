@@ -45,6 +45,28 @@ final class EventsApi {
     void register(RoutesConfig routes) {
         routes.get("/api/v1/jobs/{id}/events", this::events);
         routes.get("/api/v1/jobs/{id}/events/stream", this::sse);
+        routes.get("/api/v1/jobs/{id}/events/download", this::download);
+    }
+
+    /** Every event recorded so far as an NDJSON file (seed "Runs & Builds": events list, stream and download). */
+    private void download(Context ctx) throws Exception {
+        UUID id = Requests.id(ctx);
+        Source source = source(ctx, id);
+        ctx.status(200);
+        ctx.res().setContentType("application/x-ndjson; charset=utf-8");
+        ctx.res().setHeader("Content-Disposition", "attachment; filename=\"" + id + "-events.ndjson\"");
+        OutputStream out = ctx.res().getOutputStream();
+        long after = 0;
+        while (true) {
+            List<JobEvent> page = source.await(after, 0);
+            StringBuilder chunk = new StringBuilder();
+            page.forEach(event -> chunk.append(JobJson.event(event)).append('\n'));
+            write(out, chunk.toString());
+            if (page.size() < PAGE) {
+                return;
+            }
+            after = page.getLast().seq();
+        }
     }
 
     private void events(Context ctx) throws Exception {
