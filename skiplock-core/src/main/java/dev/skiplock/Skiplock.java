@@ -5,6 +5,7 @@ import dev.skiplock.internal.engine.Counters;
 import dev.skiplock.internal.engine.Engine;
 import dev.skiplock.internal.engine.HandlerBinding;
 import dev.skiplock.internal.engine.Worker;
+import dev.skiplock.internal.engine.JobTracing;
 import dev.skiplock.internal.engine.MemoryJobs;
 import dev.skiplock.internal.engine.UnservedQueues;
 import dev.skiplock.internal.EventSignals;
@@ -73,8 +74,9 @@ public final class Skiplock implements SkiplockClient {
         this.stores = Stores.open(dataSource, driver);
         this.notifier = driver.notifier(dataSource);
         this.worker = config.queues().isEmpty() ? Worker.NONE
-                : new Engine(config, stores, builder.handlers, counters, signals, dataSource, builder.executionHook);
-        this.memory = new MemoryJobs(config, builder.handlers, signals);
+                : new Engine(config, stores, builder.handlers, counters, signals, dataSource, builder.executionHook,
+                        new JobTracing(builder.openTelemetry));
+        this.memory = new MemoryJobs(config, builder.handlers, signals, new JobTracing(builder.openTelemetry));
         this.unserved = new UnservedQueues(stores.workers(), config.heartbeatInterval().toMillis(), counters);
         this.defaultTenant = tenant(DEFAULT_TENANT);
     }
@@ -305,6 +307,7 @@ public final class Skiplock implements SkiplockClient {
         private Driver driver;
         private SkiplockConfig config = SkiplockConfig.builder().build();
         private ExecutionHook executionHook = ExecutionHook.NONE;
+        private io.opentelemetry.api.OpenTelemetry openTelemetry;
         private final Map<String, HandlerBinding<?>> handlers = new LinkedHashMap<>();
 
         /**
@@ -353,6 +356,19 @@ public final class Skiplock implements SkiplockClient {
 
         public Builder config(SkiplockConfig value) {
             this.config = value;
+            return this;
+        }
+
+        /**
+         * Where each attempt's span goes (default: {@code GlobalOpenTelemetry}, looked up when a job
+         * runs: a no-op unless the application or an agent set one up). Skiplock depends on the
+         * OpenTelemetry API only.
+         */
+        public Builder openTelemetry(io.opentelemetry.api.OpenTelemetry value) {
+            if (value == null) {
+                throw new IllegalArgumentException("openTelemetry: is required (OpenTelemetry.noop() for none)");
+            }
+            this.openTelemetry = value;
             return this;
         }
 

@@ -11,6 +11,7 @@ import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.SignalStore;
 import dev.skiplock.internal.store.Stores;
+import dev.skiplock.internal.engine.JobTracing;
 import dev.skiplock.internal.engine.Steps;
 import dev.skiplock.internal.engine.UnservedQueues;
 import dev.skiplock.spi.Notifier;
@@ -183,7 +184,9 @@ final class TenantJobClient implements JobClient {
         int maxAttempts = request.maxAttempts() != null ? request.maxAttempts() : config.defaultMaxAttempts();
         Integer timeoutSeconds = request.timeout() == null ? null : (int) request.timeout().toSeconds();
         return Job.builder().id(Uuid7.next()).tenant(tenant).queue(request.queue()).kind(request.kind())
-                .args(args).metadata(metadata).traceparent(request.traceparent()).priority(request.priority())
+                .args(args).metadata(metadata).priority(request.priority())
+                // the trace context current at enqueue, unless the request names one
+                .traceparent(request.traceparent() != null ? request.traceparent() : JobTracing.currentTraceparent())
                 .status(JobStatus.QUEUED).maxAttempts(maxAttempts).availableAt(request.runAt())
                 .timeoutSeconds(timeoutSeconds).uniqueKey(request.uniqueKey()).dependsOn(request.dependsOn())
                 .build();

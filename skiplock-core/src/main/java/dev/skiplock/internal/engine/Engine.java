@@ -42,7 +42,7 @@ public final class Engine implements Worker {
     private final ScheduledThreadPoolExecutor timers = Timers.create();
 
     public Engine(SkiplockConfig config, Stores stores, Map<String, HandlerBinding<?>> bindings,
-            Counters counters, EventSignals signals, DataSource dataSource, ExecutionHook hook) {
+            Counters counters, EventSignals signals, DataSource dataSource, ExecutionHook hook, JobTracing tracing) {
         this.config = config;
         this.stores = stores;
         this.counters = counters;
@@ -55,7 +55,7 @@ public final class Engine implements Worker {
         Timeouts timeouts = new Timeouts(timers, clock, stopper);
         this.runner = new JobRunner(stores, config.defaultTimeout(),
                 new JobRunner.Parts(handlers, outcomes, registry, counters, stopper, timeouts, completer,
-                        new HandlerServices(stores, completer, outcomes, config, dataSource, hook)));
+                        new HandlerServices(stores, completer, outcomes, config, dataSource, hook), tracing));
         Claims claims = new Claims(config, stores.jobs(), counters, lostClaims, handlers.resumableKindsJson());
         List<QueueClaimer> perQueue = new ArrayList<>();
         config.queues().forEach((queue, concurrency) -> perQueue.add(

@@ -91,6 +91,11 @@ final class Execution {
         return state.get().stopped();
     }
 
+    /** Why a stop ended the execution; {@code null} if none did. */
+    StopReason stopReason() {
+        return state.get().stopReason();
+    }
+
     boolean leaseLost() {
         return state.get().stopReason() == StopReason.LEASE_LOST;
     }

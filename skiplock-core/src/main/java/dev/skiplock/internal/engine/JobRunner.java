@@ -24,7 +24,7 @@ final class JobRunner {
 
     /** What the runner works with: the stages after it and the state it shares with them. */
     record Parts(Handlers handlers, Outcomes outcomes, Registry registry, Counters counters, Stopper stopper,
-            Timeouts timeouts, Completer completer, HandlerServices services) {
+            Timeouts timeouts, Completer completer, HandlerServices services, JobTracing tracing) {
     }
 
     private final Stores stores;
@@ -101,10 +101,13 @@ final class JobRunner {
             return; // stopped before it started (cancel, timeout): nothing ran, the stop decided the outcome
         }
         Completion completion;
-        try (JobMdc mdc = JobMdc.of(job)) {
+        io.opentelemetry.api.trace.Span span = parts.tracing().start(job);
+        try (JobMdc mdc = JobMdc.of(job); io.opentelemetry.context.Scope scope = span.makeCurrent()) {
             completion = outcomeOf(execution, job, resume);
         }
-        if (execution.completeByHandler()) {
+        boolean decided = execution.completeByHandler();
+        JobTracing.end(span, execution, completion, decided);
+        if (decided) {
             if (completion == null) {
                 parts.completer().completedByHandler(execution);
             } else {

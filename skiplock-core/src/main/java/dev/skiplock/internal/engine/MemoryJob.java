@@ -40,7 +40,8 @@ final class MemoryJob {
 
     /** What every in-memory job of an instance shares; given, never its owner (work flows one way). */
     record Runtime(ScheduledExecutorService timer, ExecutorService handlerThreads, Handlers handlers, Outcomes outcomes,
-            AtomicLong seq, EventSignals signals, Clock clock, Duration defaultTimeout, SkiplockConfig config) {
+            AtomicLong seq, EventSignals signals, Clock clock, Duration defaultTimeout, SkiplockConfig config,
+            JobTracing tracing) {
     }
 
     /**
@@ -193,10 +194,13 @@ final class MemoryJob {
         }
         try {
             Completion completion;
-            try (JobMdc mdc = JobMdc.of(running.job())) {
+            io.opentelemetry.api.trace.Span span = runtime.tracing().start(running.job());
+            try (JobMdc mdc = JobMdc.of(running.job()); io.opentelemetry.context.Scope scope = span.makeCurrent()) {
                 completion = runHandler(running);
             }
-            if (running.completeByHandler()) {
+            boolean decided = running.completeByHandler();
+            JobTracing.end(span, running, completion, decided);
+            if (decided) {
                 complete(running, completion);
             }
         } finally {

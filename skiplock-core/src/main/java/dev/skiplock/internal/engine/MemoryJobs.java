@@ -47,11 +47,12 @@ public final class MemoryJobs implements AutoCloseable {
             Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("skiplock-memory-job-", 0).factory());
     private final MemoryJob.Runtime runtime;
 
-    public MemoryJobs(SkiplockConfig config, Map<String, HandlerBinding<?>> handlers, EventSignals signals) {
+    public MemoryJobs(SkiplockConfig config, Map<String, HandlerBinding<?>> handlers, EventSignals signals,
+            JobTracing tracing) {
         this.config = config;
         this.handlers = new Handlers(handlers);
         this.runtime = new MemoryJob.Runtime(timer, handlerThreads, this.handlers, new Outcomes(config.retryPolicy()),
-                new AtomicLong(), signals, config.clock(), config.defaultTimeout(), config);
+                new AtomicLong(), signals, config.clock(), config.defaultTimeout(), config, tracing);
         timer.setRemoveOnCancelPolicy(true);
     }
 

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class PostgresTracingTest extends TracingContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+}

@@ -1,0 +1,96 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * OpenTelemetry (API only in Skiplock; the SDK's in-memory exporter here): the trace context current
+ * at enqueue is stored with the job; its first attempt's span is a child of it, later attempts'
+ * spans link to it; the attributes name the job and the attempt's outcome.
+ */
+abstract class TracingContract extends ContractBase {
+    private final InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    private final OpenTelemetrySdk openTelemetry = OpenTelemetrySdk.builder()
+            .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build())
+            .build();
+
+    @AfterEach
+    void closeSdk() {
+        openTelemetry.close();
+    }
+
+    private List<SpanData> jobSpans(int count) {
+        return await().atMost(WAIT).until(() -> exporter.getFinishedSpanItems().stream()
+                .filter(span -> span.getName().startsWith("skiplock.job ")).toList(), spans -> spans.size() >= count);
+    }
+
+    @Test
+    void theFirstAttemptIsAChildOfTheEnqueuingSpanAndARetryLinksToIt() throws Exception {
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1)).openTelemetry(openTelemetry)
+                .handler("traced", Object.class, context -> context.attempt() == 1
+                        ? JobOutcome.fail("first attempt fails") : JobOutcome.complete()));
+        Span request = openTelemetry.getTracer("test").spanBuilder("POST /orders").startSpan();
+        Job job;
+        try (Scope scope = request.makeCurrent()) {
+            job = skiplock.enqueue(JobRequest.of("traced", null).withMaxAttempts(2));
+        } finally {
+            request.end();
+        }
+        SpanContext enqueued = request.getSpanContext();
+
+        assertThat(job.traceparent()).isEqualTo("00-" + enqueued.getTraceId() + "-" + enqueued.getSpanId() + "-"
+                + enqueued.getTraceFlags().asHex());
+        assertThat(skiplock.awaitTerminal(job.id(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+        List<SpanData> attempts = jobSpans(2);
+        SpanData first = attempts.get(0);
+        SpanData retry = attempts.get(1);
+        assertThat(first.getName()).isEqualTo("skiplock.job traced");
+        assertThat(first.getTraceId()).isEqualTo(enqueued.getTraceId());
+        assertThat(first.getParentSpanId()).isEqualTo(enqueued.getSpanId());
+        assertThat(first.getAttributes().get(AttributeKey.stringKey("skiplock.job.id"))).isEqualTo(job.id().toString());
+        assertThat(first.getAttributes().get(AttributeKey.stringKey("skiplock.job.kind"))).isEqualTo("traced");
+        assertThat(first.getAttributes().get(AttributeKey.stringKey("skiplock.job.queue"))).isEqualTo("default");
+        assertThat(first.getAttributes().get(AttributeKey.longKey("skiplock.job.attempt"))).isEqualTo(1L);
+        assertThat(first.getAttributes().get(AttributeKey.stringKey("skiplock.job.outcome"))).isEqualTo("retried");
+        assertThat(first.getStatus().getDescription()).isEqualTo("first attempt fails");
+        assertThat(retry.getTraceId()).isNotEqualTo(enqueued.getTraceId());
+        assertThat(retry.getParentSpanContext().isValid()).isFalse();
+        assertThat(retry.getLinks()).extracting(link -> link.getSpanContext().getSpanId()).containsExactly(enqueued.getSpanId());
+        assertThat(retry.getAttributes().get(AttributeKey.longKey("skiplock.job.attempt"))).isEqualTo(2L);
+        assertThat(retry.getAttributes().get(AttributeKey.stringKey("skiplock.job.outcome"))).isEqualTo("succeeded");
+    }
+
+    @Test
+    void anInMemoryJobRunsInASpanTooAndAJobWithoutContextStartsATrace() throws Exception {
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1)).openTelemetry(openTelemetry)
+                .handler("traced", Object.class, context -> JobOutcome.complete()));
+
+        Job durable = skiplock.enqueue(JobRequest.of("traced", null));
+        Job inMemory = skiplock.enqueue(JobRequest.of("traced", null).withDurable(false));
+        skiplock.awaitTerminal(durable.id(), WAIT);
+        skiplock.awaitTerminal(inMemory.id(), WAIT);
+
+        assertThat(durable.traceparent()).isNull();
+        assertThat(jobSpans(2)).extracting(span -> span.getAttributes().get(AttributeKey.stringKey("skiplock.job.id")))
+                .containsExactlyInAnyOrder(durable.id().toString(), inMemory.id().toString());
+        assertThat(jobSpans(2)).allSatisfy(span -> assertThat(span.getParentSpanContext().isValid()).isFalse());
+    }
+}

@@ -1,0 +1,101 @@
+package dev.skiplock.internal.engine;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobStatus;
+import dev.skiplock.internal.store.Completion;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanBuilder;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.context.Context;
+
+/**
+ * Each attempt runs in a span (OpenTelemetry API only: spans reach the SDK or agent the application
+ * configured, or nowhere). The trace context stored at enqueue ({@code traceparent}) is the first
+ * attempt's parent, and a link of every later one: a retry is a new operation caused by the same
+ * request. Attributes: {@code skiplock.job.id}, {@code .kind}, {@code .queue}, {@code .attempt},
+ * {@code .outcome}.
+ */
+public final class JobTracing {
+    static final String ID = "skiplock.job.id";
+    static final String KIND = "skiplock.job.kind";
+    static final String QUEUE = "skiplock.job.queue";
+    static final String ATTEMPT = "skiplock.job.attempt";
+    static final String OUTCOME = "skiplock.job.outcome";
+
+    private static final String SCOPE = "dev.skiplock";
+
+    /** The given instance's tracer, or null: {@code GlobalOpenTelemetry}'s, looked up when a span starts. */
+    private final io.opentelemetry.api.trace.Tracer tracer;
+
+    /** {@code openTelemetry} null: the global one, looked up at each span, so an application may set it up after building Skiplock. */
+    public JobTracing(OpenTelemetry openTelemetry) {
+        this.tracer = openTelemetry == null ? null : openTelemetry.getTracer(SCOPE);
+    }
+
+    /** Starts the span of one execution of {@code job} (not yet current). */
+    Span start(Job job) {
+        io.opentelemetry.api.trace.Tracer spans = tracer != null ? tracer
+                : io.opentelemetry.api.GlobalOpenTelemetry.getTracer(SCOPE);
+        SpanBuilder span = spans.spanBuilder("skiplock.job " + job.kind()).setSpanKind(SpanKind.CONSUMER)
+                .setAttribute(ID, job.id().toString()).setAttribute(KIND, job.kind())
+                .setAttribute(QUEUE, job.queue()).setAttribute(ATTEMPT, (long) job.attempt());
+        SpanContext enqueued = enqueuedContext(job.traceparent());
+        if (enqueued.isValid() && job.attempt() <= 1) {
+            span.setParent(Context.root().with(Span.wrap(enqueued)));
+        } else {
+            span.setNoParent();
+            if (enqueued.isValid()) {
+                span.addLink(enqueued);
+            }
+        }
+        return span.startSpan();
+    }
+
+    /** Ends the span with the execution's outcome ({@code null}: the handler completed its job in its transaction). */
+    static void end(Span span, Execution execution, Completion completion, boolean decidedByHandler) {
+        String outcome = decidedByHandler ? outcomeOf(execution, completion)
+                : execution.stopReason().name().toLowerCase(java.util.Locale.ROOT);
+        span.setAttribute(OUTCOME, outcome);
+        if (completion != null && decidedByHandler && completion.error() != null
+                && completion.status() != JobStatus.SUCCEEDED) {
+            span.setStatus(StatusCode.ERROR, completion.error());
+        }
+        span.end();
+    }
+
+    private static String outcomeOf(Execution execution, Completion completion) {
+        if (completion == null) {
+            return "succeeded";
+        }
+        if (completion.status() != JobStatus.QUEUED) {
+            return completion.status().wireName();
+        }
+        if (execution.suspended()) {
+            return "waiting";
+        }
+        return completion.extraAttempts() > 0 ? "snoozed" : "retried";
+    }
+
+    /** The span context a W3C {@code traceparent} names (validated at enqueue); invalid if there is none. */
+    static SpanContext enqueuedContext(String traceparent) {
+        if (traceparent == null || traceparent.length() != 55) {
+            return SpanContext.getInvalid();
+        }
+        return SpanContext.createFromRemoteParent(traceparent.substring(3, 35), traceparent.substring(36, 52),
+                TraceFlags.fromHex(traceparent, 53), TraceState.getDefault());
+    }
+
+    /** The {@code traceparent} of the span current on this thread (the enqueuing code's), or null. */
+    public static String currentTraceparent() {
+        SpanContext current = Span.current().getSpanContext();
+        if (!current.isValid()) {
+            return null;
+        }
+        return "00-" + current.getTraceId() + "-" + current.getSpanId() + "-" + current.getTraceFlags().asHex();
+    }
+}
