@@ -373,6 +373,15 @@ public final class Skiplock implements SkiplockClient {
         }
 
         /**
+         * The config set so far (the default until {@link #config(SkiplockConfig)} is called): lets a
+         * helper such as skiplock-testing's {@code SkiplockTesting} build a worker from this builder's
+         * handlers with the same settings and other queues.
+         */
+        public SkiplockConfig config() {
+            return config;
+        }
+
+        /**
          * Runs inside every transaction a handler opens with {@link JobContext#inTransaction}, before
          * and after its work (e.g. {@code SET LOCAL} of the job's tenant); default none.
          */

@@ -20,6 +20,7 @@ import dev.skiplock.server.CronScheduler;
 import dev.skiplock.server.ServerConfig;
 import dev.skiplock.server.SkiplockServer;
 import dev.skiplock.spi.Driver;
+import dev.skiplock.testing.TestClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -12,6 +12,7 @@ import dev.skiplock.JobStateException;
 import dev.skiplock.JobStatus;
 import dev.skiplock.RetryPolicy;
 import dev.skiplock.Skiplock;
+import dev.skiplock.testing.TestClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;

@@ -1,8 +1,6 @@
 package dev.skiplock.conformance;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.skiplock.testing.SkiplockTestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -16,8 +14,7 @@ import javax.sql.DataSource;
  * (a JDBC URL) if set, else one embedded PostgreSQL started once per test JVM. Never skipped.
  */
 final class PostgresTestDatabase implements TestDatabase {
-    static final String ENV_URL = "SKIPLOCK_TEST_PG_URL";
-    private static String serverUrl;
+    static final String ENV_URL = SkiplockTestDatabase.PG_URL_VARIABLE;
 
     private final String schema = "skiplock_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
     private final String base;
@@ -34,29 +31,9 @@ final class PostgresTestDatabase implements TestDatabase {
         url = base + (base.contains("?") ? "&" : "?") + "currentSchema=" + schema;
     }
 
-    /** The JDBC URL of the shared server, starting the embedded one on first use. */
-    static synchronized String server() {
-        if (serverUrl == null) {
-            String fromEnv = System.getenv(ENV_URL);
-            serverUrl = fromEnv != null && !fromEnv.isBlank() ? fromEnv : startEmbedded();
-        }
-        return serverUrl;
-    }
-
-    private static String startEmbedded() {
-        try {
-            EmbeddedPostgres postgres = EmbeddedPostgres.builder().start();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    postgres.close();
-                } catch (IOException ignored) {
-                    // the JVM is exiting; the temp cluster is removed with it
-                }
-            }));
-            return postgres.getJdbcUrl("postgres", "postgres");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start embedded PostgreSQL (set " + ENV_URL + " to use a server)", e);
-        }
+    /** The JDBC URL of the shared server: skiplock-testing's, so one embedded PostgreSQL serves both per JVM. */
+    static String server() {
+        return SkiplockTestDatabase.postgresServer();
     }
 
     @Override

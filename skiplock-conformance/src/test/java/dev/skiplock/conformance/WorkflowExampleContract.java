@@ -9,14 +9,11 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockConfig;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,8 +21,6 @@ import org.junit.jupiter.api.Test;
  * here on both databases, and the README shows exactly that code (checked).
  */
 abstract class WorkflowExampleContract extends ContractBase {
-    private static final Path README = Path.of("..").toAbsolutePath().normalize().resolve("README.md");
-    private static final Path SOURCE = Path.of("src/test/java/dev/skiplock/conformance/WorkflowExampleContract.java");
 
     /** Calls of each stage of the pipeline below. */
     private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
@@ -112,17 +107,6 @@ abstract class WorkflowExampleContract extends ContractBase {
 
     @Test
     void theReadmeShowsTheExampleThatRunsHere() throws Exception {
-        String source = Files.readString(SOURCE);
-        String begin = "// README:durable-workflows:begin\n";
-        String example = source.substring(source.indexOf(begin) + begin.length(),
-                source.indexOf("        // README:durable-workflows:end"));
-        String dedented = example.lines().map(line -> line.length() >= 8 ? line.substring(8) : line.strip())
-                .collect(Collectors.joining("\n"));
-        String readme = Files.readString(README);
-        int section = readme.indexOf("## Durable workflows");
-        assertThat(section).as("README section \"Durable workflows\"").isNotNegative();
-        int start = readme.indexOf("```java\n", section) + "```java\n".length();
-        String shown = readme.substring(start, readme.indexOf("\n```", start));
-        assertThat(shown).isEqualTo(dedented);
+        ReadmeExamples.assertReadmeShows(WorkflowExampleContract.class, "durable-workflows", "## Durable workflows");
     }
 }

@@ -1,0 +1,99 @@
+package dev.skiplock.testing;
+
+import dev.skiplock.JobClient;
+import dev.skiplock.Skiplock;
+import dev.skiplock.SkiplockClient;
+import java.util.Set;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.platform.commons.support.AnnotationSupport;
+
+/**
+ * The JUnit 5 extension behind {@link SkiplockTest} (or {@code @ExtendWith(SkiplockExtension.class)},
+ * which means PostgreSQL, one database per class): creates the test's {@link SkiplockTestDatabase},
+ * resolves the parameters {@link SkiplockTest} lists, and drops the database after the class or the
+ * test. Instances you build from an injected builder are yours to close (try-with-resources).
+ */
+public final class SkiplockExtension implements BeforeAllCallback, AfterAllCallback, AfterEachCallback,
+        ParameterResolver {
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(SkiplockExtension.class);
+    private static final String CLASS_DATABASE = "class-database";
+    private static final String TEST_DATABASE = "test-database";
+    private static final Set<Class<?>> RESOLVED = Set.of(SkiplockTestDatabase.class, Skiplock.Builder.class,
+            SkiplockClient.class, JobClient.class, TestClock.class);
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        if (settings(context).scope() == SkiplockTest.Scope.CLASS) {
+            context.getStore(NAMESPACE).put(CLASS_DATABASE, SkiplockTestDatabase.create(settings(context).database()));
+        }
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        close(context, TEST_DATABASE);
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close(context, CLASS_DATABASE);
+    }
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+        return RESOLVED.contains(parameter.getParameter().getType());
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+        Class<?> type = parameter.getParameter().getType();
+        if (type == TestClock.class) {
+            return new TestClock();
+        }
+        SkiplockTestDatabase database = database(context);
+        if (type == SkiplockTestDatabase.class) {
+            return database;
+        }
+        return type == Skiplock.Builder.class ? database.builder() : database.client();
+    }
+
+    private static SkiplockTestDatabase database(ExtensionContext context) {
+        SkiplockTest settings = settings(context);
+        if (settings.scope() == SkiplockTest.Scope.CLASS) {
+            SkiplockTestDatabase database = context.getStore(NAMESPACE).get(CLASS_DATABASE, SkiplockTestDatabase.class);
+            if (database == null) {
+                throw new ParameterResolutionException("no Skiplock test database: is the class registered with"
+                        + " @SkiplockTest or @ExtendWith(SkiplockExtension.class)?");
+            }
+            return database;
+        }
+        if (context.getTestMethod().isEmpty()) {
+            throw new ParameterResolutionException("a Skiplock database per test (scope TEST) is injected into test"
+                    + " and @BeforeEach methods only, not constructors or @BeforeAll");
+        }
+        return context.getStore(NAMESPACE).getOrComputeIfAbsent(TEST_DATABASE,
+                key -> SkiplockTestDatabase.create(settings.database()), SkiplockTestDatabase.class);
+    }
+
+    private static SkiplockTest settings(ExtensionContext context) {
+        return AnnotationSupport.findAnnotation(context.getRequiredTestClass(), SkiplockTest.class)
+                .orElse(Defaults.class.getAnnotation(SkiplockTest.class));
+    }
+
+    private static void close(ExtensionContext context, String key) {
+        SkiplockTestDatabase database = context.getStore(NAMESPACE).remove(key, SkiplockTestDatabase.class);
+        if (database != null) {
+            database.close();
+        }
+    }
+
+    /** Carries the annotation's defaults for a class registered with {@code @ExtendWith} alone. */
+    @SkiplockTest
+    private static final class Defaults {
+    }
+}
