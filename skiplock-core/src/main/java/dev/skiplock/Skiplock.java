@@ -118,6 +118,16 @@ public final class Skiplock implements SkiplockClient {
         return stores.queues().listPaused();
     }
 
+    /**
+     * The migrations this library has that the database lacks, oldest first; empty when the schema is
+     * current (a health check). Reads the migrations table on every call.
+     *
+     * @throws SkiplockException if the database cannot be reached, or was migrated by a newer Skiplock
+     */
+    public List<String> pendingMigrations() {
+        return new Migrator(dataSource, driver).pending();
+    }
+
     /** The worker registry: every worker instance that ran against this database, newest first. */
     public List<WorkerInfo> workers() {
         return stores.workers().listWorkers(config.heartbeatInterval().toMillis());

@@ -223,6 +223,17 @@ abstract class ClientContract extends ContractBase {
         }
     }
 
+    /** Issue #15: a health check (the Spring Boot starter's) asks whether the schema is current. */
+    @Test
+    void anInstanceReportsTheMigrationsItsDatabaseLacks() {
+        dev.skiplock.SkiplockConfig unmigrated = dev.skiplock.SkiplockConfig.builder().migrate(false).build();
+        try (Skiplock skiplock = Skiplock.builder().url(database.url()).config(unmigrated).build()) {
+            assertThat(skiplock.pendingMigrations()).startsWith("0001_jobs");
+            Skiplock.builder().url(database.url()).migrate();
+            assertThat(skiplock.pendingMigrations()).isEmpty();
+        }
+    }
+
     @Test
     void aClientTakesNoHandlersAndNoQueues() {
         assertThatThrownBy(() -> Skiplock.builder().url(database.url())

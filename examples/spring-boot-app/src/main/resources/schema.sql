@@ -1,0 +1,4 @@
+CREATE TABLE IF NOT EXISTS signups (
+    email    VARCHAR(320) PRIMARY KEY,
+    welcomed BOOLEAN NOT NULL
+);

@@ -1,0 +1,41 @@
+package dev.skiplock.spring;
+
+import dev.skiplock.JobContext;
+import dev.skiplock.JobHandler;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.Skiplock;
+import org.springframework.beans.factory.ListableBeanFactory;
+
+/**
+ * Registers every {@link JobHandler} bean with the builder, under its {@link SkiplockHandler} kind.
+ * A bean is looked up when its first job runs, not when Skiplock is built: a handler may then
+ * depend on {@link SkiplockJobs} (to enqueue follow-up jobs) without a dependency cycle.
+ */
+final class HandlerBeans {
+    private HandlerBeans() {
+    }
+
+    static void register(Skiplock.Builder builder, ListableBeanFactory beanFactory) {
+        for (String name : beanFactory.getBeanNamesForType(JobHandler.class, true, false)) {
+            SkiplockHandler handler = beanFactory.findAnnotationOnBean(name, SkiplockHandler.class, false);
+            if (handler == null) {
+                throw new IllegalStateException("bean '" + name + "' is a JobHandler without @SkiplockHandler(kind = …, "
+                        + "args = …) on its class or @Bean method: Skiplock cannot tell which jobs it runs");
+            }
+            register(builder, handler.kind(), handler.args(), new LazyHandler<>(beanFactory, name));
+        }
+    }
+
+    private static <A> void register(Skiplock.Builder builder, String kind, Class<A> argsType, JobHandler<A> handler) {
+        builder.handler(kind, argsType, handler);
+    }
+
+    /** The bean named {@code name}, fetched at its first job (the bean factory caches singletons). */
+    private record LazyHandler<A>(ListableBeanFactory beanFactory, String name) implements JobHandler<A> {
+        @Override
+        @SuppressWarnings("unchecked")
+        public JobOutcome handle(JobContext<A> context) throws Exception {
+            return ((JobHandler<A>) beanFactory.getBean(name, JobHandler.class)).handle(context);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package dev.skiplock.spring;
+
+import dev.skiplock.Skiplock;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Builds a {@link Skiplock} on the application's {@code DataSource} with the {@code skiplock.*}
+ * properties and the {@link SkiplockHandler} beans, and around it: {@link SkiplockLifecycle},
+ * {@link SkiplockJobs}, {@link SkiplockMeterBinder} (with Micrometer) and the {@code skiplock}
+ * health indicator (with Actuator, Boot 3 or Boot 4). Each bean backs off when the application
+ * defines its own; {@code skiplock.enabled=false} turns it all off. Only class names of one Boot
+ * line are referenced where the other line lacks them.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration", // Boot 3
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"}) // Boot 4
+@ConditionalOnClass(Skiplock.class)
+@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnProperty(prefix = "skiplock", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(SkiplockProperties.class)
+public class SkiplockAutoConfiguration {
+
+    /** Migrates the schema here unless {@code skiplock.migrate=false}; started by {@link SkiplockLifecycle}. */
+    @Bean
+    @ConditionalOnMissingBean
+    public Skiplock skiplock(DataSource dataSource, SkiplockProperties properties, ListableBeanFactory beanFactory,
+            ObjectProvider<SkiplockCustomizer> customizers) {
+        Skiplock.Builder builder = Skiplock.builder().dataSource(dataSource).config(properties.toConfig());
+        HandlerBeans.register(builder, beanFactory);
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public SkiplockLifecycle skiplockLifecycle(Skiplock skiplock) {
+        return new SkiplockLifecycle(skiplock);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public SkiplockJobs skiplockJobs(Skiplock skiplock) {
+        return new SkiplockJobs(skiplock);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
+    static class Metrics {
+        @Bean
+        @ConditionalOnMissingBean
+        SkiplockMeterBinder skiplockMeterBinder(Skiplock skiplock) {
+            return new SkiplockMeterBinder(skiplock);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.health.AbstractHealthIndicator")
+    @ConditionalOnProperty(name = "management.health.skiplock.enabled", matchIfMissing = true)
+    static class Boot3Health {
+        @Bean
+        @ConditionalOnMissingBean(name = "skiplockHealthIndicator")
+        SkiplockHealthIndicator skiplockHealthIndicator(Skiplock skiplock, SkiplockLifecycle lifecycle) {
+            return new SkiplockHealthIndicator(new SkiplockHealth(skiplock, lifecycle));
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.AbstractHealthIndicator")
+    @ConditionalOnMissingClass("org.springframework.boot.actuate.health.AbstractHealthIndicator") // Boot 3 wins
+    @ConditionalOnProperty(name = "management.health.skiplock.enabled", matchIfMissing = true)
+    static class Boot4Health {
+        @Bean
+        @ConditionalOnMissingBean(name = "skiplockHealthIndicator")
+        SkiplockBoot4HealthIndicator skiplockHealthIndicator(Skiplock skiplock, SkiplockLifecycle lifecycle) {
+            return new SkiplockBoot4HealthIndicator(new SkiplockHealth(skiplock, lifecycle));
+        }
+    }
+}

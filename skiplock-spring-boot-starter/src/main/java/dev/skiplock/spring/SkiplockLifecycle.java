@@ -1,0 +1,46 @@
+package dev.skiplock.spring;
+
+import dev.skiplock.Skiplock;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Starts Skiplock's workers once the context is refreshed and closes Skiplock when the context
+ * closes: claiming stops, running jobs may finish for {@code skiplock.shutdown-timeout}, the rest are
+ * interrupted and released (queued again, their lease cleared). Its phase comes after the web server's
+ * ({@link #PHASE}): workers start before it and stop after it, so requests still in flight can enqueue.
+ * A closed Skiplock does not start again: a context stopped and started again has no worker.
+ */
+public final class SkiplockLifecycle implements SmartLifecycle {
+    /** Below the web server's phases (Boot: {@code DEFAULT_PHASE - 1024} and {@code - 2048}). */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+
+    private final Skiplock skiplock;
+    private volatile boolean running;
+
+    public SkiplockLifecycle(Skiplock skiplock) {
+        this.skiplock = skiplock;
+    }
+
+    @Override
+    public void start() {
+        skiplock.start();
+        running = true;
+    }
+
+    /** Blocks for up to {@code skiplock.shutdown-timeout} while running jobs finish. */
+    @Override
+    public void stop() {
+        running = false;
+        skiplock.close();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}

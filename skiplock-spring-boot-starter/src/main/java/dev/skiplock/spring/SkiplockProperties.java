@@ -1,0 +1,191 @@
+package dev.skiplock.spring;
+
+import dev.skiplock.SkiplockConfig;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code skiplock.*} properties: the keys and meaning of the server's config file
+ * ({@code skiplock.queues.<name>.concurrency}, {@code skiplock.retention.finished}) and of the
+ * worker's flags ({@code --lease}, {@code --heartbeat}, {@code --reaper-interval},
+ * {@code --poll-interval}, {@code --prune-interval}). Defaults are {@link SkiplockConfig}'s.
+ * Durations take Spring's forms: {@code 30s}, {@code 500ms}, {@code 7d}.
+ */
+@ConfigurationProperties("skiplock")
+public class SkiplockProperties {
+    /** Whether to build a Skiplock on the application's DataSource. */
+    private boolean enabled = true;
+
+    /** Queues this application's worker runs, by name; none: the application only enqueues. */
+    private Map<String, Queue> queues = new LinkedHashMap<>();
+
+    /** How long a claim stays valid without a heartbeat. */
+    private Duration lease = Duration.ofSeconds(30);
+
+    /** How often held leases are extended; shorter than the lease. */
+    private Duration heartbeat = Duration.ofSeconds(10);
+
+    /** How often expired leases (of workers that died) are cleared. */
+    private Duration reaperInterval = Duration.ofSeconds(15);
+
+    /** How often an idle worker looks for work without a wake-up. */
+    private Duration pollInterval = Duration.ofSeconds(1);
+
+    /** How long running jobs may finish when the context closes; the rest are released (queued again). */
+    private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+    /** Whether to apply schema migrations when the context starts. */
+    private boolean migrate = true;
+
+    /** Attempts of a job that does not say. */
+    private int defaultMaxAttempts = 5;
+
+    /** Identity of this worker in the registry and in locked_by; default host:pid:random. */
+    private String workerId;
+
+    private final Retention retention = new Retention();
+
+    /** The settings these properties describe, validated by {@link SkiplockConfig}. */
+    public SkiplockConfig toConfig() {
+        SkiplockConfig.Builder builder = SkiplockConfig.builder()
+                .leaseTtl(lease)
+                .heartbeatInterval(heartbeat)
+                .reaperInterval(reaperInterval)
+                .pollInterval(pollInterval)
+                .shutdownTimeout(shutdownTimeout)
+                .migrate(migrate)
+                .defaultMaxAttempts(defaultMaxAttempts)
+                .retention(retention.getFinished())
+                .pruneInterval(retention.getPruneInterval());
+        if (workerId != null) {
+            builder.workerId(workerId);
+        }
+        queues.forEach((name, queue) -> builder.queue(name, queue.getConcurrency()));
+        return builder.build();
+    }
+
+    /** One queue's settings ({@code skiplock.queues.<name>.*}). */
+    public static class Queue {
+        /** How many of this queue's jobs this application runs at once. */
+        private int concurrency = 8;
+
+        public int getConcurrency() {
+            return concurrency;
+        }
+
+        public void setConcurrency(int concurrency) {
+            this.concurrency = concurrency;
+        }
+    }
+
+    /** What running workers delete ({@code skiplock.retention.*}). */
+    public static class Retention {
+        /** Finished jobs older than this are deleted. */
+        private Duration finished = Duration.ofDays(7);
+
+        /** How often a running worker deletes what is past retention. */
+        private Duration pruneInterval = Duration.ofSeconds(60);
+
+        public Duration getFinished() {
+            return finished;
+        }
+
+        public void setFinished(Duration finished) {
+            this.finished = finished;
+        }
+
+        public Duration getPruneInterval() {
+            return pruneInterval;
+        }
+
+        public void setPruneInterval(Duration pruneInterval) {
+            this.pruneInterval = pruneInterval;
+        }
+    }
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public Map<String, Queue> getQueues() {
+        return queues;
+    }
+
+    public void setQueues(Map<String, Queue> queues) {
+        this.queues = queues;
+    }
+
+    public Duration getLease() {
+        return lease;
+    }
+
+    public void setLease(Duration lease) {
+        this.lease = lease;
+    }
+
+    public Duration getHeartbeat() {
+        return heartbeat;
+    }
+
+    public void setHeartbeat(Duration heartbeat) {
+        this.heartbeat = heartbeat;
+    }
+
+    public Duration getReaperInterval() {
+        return reaperInterval;
+    }
+
+    public void setReaperInterval(Duration reaperInterval) {
+        this.reaperInterval = reaperInterval;
+    }
+
+    public Duration getPollInterval() {
+        return pollInterval;
+    }
+
+    public void setPollInterval(Duration pollInterval) {
+        this.pollInterval = pollInterval;
+    }
+
+    public Duration getShutdownTimeout() {
+        return shutdownTimeout;
+    }
+
+    public void setShutdownTimeout(Duration shutdownTimeout) {
+        this.shutdownTimeout = shutdownTimeout;
+    }
+
+    public boolean isMigrate() {
+        return migrate;
+    }
+
+    public void setMigrate(boolean migrate) {
+        this.migrate = migrate;
+    }
+
+    public int getDefaultMaxAttempts() {
+        return defaultMaxAttempts;
+    }
+
+    public void setDefaultMaxAttempts(int defaultMaxAttempts) {
+        this.defaultMaxAttempts = defaultMaxAttempts;
+    }
+
+    public String getWorkerId() {
+        return workerId;
+    }
+
+    public void setWorkerId(String workerId) {
+        this.workerId = workerId;
+    }
+
+    public Retention getRetention() {
+        return retention;
+    }
+}

@@ -1,0 +1,237 @@
+package dev.skiplock.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.skiplock.Job;
+import dev.skiplock.JobHandler;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import dev.skiplock.SkiplockClient;
+import dev.skiplock.SkiplockConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/** The starter on a SQLite file: properties, handler beans, transactional enqueue, metrics, health, shutdown. */
+class SkiplockAutoConfigurationTest {
+    /** What Skiplock's own SQLite pool sets (SqliteDriver): an application's pool needs the same. */
+    private static final String SQLITE_SETTINGS = "?journal_mode=WAL&busy_timeout=10000&transaction_mode=IMMEDIATE"
+            + "&foreign_keys=true&recursive_triggers=true";
+
+    record Greeting(String name) {
+    }
+
+    @Component
+    @SkiplockHandler(kind = "greet", args = Greeting.class)
+    static class GreetHandler implements JobHandler<Greeting> {
+        @Override
+        public JobOutcome handle(dev.skiplock.JobContext<Greeting> context) {
+            return JobOutcome.complete(java.util.Map.of("hello", context.args().name()));
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class HandlerMethods {
+        /** A handler declared by a {@code @Bean} method, which may also enqueue follow-up jobs. */
+        @Bean
+        @SkiplockHandler(kind = "wave", args = Greeting.class)
+        JobHandler<Greeting> waveHandler(SkiplockJobs jobs) {
+            return context -> {
+                jobs.enqueue(JobRequest.of("greet", context.args()));
+                return JobOutcome.complete();
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Transactions {
+        @Bean
+        DataSourceTransactionManager transactionManager(DataSource dataSource) {
+            return new DataSourceTransactionManager(dataSource);
+        }
+    }
+
+    /** Blocks until interrupted: the context closes while it runs. */
+    @Component
+    @SkiplockHandler(kind = "block", args = Greeting.class)
+    static class BlockingHandler implements JobHandler<Greeting> {
+        final CountDownLatch started = new CountDownLatch(1);
+
+        @Override
+        public JobOutcome handle(dev.skiplock.JobContext<Greeting> context) throws InterruptedException {
+            started.countDown();
+            new CountDownLatch(1).await();
+            return JobOutcome.complete();
+        }
+    }
+
+    static class Unannotated implements JobHandler<Greeting> {
+        @Override
+        public JobOutcome handle(dev.skiplock.JobContext<Greeting> context) {
+            return JobOutcome.complete();
+        }
+    }
+
+    @TempDir
+    Path directory;
+
+    private String url() {
+        return "jdbc:sqlite:" + directory.resolve("app.db");
+    }
+
+    private ApplicationContextRunner runner() {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(SkiplockAutoConfiguration.class))
+                .withBean(DataSource.class, () -> {
+                    HikariDataSource pool = new HikariDataSource();
+                    pool.setJdbcUrl(url() + SQLITE_SETTINGS);
+                    return pool;
+                })
+                .withUserConfiguration(Transactions.class)
+                .withPropertyValues("skiplock.poll-interval=100ms");
+    }
+
+    @Test
+    void propertiesUseTheServerConfigKeysAndTheWorkerFlagsNames() {
+        runner().withPropertyValues("skiplock.queues.mail.concurrency=3", "skiplock.queues.default.concurrency=8",
+                "skiplock.lease=45s", "skiplock.heartbeat=5s", "skiplock.reaper-interval=20s",
+                "skiplock.shutdown-timeout=2s", "skiplock.retention.finished=2d", "skiplock.retention.prune-interval=5m",
+                "skiplock.default-max-attempts=9", "skiplock.worker-id=web-1").run(context -> {
+                    SkiplockConfig config = context.getBean(Skiplock.class).config();
+                    assertThat(config.queues()).containsEntry("mail", 3).containsEntry("default", 8).hasSize(2);
+                    assertThat(config.leaseTtl()).isEqualTo(Duration.ofSeconds(45));
+                    assertThat(config.heartbeatInterval()).isEqualTo(Duration.ofSeconds(5));
+                    assertThat(config.reaperInterval()).isEqualTo(Duration.ofSeconds(20));
+                    assertThat(config.pollInterval()).isEqualTo(Duration.ofMillis(100));
+                    assertThat(config.shutdownTimeout()).isEqualTo(Duration.ofSeconds(2));
+                    assertThat(config.retention()).isEqualTo(Duration.ofDays(2));
+                    assertThat(config.pruneInterval()).isEqualTo(Duration.ofMinutes(5));
+                    assertThat(config.defaultMaxAttempts()).isEqualTo(9);
+                    assertThat(config.workerId()).isEqualTo("web-1");
+                });
+    }
+
+    @Test
+    void theBuildDescribesEveryPropertyForIdeCompletion() throws Exception {
+        try (var metadata = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            String json = new String(metadata.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(json).contains("\"skiplock.queues\"", "\"skiplock.lease\"", "\"skiplock.retention.finished\"",
+                    "\"skiplock.shutdown-timeout\"", "How long a claim stays valid without a heartbeat.");
+        }
+    }
+
+    @Test
+    void theDefaultsAreSkiplockConfigsOwn() {
+        SkiplockConfig starter = new SkiplockProperties().toConfig();
+        SkiplockConfig core = SkiplockConfig.builder().build();
+        assertThat(starter).usingRecursiveComparison().ignoringFields("workerId", "clock").isEqualTo(core);
+    }
+
+    @Test
+    void handlerBeansRunTheirKindsAndMayEnqueueThroughTheStarter() {
+        runner().withUserConfiguration(GreetHandler.class, HandlerMethods.class)
+                .withPropertyValues("skiplock.queues.default.concurrency=2").run(context -> {
+                    Skiplock skiplock = context.getBean(Skiplock.class);
+                    Job wave = skiplock.enqueue(JobRequest.of("wave", new Greeting("Ada")));
+                    assertThat(skiplock.awaitTerminal(wave.id(), Duration.ofMinutes(1)).status())
+                            .isEqualTo(JobStatus.SUCCEEDED);
+                    await().atMost(Duration.ofMinutes(1)).until(() -> skiplock.list(dev.skiplock.JobQuery.all()
+                            .withStatus(JobStatus.SUCCEEDED)).jobs().size() == 2);
+                });
+    }
+
+    @Test
+    void aJobHandlerBeanWithoutTheAnnotationStopsTheContextNamingIt() {
+        runner().withBean("mystery", Unannotated.class, Unannotated::new).run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("'mystery'").hasMessageContaining("@SkiplockHandler"));
+    }
+
+    @Test
+    void enqueueJoinsTheSpringTransactionOrRunsInItsOwn() {
+        runner().run(context -> {
+            SkiplockJobs jobs = context.getBean(SkiplockJobs.class);
+            Skiplock skiplock = context.getBean(Skiplock.class);
+            TransactionTemplate transaction = new TransactionTemplate(context.getBean(DataSourceTransactionManager.class));
+
+            UUID committed = transaction.execute(status -> jobs.enqueue(JobRequest.of("greet", new Greeting("a"))).id());
+            UUID rolledBack = transaction.execute(status -> {
+                UUID id = jobs.enqueue(JobRequest.of("greet", new Greeting("b"))).id();
+                status.setRollbackOnly();
+                return id;
+            });
+            UUID alone = jobs.enqueue(JobRequest.of("greet", new Greeting("c"))).id();
+
+            assertThat(skiplock.get(committed)).isPresent();
+            assertThat(skiplock.get(rolledBack)).isEmpty();
+            assertThat(skiplock.get(alone)).isPresent();
+        });
+    }
+
+    @Test
+    void countersAndHealthReportTheInstance() {
+        runner().withUserConfiguration(GreetHandler.class).withPropertyValues("skiplock.queues.default.concurrency=1")
+                .run(context -> {
+                    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+                    context.getBean(SkiplockMeterBinder.class).bindTo(registry);
+                    Skiplock skiplock = context.getBean(Skiplock.class);
+                    Job job = skiplock.enqueue(JobRequest.of("greet", new Greeting("Ada")));
+                    skiplock.awaitTerminal(job.id(), Duration.ofMinutes(1));
+                    await().atMost(Duration.ofMinutes(1))
+                            .until(() -> registry.get("skiplock.jobs.succeeded").functionCounter().count() == 1);
+                    assertThat(registry.get("skiplock.jobs.claimed").functionCounter().count()).isEqualTo(1);
+
+                    HealthIndicator health = context.getBean("skiplockHealthIndicator", HealthIndicator.class);
+                    assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+                    assertThat(health.health().getDetails()).containsEntry("worker", "started")
+                            .containsEntry("database", "sqlite").containsEntry("pendingMigrations", java.util.List.of());
+
+                    context.getBean(SkiplockLifecycle.class).stop();
+                    assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+                    assertThat(health.health().getDetails()).containsEntry("worker", "stopped");
+                });
+    }
+
+    @Test
+    void closingTheContextReleasesARunningJob() throws Exception {
+        UUID[] id = new UUID[1];
+        runner().withUserConfiguration(BlockingHandler.class)
+                .withPropertyValues("skiplock.queues.default.concurrency=1", "skiplock.shutdown-timeout=100ms")
+                .run(context -> {
+                    id[0] = context.getBean(Skiplock.class).enqueue(JobRequest.of("block", new Greeting("x"))).id();
+                    context.getBean(BlockingHandler.class).started.await();
+                });   // the runner closes the context here, the handler still blocked
+
+        try (SkiplockClient client = Skiplock.builder().url(url()).buildClient()) {
+            Job released = client.get(id[0]).orElseThrow();
+            assertThat(released.status()).isEqualTo(JobStatus.QUEUED);
+            assertThat(released.lockedBy()).isNull();
+            assertThat(released.lockedUntil()).isNull();
+            assertThat(released.attempt()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void skiplockEnabledFalseBuildsNothing() {
+        runner().withPropertyValues("skiplock.enabled=false").run(context ->
+                assertThat(context).doesNotHaveBean(Skiplock.class).doesNotHaveBean(SkiplockJobs.class));
+    }
+}
