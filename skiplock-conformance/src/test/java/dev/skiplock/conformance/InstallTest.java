@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * README "Install", followed as a newcomer would: a fresh clone of this repository, {@code mvn
  * install -DskipTests}, then a project that uses the README's snippet ({@code examples/plain-java})
- * built on its own, against what was installed. Needs {@code git} and {@code mvn} on the PATH, as
+ * and the Spring Boot example ({@code examples/spring-boot-app}) built on their own, against what
+ * was installed. Needs {@code git} and {@code mvn} on the PATH, as
  * the README does. It tests the committed tree (a clone sees no uncommitted change).
  */
 class InstallTest {
@@ -45,8 +46,10 @@ class InstallTest {
         run(dir, "git", "clone", "--quiet", ROOT.toString(), clone.toString());
         run(clone, "mvn", "-B", "-q", "install", "-DskipTests");
         run(clone, "mvn", "-B", "-q", "verify", "-f", "examples/plain-java/pom.xml");
+        run(clone, "mvn", "-B", "-q", "verify", "-f", "examples/spring-boot-app/pom.xml"); // README "Spring Boot"
 
         assertThat(clone.resolve("examples/plain-java/target/surefire-reports")).isDirectory();
+        assertThat(clone.resolve("examples/spring-boot-app/target/surefire-reports")).isDirectory();
     }
 
     private static void run(Path directory, String... command) throws Exception {
