@@ -150,8 +150,10 @@ public final class SkiplockTesting {
             worker.start();
             for (int round = 0; round < MAX_ROUNDS; round++) {
                 Instant testNow = clock.instant();
-                int due = run.update("make_due", Map.of("test_now", run.sql.time(testNow)));
+                // Waits end before their jobs become available: the running worker may claim a job the
+                // moment it is, and its replay must find the wait over.
                 run.update("end_due_waits", Map.of("test_now", run.sql.time(testNow)));
+                int due = run.update("make_due", Map.of("test_now", run.sql.time(testNow)));
                 run.awaitIdle();
                 Map<UUID, String> ran = run.startedSince(since);
                 Instant databaseNow = run.now();
