@@ -126,6 +126,30 @@ abstract class CliContract extends ContractBase {
         assertThat(bench.err()).contains("bench: enqueue-batch: enqueueing 50 jobs\n").doesNotContain("\033");
     }
 
+    /** The sustained mode reports windows (here one of 2 s); a held snapshot is PostgreSQL's only. */
+    @Test
+    void benchSustainedReportsItsWindowsAndHoldsASnapshotOnPostgresOnly() {
+        boolean postgres = skiplock.driverName().equals("postgres");
+        Run bench = postgres
+                ? cli("--db", database.url(), "bench", "sustained", "--rate", "40", "--seconds", "2", "--hold-snapshot")
+                : cli("--db", database.url(), "bench", "sustained", "--rate", "40", "--seconds", "2");
+
+        assertThat(bench.exit()).as(bench.err()).isZero();
+        JsonNode result = dev.skiplock.cli.CliJson.read(bench.out().strip());
+        assertThat(result.path("ok").asBoolean()).isTrue();
+        assertThat(result.path("hold_snapshot").asBoolean()).isEqualTo(postgres);
+        assertThat(result.path("windows")).hasSize(1);
+        JsonNode window = result.path("windows").get(0);
+        assertThat(window.path("enqueued").asLong()).isPositive();
+        assertThat(window.path("finished").asLong()).isPositive();
+        assertThat(window.path("dead_tuples").asLong() >= 0).isEqualTo(postgres);
+        if (!postgres) {
+            Run refused = cli("--db", database.url(), "bench", "sustained", "--seconds", "1", "--hold-snapshot");
+            assertThat(refused.exit()).isEqualTo(2);
+            assertThat(refused.err()).contains("--hold-snapshot: PostgreSQL only");
+        }
+    }
+
     @Test
     void globalOptionsAreAcceptedBeforeOrAfterTheSubcommand() {
         assertThat(cli("--db", database.url(), "migrate").out()).contains("is up to date");

@@ -15,9 +15,9 @@ import picocli.CommandLine.Parameters;
  * last line of stdout (API.md, "skiplock bench"). Progress goes to stderr ({@link BenchProgress}: live
  * on a terminal, plain lines in a pipe).
  */
-@Command(name = "bench", description = "Benchmark: enqueue-single, enqueue-batch, drain, latency or steps; prints one JSON line.")
+@Command(name = "bench", description = "Benchmark: enqueue-single, enqueue-batch, drain, latency, steps or sustained; prints one JSON line.")
 public final class BenchCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "MODE", description = "enqueue-single, enqueue-batch, drain, latency or steps")
+    @Parameters(index = "0", paramLabel = "MODE", description = "enqueue-single, enqueue-batch, drain, latency, steps or sustained")
     String mode;
 
     @ParentCommand
@@ -36,6 +36,12 @@ public final class BenchCommand implements Callable<Integer> {
             description = "worker concurrency for drain and latency (default ${DEFAULT-VALUE})")
     int concurrency;
 
+    @Option(names = "--seconds", defaultValue = "60", description = "sustained: how long jobs are offered (default ${DEFAULT-VALUE})")
+    int seconds;
+
+    @Option(names = "--hold-snapshot", description = "sustained: hold a REPEATABLE READ snapshot open the whole run (PostgreSQL)")
+    boolean holdSnapshot;
+
     @Option(names = "--history", defaultValue = "0",
             description = "drain: finished jobs to leave in the table before the timed run (default 0)")
     int history;
@@ -52,6 +58,7 @@ public final class BenchCommand implements Callable<Integer> {
                 case "drain" -> new DrainBench(settings).run(fresh.url());
                 case "latency" -> new LatencyBench(settings).run(fresh.url());
                 case "steps" -> new StepsBench(settings).run(fresh.url());
+                case "sustained" -> new SustainedBench(settings).run(fresh.url());
                 default -> throw new IllegalStateException("unreachable: " + mode);
             };
             ObjectNode settingsJson = result.putObject("settings");
@@ -60,6 +67,7 @@ public final class BenchCommand implements Callable<Integer> {
             settingsJson.put("concurrency", concurrency);
             settingsJson.put("rate", rate);
             settingsJson.put("history", history);
+            settingsJson.put("seconds", seconds);
             settingsJson.put("java", Runtime.version().toString());
         } finally {
             BenchSupport.output = BenchProgress.open(false);
@@ -69,8 +77,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private BenchSettings validate() {
-        if (!mode.matches("enqueue-single|enqueue-batch|drain|latency|steps")) {
-            throw new IllegalArgumentException("MODE: expected enqueue-single, enqueue-batch, drain, latency or steps, got '"
+        if (!mode.matches("enqueue-single|enqueue-batch|drain|latency|steps|sustained")) {
+            throw new IllegalArgumentException("MODE: expected enqueue-single, enqueue-batch, drain, latency, steps or sustained, got '"
                     + mode + "'");
         }
         int n = jobs != null ? jobs : switch (mode) {
@@ -83,7 +91,11 @@ public final class BenchCommand implements Callable<Integer> {
         requireRange("--rate", rate, 1, 100_000);
         requireRange("--concurrency", concurrency, 1, 10_000);
         requireRange("--history", history, 0, 10_000_000);
-        return new BenchSettings(mode, n, batch, rate, concurrency, history);
+        requireRange("--seconds", seconds, 1, 86_400);
+        if (holdSnapshot && !mode.equals("sustained")) {
+            throw new IllegalArgumentException("--hold-snapshot: only with MODE sustained");
+        }
+        return new BenchSettings(mode, n, batch, rate, concurrency, history, seconds, holdSnapshot);
     }
 
     private static void requireRange(String option, int value, int min, int max) {

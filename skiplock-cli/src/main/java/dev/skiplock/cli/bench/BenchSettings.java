@@ -1,5 +1,6 @@
 package dev.skiplock.cli.bench;
 
 /** The validated options of one benchmark run. */
-record BenchSettings(String mode, int jobs, int batch, int rate, int concurrency, int history) {
+record BenchSettings(String mode, int jobs, int batch, int rate, int concurrency, int history, int seconds,
+        boolean holdSnapshot) {
 }

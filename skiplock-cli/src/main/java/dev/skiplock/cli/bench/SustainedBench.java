@@ -1,0 +1,200 @@
+package dev.skiplock.cli.bench;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skiplock.JobRequest;
+import dev.skiplock.Skiplock;
+import dev.skiplock.SkiplockException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * {@code sustained}: jobs offered at {@code --rate} per second for {@code --seconds} (one
+ * transaction each, from a separate instance, as {@code latency} does) to a worker of
+ * {@code --concurrency}, reported in windows of 10 s: jobs enqueued and finished, pickup p50 / p99
+ * of the jobs started in the window, the backlog (queued + running) at its end, and on PostgreSQL
+ * the jobs table's dead tuples and the job and event tables' sizes. With {@code --hold-snapshot}
+ * (PostgreSQL) a {@code REPEATABLE READ} transaction that has read the jobs table stays open the
+ * whole run, as a long analytics query or an {@code idle in transaction} session would: vacuum
+ * cannot remove what it may still see.
+ */
+final class SustainedBench {
+    private static final long WINDOW_SECONDS = 10;
+    private static final int PRODUCERS = 4;
+
+    private final BenchSettings settings;
+
+    SustainedBench(BenchSettings settings) {
+        this.settings = settings;
+    }
+
+    /** One window's measures, taken at its end. */
+    private record Window(double endSeconds, long enqueued, long finished, double p50, double p99, long backlog,
+            long deadTuples, long jobsBytes, long eventsBytes) {
+    }
+
+    ObjectNode run(String url) throws Exception {
+        Map<UUID, Long> enqueuedAt = new ConcurrentHashMap<>();
+        ConcurrentLinkedQueue<Double> pickups = new ConcurrentLinkedQueue<>();
+        AtomicLong enqueued = new AtomicLong();
+        List<Window> windows = new ArrayList<>();
+        try (Skiplock worker = BenchSupport.worker(url, settings.concurrency(), id -> {
+                    Long at = enqueuedAt.remove(id);
+                    if (at != null) {
+                        pickups.add((System.nanoTime() - at) / 1e6);
+                    }
+                });
+                Skiplock producer = BenchSupport.client(url);
+                Connection snapshot = settings.holdSnapshot() ? holdSnapshot(producer) : null) {
+            BenchSupport.progress("sustained: " + settings.rate() + " jobs/s for " + settings.seconds() + " s"
+                    + (snapshot != null ? ", a REPEATABLE READ snapshot held open" : ""));
+            AtomicBoolean producing = new AtomicBoolean(true);
+            long start = System.nanoTime();
+            List<Thread> producers = new ArrayList<>();
+            for (int i = 0; i < PRODUCERS; i++) {
+                int offset = i;
+                producers.add(Thread.ofPlatform().name("bench-producer-" + i).start(
+                        () -> produce(producer, start, offset, producing, enqueuedAt, enqueued)));
+            }
+            long windowNanos = TimeUnit.SECONDS.toNanos(Math.min(WINDOW_SECONDS, settings.seconds()));
+            long end = start + TimeUnit.SECONDS.toNanos(settings.seconds());
+            long lastEnqueued = 0;
+            long lastFinished = 0;
+            for (long windowEnd = start + windowNanos; windowEnd <= end + 1; windowEnd += windowNanos) {
+                LockSupport.parkNanos(windowEnd - System.nanoTime());
+                double[] window = drain(pickups);
+                long nowEnqueued = enqueued.get();
+                long nowFinished = worker.metrics().succeeded();
+                Stats stats = stats(producer);
+                windows.add(new Window((System.nanoTime() - start) / 1e9, nowEnqueued - lastEnqueued,
+                        nowFinished - lastFinished, LatencyBench.percentile(window, 50),
+                        LatencyBench.percentile(window, 99), stats.backlog(), stats.deadTuples(), stats.jobsBytes(),
+                        stats.eventsBytes()));
+                lastEnqueued = nowEnqueued;
+                lastFinished = nowFinished;
+                BenchSupport.progress(String.format("sustained: %.0f s, backlog %d, p99 %.1f ms",
+                        windows.getLast().endSeconds(), stats.backlog(), windows.getLast().p99()));
+            }
+            producing.set(false);
+            for (Thread thread : producers) {
+                thread.join();
+            }
+        }
+        return result(windows, enqueued.get());
+    }
+
+    /** One of {@link #PRODUCERS} threads, each offering every PRODUCERS-th job of the schedule. */
+    private void produce(Skiplock producer, long start, int offset, AtomicBoolean producing, Map<UUID, Long> enqueuedAt,
+            AtomicLong enqueued) {
+        long intervalNanos = 1_000_000_000L / settings.rate();
+        for (long n = offset; producing.get(); n += PRODUCERS) {
+            long wait = start + n * intervalNanos - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(wait);
+            }
+            if (!producing.get()) {
+                return;
+            }
+            UUID id;
+            try {
+                id = producer.enqueue(JobRequest.of(BenchSupport.KIND, null)).id();
+            } catch (SkiplockException e) {
+                continue; // not counted as enqueued: enqueued_per_s shows what the database took
+            }
+            enqueuedAt.put(id, System.nanoTime());
+            enqueued.incrementAndGet();
+        }
+    }
+
+    private static double[] drain(ConcurrentLinkedQueue<Double> pickups) {
+        List<Double> taken = new ArrayList<>();
+        Double value;
+        while ((value = pickups.poll()) != null) {
+            taken.add(value);
+        }
+        double[] sorted = taken.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(sorted);
+        return sorted;
+    }
+
+    private record Stats(long backlog, long deadTuples, long jobsBytes, long eventsBytes) {
+    }
+
+    /** Backlog from the jobs table; dead tuples and sizes on PostgreSQL (-1 on SQLite). */
+    private static Stats stats(Skiplock client) throws SQLException {
+        try (Connection connection = client.dataSource().getConnection(); Statement statement = connection.createStatement()) {
+            long backlog;
+            try (ResultSet rows = statement.executeQuery(
+                    "SELECT count(*) FROM skiplock_jobs WHERE status IN ('queued', 'running')")) {
+                rows.next();
+                backlog = rows.getLong(1);
+            }
+            if (!client.driverName().equals("postgres")) {
+                return new Stats(backlog, -1, -1, -1);
+            }
+            try (ResultSet rows = statement.executeQuery("SELECT (SELECT n_dead_tup FROM pg_stat_user_tables"
+                    + " WHERE schemaname = current_schema() AND relname = 'skiplock_jobs'),"
+                    + " pg_total_relation_size('skiplock_jobs'), pg_total_relation_size('skiplock_job_events')")) {
+                rows.next();
+                return new Stats(backlog, rows.getLong(1), rows.getLong(2), rows.getLong(3));
+            }
+        }
+    }
+
+    /**
+     * A REPEATABLE READ transaction that read the jobs table, left open on a connection of the
+     * producer's pool until the run ends (closing it rolls the transaction back): its snapshot holds
+     * back vacuum.
+     */
+    private static Connection holdSnapshot(Skiplock client) throws SQLException {
+        if (!client.driverName().equals("postgres")) {
+            throw new IllegalArgumentException("--hold-snapshot: PostgreSQL only");
+        }
+        Connection connection = client.dataSource().getConnection();
+        connection.setAutoCommit(false);
+        connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT count(*) FROM skiplock_jobs")) {
+            rows.next();
+        }
+        return connection;
+    }
+
+    private ObjectNode result(List<Window> windows, long enqueued) {
+        ObjectNode result = BenchSupport.result(settings);
+        ArrayNode list = result.putArray("windows");
+        for (Window window : windows) {
+            ObjectNode node = list.addObject();
+            node.put("end_s", LatencyBench.round(window.endSeconds()));
+            node.put("enqueued", window.enqueued());
+            node.put("finished", window.finished());
+            node.put("p50_ms", LatencyBench.round(window.p50()));
+            node.put("p99_ms", LatencyBench.round(window.p99()));
+            node.put("backlog", window.backlog());
+            node.put("dead_tuples", window.deadTuples());
+            node.put("jobs_bytes", window.jobsBytes());
+            node.put("events_bytes", window.eventsBytes());
+        }
+        Window last = windows.getLast();
+        result.put("ok", true);
+        result.put("offered_per_s", settings.rate());
+        result.put("enqueued_per_s", Math.round(enqueued / (double) settings.seconds()));
+        result.put("hold_snapshot", settings.holdSnapshot());
+        result.put("backlog_end", last.backlog());
+        result.put("last_window_p99_ms", LatencyBench.round(last.p99()));
+        return result;
+    }
+}
