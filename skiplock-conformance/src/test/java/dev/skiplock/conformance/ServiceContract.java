@@ -241,6 +241,25 @@ abstract class ServiceContract extends ContractBase {
         assertThat(http.get("/readyz").status()).isEqualTo(200);
     }
 
+    /** The Prometheus text passes Prometheus's own linter ({@code promtool}, Debian package prometheus; .ci/run installs it). */
+    @Test
+    void theMetricsPassPromtool() throws Exception {
+        awaitJob(submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"true\"]}}"), "succeeded");
+        String metrics = http.get("/metrics").text();
+        Process promtool;
+        try {
+            promtool = new ProcessBuilder("promtool", "check", "metrics").redirectErrorStream(true).start();
+        } catch (java.io.IOException e) {
+            throw new AssertionError("promtool is needed (apt-get install prometheus; .ci/run installs it)", e);
+        }
+        try (var stdin = promtool.getOutputStream()) {
+            stdin.write(metrics.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        String verdict = new String(promtool.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(promtool.waitFor()).as(verdict + "\n" + metrics).isZero();
+        assertThat(verdict).as(metrics).isBlank();
+    }
+
     @Test
     void inMemoryJobsAnswerTheSameApiButAreNotStored() {
         Http.Answer created = http.post("/api/v1/jobs",
