@@ -65,14 +65,15 @@ final class CommandRun {
     /** What is written into a fresh run directory before its command starts. */
     @FunctionalInterface
     interface Preparation {
-        void run() throws IOException;
+        void run() throws IOException, InterruptedException;
     }
 
     /**
      * Starts the command in a new session; traces of an earlier run of this attempt are removed
      * first, then {@code prepare} fills the fresh directory.
      */
-    Process start(List<String> argv, Map<String, String> environment, File cwd, Preparation prepare) throws IOException {
+    Process start(List<String> argv, Map<String, String> environment, File cwd, Preparation prepare)
+            throws IOException, InterruptedException {
         delete();
         Files.createDirectories(dir);
         prepare.run();

@@ -30,6 +30,8 @@ import java.util.stream.Stream;
  */
 final class StepFiles {
     static final String VARIABLE = "SKIPLOCK_STEPS";
+    /** How long a later attempt waits for the database to list the finished steps. */
+    static final java.time.Duration READ_PATIENCE = java.time.Duration.ofSeconds(15);
     /** Larger files are refused unread (the library's own limit, {@code maxStepOutputBytes}, is at most this). */
     private static final long MAX_FILE_BYTES = SkiplockConfig.MAX_STEP_OUTPUT_BYTES_LIMIT;
     /** One JSON value and nothing after it: "200 OK" is text, not 200. */
@@ -47,16 +49,41 @@ final class StepFiles {
         this.context = context;
     }
 
-    /** Writes a file per finished step of the job, before the command starts. */
-    void writeFinished() throws IOException {
+    /**
+     * Writes a file per finished step of the job, before the command starts. A first attempt has
+     * none (only executions record steps, and this is the first), so it reads nothing; a later one
+     * reads them, asking again while the database does not answer (a restart, a cut connection)
+     * for up to {@link #READ_PATIENCE}, then fails the attempt: running without them would run
+     * every finished stage again.
+     */
+    void writeFinished() throws IOException, InterruptedException {
         Files.createDirectories(dir);
-        for (Map.Entry<String, JsonNode> step : context.steps().entrySet()) {
+        if (context.attempt() <= 1) {
+            return;
+        }
+        for (Map.Entry<String, JsonNode> step : finishedSteps().entrySet()) {
             JsonNode output = step.getValue();
             // as the command wrote it: text as text, anything else as JSON
             String content = output == null || output.isNull() ? "" : output.isTextual() ? output.asText()
                     : ServerJson.MAPPER.writeValueAsString(output);
             Files.writeString(dir.resolve(step.getKey()), content, StandardCharsets.UTF_8);
             seen.add(step.getKey());
+        }
+    }
+
+    private Map<String, JsonNode> finishedSteps() throws InterruptedException {
+        long deadline = System.nanoTime() + READ_PATIENCE.toNanos();
+        long backoffMillis = 100;
+        while (true) {
+            try {
+                return context.steps();
+            } catch (dev.skiplock.SkiplockException e) {
+                if (System.nanoTime() + backoffMillis * 1_000_000 > deadline || context.stopRequested()) {
+                    throw e;
+                }
+                Thread.sleep(backoffMillis); // the database is away for a moment: ask again
+                backoffMillis = Math.min(backoffMillis * 2, 2000);
+            }
         }
     }
 
