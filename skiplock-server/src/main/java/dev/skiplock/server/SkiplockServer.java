@@ -9,12 +9,14 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP face of a {@link Skiplock} instance (API.md): jobs, events (list, NDJSON, SSE), queues,
- * workers, health and metrics. Calls the public API only. Handlers run on virtual threads.
+ * workers, health and metrics, and the dashboard's static files at {@code /}. Calls the public API only.
+ * Handlers run on virtual threads.
  */
 public final class SkiplockServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SkiplockServer.class);
@@ -23,6 +25,9 @@ public final class SkiplockServer implements AutoCloseable {
     /** Where command runs live unless told otherwise: shared by every worker process of the host. */
     public static final java.nio.file.Path DEFAULT_RUN_DIR =
             java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "skiplock-runs");
+
+    /** Where the dashboard's files sit in this jar. */
+    static final String DASHBOARD = "/dev/skiplock/server/dashboard";
 
     private final Javalin app;
     private final CronScheduler cron;
@@ -73,6 +78,7 @@ public final class SkiplockServer implements AutoCloseable {
             javalin.http.maxRequestSize = config.maxBodyBytes();
             javalin.startup.showJavalinBanner = false;
             javalin.routes.before("/api/v1/*", auth::authenticate);
+            dashboard(javalin);
             jobs.register(javalin.routes);
             events.register(javalin.routes);
             admin.register(javalin.routes);
@@ -99,6 +105,21 @@ public final class SkiplockServer implements AutoCloseable {
             });
         }).start();
         return new SkiplockServer(app, cron);
+    }
+
+    /**
+     * The dashboard: static files from this jar at {@code /} (no token: the page asks for one when the
+     * API answers 401). Served by Javalin's resource handler, so they are no route of {@link #routes()}.
+     * The page loads only its own files (no CDN), which the policy header makes a rule.
+     */
+    private static void dashboard(io.javalin.config.JavalinConfig javalin) {
+        javalin.staticFiles.add(files -> {
+            files.hostedPath = "/";
+            files.directory = DASHBOARD;
+            files.location = io.javalin.http.staticfiles.Location.CLASSPATH;
+            files.headers = Map.of("Content-Security-Policy", "default-src 'self'; img-src 'self' data:",
+                    "X-Content-Type-Options", "nosniff", "Cache-Control", "no-cache");
+        });
     }
 
     private static boolean isLoopback(String host) {

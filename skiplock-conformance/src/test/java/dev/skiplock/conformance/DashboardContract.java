@@ -1,0 +1,302 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.Skiplock;
+import dev.skiplock.server.ServerConfig;
+import dev.skiplock.server.SkiplockServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The dashboard (issue #14) in headless Chromium against a real server: each page loads without
+ * console errors, lists update without a reload, a job's log arrives live, the buttons act through
+ * the API, and with tokens configured the page asks for one. Screenshots of each page go to
+ * {@code target/dashboard-screenshots/}. Needs Debian's {@code chromium} and {@code chromium-driver}
+ * ({@code .ci/run} installs them): without them these tests fail, they are not skipped.
+ */
+abstract class DashboardContract extends ContractBase {
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path SCREENSHOTS = Path.of("target", "dashboard-screenshots");
+    private static final String ADMIN_TOKEN = "dashboard-admin-token";
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static ChromeDriver browser;
+
+    private SkiplockServer server;
+    private Http http;
+    private WebDriverWait wait;
+
+    @TempDir
+    Path files;
+
+    @BeforeAll
+    static void startBrowser() {
+        assertThat(CHROMEDRIVER).as("chromedriver is missing: apt-get install -y chromium chromium-driver "
+                + "(.ci/run does); the dashboard tests need it and are not skipped without it").isExecutable();
+        assertThat(CHROMIUM).as("chromium is missing: apt-get install -y chromium chromium-driver").isExecutable();
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
+                .addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900");
+        options.setCapability("goog:loggingPrefs", logs);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+        browser.executeScript("console.error('skiplock console probe')");
+        assertThat(browser.manage().logs().get(LogType.BROWSER).getAll()).as("the console check sees an error")
+                .anyMatch(entry -> entry.getMessage().contains("skiplock console probe"));
+    }
+
+    @AfterAll
+    static void stopBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    @BeforeEach
+    void startServer() {
+        Skiplock skiplock = started(builder(config -> config.queue("default", 4))
+                .handler("command", JsonNode.class, SkiplockServer.commandRunner()));
+        server = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", 0, 1024 * 1024, true, Map.of()));
+        http = new Http(server.port());
+        wait = new WebDriverWait(browser, WAIT);
+        browser.manage().window().setSize(new Dimension(1280, 900));
+        browser.manage().logs().get(LogType.BROWSER);
+    }
+
+    @AfterEach
+    void stopServer() {
+        browser.get("about:blank");
+        server.close();
+    }
+
+    @Test
+    void theOverviewShowsQueueCountsWithoutConsoleErrors() throws IOException {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"hello\"]}}");
+        String failing = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"false\"]}}");
+        awaitJob(id, "succeeded");
+        awaitJob(failing, "failed");
+
+        open(server.port(), "/");
+
+        WebElement succeeded = wait.until(ExpectedConditions.presenceOfElementLocated(
+                By.cssSelector("tr[data-queue='default'] td[data-label='succeeded']")));
+        wait.until(ExpectedConditions.textToBePresentInElement(succeeded, "1"));
+        assertThat(browser.findElement(By.cssSelector("a[aria-current='page']")).getText()).isEqualTo("Overview");
+        screenshot("overview");
+        browser.manage().window().setSize(new Dimension(390, 844));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("tr[data-queue='default'] button")));
+        screenshot("overview-phone");
+        assertNoConsoleErrors();
+    }
+
+    @Test
+    void aJobSubmittedThroughTheApiAppearsInTheListWithoutAReload() {
+        open(server.port(), "/#/jobs");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("table.jobs tbody"), "No jobs match."));
+        browser.executeScript("window.skiplockNotReloaded = true");
+
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"listed\"]}, \"queue\": \"default\"}");
+
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-job='" + id + "']")));
+        assertThat(browser.executeScript("return window.skiplockNotReloaded === true")).isEqualTo(true);
+        screenshot("jobs");
+        browser.findElement(By.id("filter-status")).sendKeys("failed");
+        browser.findElement(By.cssSelector("form.filters button[type='submit']")).click();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("table.jobs tbody"), "No jobs match."));
+        assertThat(browser.getCurrentUrl()).endsWith("#/jobs?status=failed");
+        assertNoConsoleErrors();
+    }
+
+    @Test
+    void aJobsLogLinesStepsAndStatusArriveLiveOnItsPage() {
+        Path go = files.resolve("go");
+        String script = "echo one; for i in $(seq 600); do [ -e '" + go + "' ] && break; sleep 0.1; done; echo two; "
+                + "echo '{\"rows\": 3}' > \"$SKIPLOCK_STEPS/fetch.tmp\" && mv \"$SKIPLOCK_STEPS/fetch.tmp\" \"$SKIPLOCK_STEPS/fetch\"";
+        String id = submit(JSON.valueToTree(Map.of("kind", "command", "args", Map.of("argv", List.of("sh", "-c", script)))).toString());
+
+        open(server.port(), "/#/jobs/" + id);
+
+        WebElement log = wait.until(ExpectedConditions.presenceOfElementLocated(By.id("job-log")));
+        wait.until(ExpectedConditions.textToBePresentInElement(log, "one"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-status"), "running"));
+        assertThat(log.getText()).doesNotContain("two");
+        screenshot("job-running");
+        touch(go);
+        wait.until(ExpectedConditions.textToBePresentInElement(log, "two"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-status"), "succeeded"));
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#job-steps li[data-step='fetch']")));
+        assertThat(browser.findElement(By.linkText("Download events (NDJSON)")).getAttribute("href"))
+                .endsWith("/api/v1/jobs/" + id + "/events/download");
+        assertThat(browser.findElement(By.id("job-fields")).getText()).contains("dependsOn", "maxAttempts", "lastError");
+        screenshot("job");
+        assertNoConsoleErrors();
+    }
+
+    @Test
+    void theCancelButtonAfterConfirmationStopsARunningCommand() {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"sleep\", \"30\"]}}");
+        awaitJob(id, "running");
+        open(server.port(), "/#/jobs/" + id);
+
+        click(By.cssSelector("button[data-action='cancel']"));
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-status"), "cancelled"));
+        assertThat(http.get("/api/v1/jobs/" + id).json().get("status").asText()).isEqualTo("cancelled");
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("button[data-action='retry']")));
+        assertNoConsoleErrors();
+    }
+
+    @Test
+    void pauseAndResumeOnTheOverviewChangeTheQueue() {
+        open(server.port(), "/");
+        By button = By.cssSelector("tr[data-queue='default'] button");
+        By state = By.cssSelector("tr[data-queue='default'] .queue-state");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(state, "active"));
+
+        click(button);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(state, "paused"));
+        assertThat(queuePaused()).isTrue();
+
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(button, "Resume"));
+        click(button);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(state, "active"));
+        assertThat(queuePaused()).isFalse();
+        assertNoConsoleErrors();
+    }
+
+    @Test
+    void theWorkersPageListsThisServersWorker() {
+        open(server.port(), "/#/workers");
+
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table.workers tr[data-worker]")));
+        assertThat(browser.findElement(By.cssSelector("table.workers tbody")).getText())
+                .contains("active", String.valueOf(ProcessHandle.current().pid()), "default", "ago");
+        screenshot("workers");
+        assertNoConsoleErrors();
+    }
+
+    @Test
+    void withTokensThePageAsksForATokenThenShowsData() throws Exception {
+        submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"hello\"]}}");
+        Skiplock secured = started(builder(config -> config.queue("default", 1)));
+        try (SkiplockServer withTokens = SkiplockServer.start(secured, new ServerConfig("127.0.0.1", 0, 1024 * 1024,
+                false, Map.of(), Map.of(sha256(ADMIN_TOKEN), "*"), null, List.of()))) {
+            Http anonymous = new Http(withTokens.port());
+            Http.Answer page = anonymous.get("/");
+            assertThat(page.status()).as("the dashboard's files need no token").isEqualTo(200);
+            assertThat(page.contentType()).startsWith("text/html");
+            assertThat(anonymous.get("/api/v1/queues").status()).as("the API still does").isEqualTo(401);
+            open(withTokens.port(), "/");
+
+            WebElement input = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token-input")));
+            screenshot("token");
+            assertThat(browser.switchTo().activeElement()).as("the token field has the focus").isEqualTo(input);
+            input.sendKeys(ADMIN_TOKEN, Keys.ENTER);
+
+            wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-queue='default']")));
+            assertThat(browser.findElement(By.id("token-form")).isDisplayed()).isFalse();
+            assertThat(browser.executeScript("return sessionStorage.getItem('skiplock.token')")).isEqualTo(ADMIN_TOKEN);
+            open(withTokens.port(), "/#/workers");
+            wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table.workers tr[data-worker]")));
+            assertThat(browser.findElement(By.id("token-form")).isDisplayed()).isFalse();
+            browser.get("about:blank");
+        }
+    }
+
+    /** Clicks what locator finds once it is enabled; a list redrawn meanwhile is searched again. */
+    private void click(By locator) {
+        wait.ignoring(StaleElementReferenceException.class).until(driver -> {
+            WebElement element = driver.findElement(locator);
+            if (!element.isDisplayed() || !element.isEnabled()) {
+                return false;
+            }
+            element.click();
+            return true;
+        });
+    }
+
+    private void open(int port, String path) {
+        browser.get("http://127.0.0.1:" + port + path);
+    }
+
+    private String submit(String body) {
+        Http.Answer answer = http.post("/api/v1/jobs", body);
+        assertThat(answer.status()).as(answer.text()).isEqualTo(201);
+        return answer.json().get("id").asText();
+    }
+
+    private void awaitJob(String id, String status) {
+        await().atMost(WAIT).until(() -> http.get("/api/v1/jobs/" + id).json().get("status").asText(), status::equals);
+    }
+
+    private boolean queuePaused() {
+        for (JsonNode queue : http.get("/api/v1/queues").json().get("queues")) {
+            if (queue.get("name").asText().equals("default")) {
+                return queue.get("paused").asBoolean();
+            }
+        }
+        throw new AssertionError("queue default not listed");
+    }
+
+    private void assertNoConsoleErrors() {
+        List<String> errors = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(entry -> entry.getLevel().intValue() >= Level.WARNING.intValue())
+                .map(LogEntry::toString).toList();
+        assertThat(errors).as("the browser console's warnings and errors").isEmpty();
+    }
+
+    private void screenshot(String page) {
+        try {
+            Files.createDirectories(SCREENSHOTS);
+            Files.write(SCREENSHOTS.resolve(getClass().getSimpleName() + "-" + page + ".png"),
+                    browser.getScreenshotAs(OutputType.BYTES));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void touch(Path file) {
+        try {
+            Files.writeString(file, "go");
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static String sha256(String token) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+    }
+}

@@ -1,0 +1,78 @@
+// Small DOM helpers: elements are built with text nodes only (no innerHTML), so job data is never markup.
+
+/** h('a', {href: '#/'}, 'text', child…): attributes named on* become listeners. */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith('on')) element.addEventListener(name.slice(2), value);
+    else if (value === true) element.setAttribute(name, '');
+    else element.setAttribute(name, String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+function append(element, children) {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces the children of element. */
+export function fill(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+  return element;
+}
+
+/** A timestamp as local time, the ISO value kept in a <time> element. */
+export function time(iso) {
+  if (!iso) return '–';
+  return h('time', {datetime: iso, title: iso}, new Date(iso).toLocaleString());
+}
+
+/** Seconds since iso, spelled short: 3s, 4m 2s, 1h 5m. */
+export function age(iso, now = Date.now()) {
+  if (!iso) return '–';
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
+  return `${Math.floor(seconds / 3600)}h ${Math.floor(seconds / 60) % 60}m`;
+}
+
+export function statusBadge(status) {
+  return h('span', {class: `status status-${status}`}, status);
+}
+
+export const STATUSES = ['waiting', 'queued', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled'];
+export const TERMINAL = new Set(['succeeded', 'failed', 'timed_out', 'cancelled']);
+
+/** Shows an error (or a message) in the live status line. */
+export function notify(message) {
+  fill(document.getElementById('notice'), message instanceof Error ? `Error: ${message.message}` : message);
+}
+
+/** Runs load now and every intervalMs; returns the stop function. Errors go to the status line. */
+export function every(intervalMs, load) {
+  let timer = null;
+  let stopped = false;
+  const tick = async () => {
+    try {
+      await load();
+    } catch (error) {
+      notify(error);
+    }
+    if (!stopped) timer = setTimeout(tick, intervalMs);
+  };
+  tick();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+export function heading(text, ...extra) {
+  return h('h1', {}, text, ...extra);
+}

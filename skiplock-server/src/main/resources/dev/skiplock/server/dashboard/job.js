@@ -1,0 +1,124 @@
+// One job: its fields, dependencies as links, progress, steps, the live log (SSE) and its actions.
+import {fill, h, heading, notify, statusBadge, TERMINAL, time} from './dom.js';
+import {api, download, followEvents, post} from './api.js';
+
+const JSON_FIELDS = new Set(['args', 'metadata', 'result', 'progress']);
+const TIME_FIELDS = new Set(['availableAt', 'requestedAt', 'startedAt', 'finishedAt', 'lockedUntil']);
+
+export function job(main, id) {
+  const path = `/api/v1/jobs/${encodeURIComponent(id)}`;
+  const status = h('span', {id: 'job-status'});
+  const actions = h('div', {class: 'actions', role: 'group', 'aria-label': 'Job actions'});
+  const progress = h('div', {id: 'job-progress'});
+  const fields = h('dl', {class: 'fields', id: 'job-fields'});
+  const steps = h('ol', {id: 'job-steps', class: 'steps'});
+  const log = h('pre', {id: 'job-log', class: 'terminal', role: 'log', 'aria-live': 'polite',
+    'aria-label': 'Log output', tabindex: 0});
+  const stream = h('p', {id: 'stream-state', class: 'muted'}, 'Connecting to the event stream…');
+  const downloadLink = h('a', {href: `${path}/events/download`, download: `${id}-events.ndjson`,
+    onclick: event => {
+      event.preventDefault();
+      download(`${path}/events/download`, `${id}-events.ndjson`).catch(notify);
+    }}, 'Download events (NDJSON)');
+  main.append(heading('Job ', h('span', {class: 'mono'}, id), ' ', status), actions, progress,
+      h('section', {'aria-labelledby': 'log-title'}, h('h2', {id: 'log-title'}, 'Log'), stream, log, downloadLink),
+      h('section', {'aria-labelledby': 'steps-title'}, h('h2', {id: 'steps-title'}, 'Steps'), steps),
+      h('section', {'aria-labelledby': 'fields-title'}, h('h2', {id: 'fields-title'}, 'Fields'), fields));
+
+  const aborter = new AbortController();
+  let current = null;
+  const refresh = async () => {
+    current = await api(path);
+    fill(status, statusBadge(current.status));
+    renderFields(fields, current);
+    renderProgress(progress, current.progress);
+    renderActions(actions, current, path, refresh);
+  };
+  const onEvent = event => {
+    if (event.type === 'log') appendLog(log, event);
+    else if (event.type === 'step') steps.append(stepItem(event));
+    if (event.type === 'status' || event.type === 'progress') refresh().catch(notify);
+  };
+  refresh().then(() => {
+    fill(stream, 'Live: following the job\'s events.');
+    return followEvents(id, onEvent, aborter.signal);
+  }).then(() => {
+    if (!aborter.signal.aborted) fill(stream, 'The job has finished: all its events are shown.');
+  }).catch(error => {
+    if (aborter.signal.aborted) return;
+    if (error.status === 404) fill(main, heading('Job not found'), h('p', {}, `No job ${id} (or not yours).`));
+    else notify(error);
+  });
+  return () => aborter.abort();
+}
+
+function appendLog(log, event) {
+  const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+  log.append(h('span', {class: `line ${event.stream === 'stderr' ? 'stderr' : 'stdout'}`}, event.message ?? ''), '\n');
+  if (atBottom) log.scrollTop = log.scrollHeight;
+}
+
+function stepItem(event) {
+  const detail = event.data === null || event.data === undefined ? null
+    : h('pre', {class: 'json'}, JSON.stringify(event.data, null, 2));
+  return h('li', {'data-step': event.step ?? ''}, h('strong', {}, event.step ?? '(step)'), ' ',
+      event.status ? statusBadge(event.status) : null, ' ', time(event.ts),
+      event.message ? h('div', {}, event.message) : null, detail);
+}
+
+function renderProgress(element, value) {
+  if (value === null || value === undefined) return fill(element);
+  const percent = typeof value === 'number' ? value : value?.percent;
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof percent !== 'number') return fill(element, h('p', {}, 'Progress: ', text));
+  const scaled = percent <= 1 ? percent * 100 : percent;
+  fill(element, h('label', {for: 'job-progress-bar'}, 'Progress '),
+      h('progress', {id: 'job-progress-bar', max: 100, value: Math.min(100, Math.max(0, scaled))}),
+      ' ', text);
+}
+
+function renderFields(list, job) {
+  fill(list, Object.entries(job).flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, fieldValue(name, value))]));
+}
+
+function fieldValue(name, value) {
+  if (name === 'dependsOn') {
+    return value.length ? h('ul', {class: 'links'}, value.map(dependency =>
+        h('li', {}, h('a', {href: `#/jobs/${dependency}`, class: 'mono'}, dependency)))) : 'none';
+  }
+  if (value === null || value === undefined) return h('span', {class: 'muted'}, 'null');
+  if (TIME_FIELDS.has(name)) return time(value);
+  if (JSON_FIELDS.has(name) || typeof value === 'object') return h('pre', {class: 'json'}, JSON.stringify(value, null, 2));
+  if (name === 'status') return statusBadge(value);
+  return String(value);
+}
+
+function renderActions(element, job, path, refresh) {
+  const terminal = TERMINAL.has(job.status);
+  const act = (label, question, run) => h('button', {type: 'button', 'data-action': label.toLowerCase(),
+    onclick: async event => {
+      if (!window.confirm(question)) return;
+      event.currentTarget.disabled = true;
+      try {
+        await run();
+      } catch (error) {
+        notify(error);
+      }
+      await refresh().catch(() => {});
+    }}, label);
+  fill(element,
+      terminal ? null : act('Cancel', `Cancel job ${job.id}?`, async () => {
+        await post(`${path}/cancel`);
+        notify('Cancel requested.');
+      }),
+      terminal ? act('Retry', `Retry job ${job.id}?`, async () => {
+        await post(`${path}/retry`);
+        notify('Job queued again.');
+        window.dispatchEvent(new HashChangeEvent('hashchange'));
+      }) : null,
+      terminal ? act('Delete', `Delete job ${job.id} and its events?`, async () => {
+        await api(path, {method: 'DELETE'});
+        notify(`Job ${job.id} deleted.`);
+        location.hash = '#/jobs';
+      }) : null);
+}

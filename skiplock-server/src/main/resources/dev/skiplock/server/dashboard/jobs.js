@@ -1,0 +1,78 @@
+// Jobs: newest first, filtered by status, queue and kind, paged by the API's nextCursor. The first
+// page refreshes itself; a later page (reached by cursor) stays as it was read.
+import {every, fill, h, heading, statusBadge, STATUSES, time} from './dom.js';
+import {api} from './api.js';
+
+const FILTERS = ['status', 'queue', 'kind'];
+
+export function jobs(main, params) {
+  const body = h('tbody');
+  const pager = h('nav', {class: 'pager', 'aria-label': 'Pages'});
+  main.append(heading('Jobs'), filterForm(params), h('div', {class: 'scroll'}, h('table', {class: 'jobs'},
+      h('caption', {}, 'Jobs, newest first'),
+      h('thead', {}, h('tr', {}, ['Job', 'Kind', 'Queue', 'Status', 'Attempt', 'Requested', 'Finished']
+          .map(name => h('th', {scope: 'col'}, name)))),
+      body)), pager);
+
+  const query = new URLSearchParams();
+  for (const name of [...FILTERS, 'cursor']) {
+    if (params.get(name)) query.set(name, params.get(name));
+  }
+  query.set('limit', '50');
+  let shown = null;
+  const load = async () => {
+    const page = await api(`/api/v1/jobs?${query}`);
+    const text = JSON.stringify(page);
+    if (text === shown) return;
+    shown = text;
+    fill(body, page.jobs.length ? page.jobs.map(row)
+        : h('tr', {}, h('td', {colspan: 7}, 'No jobs match.')));
+    fill(pager, params.get('cursor') ? h('a', {href: link(params, null)}, 'First page') : null,
+        page.nextCursor ? h('a', {href: link(params, page.nextCursor), rel: 'next'}, 'Next page') : null);
+  };
+  return params.get('cursor') ? (load().catch(error => fill(body, h('tr', {}, h('td', {colspan: 7},
+      `Error: ${error.message}`)))), () => {}) : every(2000, load);
+}
+
+function row(job) {
+  return h('tr', {'data-job': job.id},
+      h('td', {'data-label': 'job'}, h('a', {href: `#/jobs/${job.id}`, class: 'mono'}, job.id)),
+      h('td', {'data-label': 'kind'}, job.kind),
+      h('td', {'data-label': 'queue'}, job.queue),
+      h('td', {'data-label': 'status'}, statusBadge(job.status)),
+      h('td', {'data-label': 'attempt'}, `${job.attempt} / ${job.maxAttempts}`),
+      h('td', {'data-label': 'requested'}, time(job.requestedAt)),
+      h('td', {'data-label': 'finished'}, time(job.finishedAt)));
+}
+
+function link(params, cursor) {
+  const next = new URLSearchParams();
+  for (const name of FILTERS) {
+    if (params.get(name)) next.set(name, params.get(name));
+  }
+  if (cursor) next.set('cursor', cursor);
+  return `#/jobs?${next}`;
+}
+
+function filterForm(params) {
+  const status = h('select', {id: 'filter-status', name: 'status'},
+      h('option', {value: ''}, 'any'),
+      STATUSES.map(value => h('option', {value, selected: params.get('status') === value}, value)));
+  const text = name => h('input', {id: `filter-${name}`, name, value: params.get(name) ?? '',
+    autocomplete: 'off', spellcheck: 'false'});
+  const queue = text('queue');
+  const kind = text('kind');
+  return h('form', {class: 'filters', role: 'search', 'aria-label': 'Filter jobs',
+    onsubmit: event => {
+      event.preventDefault();
+      const chosen = new URLSearchParams();
+      for (const input of [status, queue, kind]) {
+        if (input.value.trim()) chosen.set(input.name, input.value.trim());
+      }
+      location.hash = `#/jobs?${chosen}`;
+    }},
+  h('span', {class: 'field'}, h('label', {for: 'filter-status'}, 'Status'), status),
+  h('span', {class: 'field'}, h('label', {for: 'filter-queue'}, 'Queue'), queue),
+  h('span', {class: 'field'}, h('label', {for: 'filter-kind'}, 'Kind'), kind),
+  h('button', {type: 'submit'}, 'Filter'));
+}
