@@ -60,6 +60,51 @@ class PostgresWorkflowTest extends WorkflowContract {
         assertThat(self[0].metrics().leasesLost()).isZero();
     }
 
+    /**
+     * A step event and a completion of the same job, forced to overlap: the completion has written
+     * the terminal status (not yet committed) when the handler's step event is sent. The event's
+     * statement waits for the completion's row lock (FOR SHARE), then finds the job no longer
+     * running and writes nothing. Before it took the lock, it wrote its event at once, and the event
+     * came after the job's terminal status in the stream. (SQLite has one writer: the two cannot overlap.)
+     */
+    @Test
+    void aStepEventNeverLandsAfterTheJobsTerminalStatus() throws Exception {
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1)).handler("held", Flow.class, context -> {
+            blockUntilInterrupted();
+            return JobOutcome.complete();
+        }));
+        Job job = skiplock.enqueue(JobRequest.of("held", new Flow("h")));
+        awaitStatus(skiplock, job.id(), JobStatus.RUNNING);
+        java.util.UUID token = Jdbc.query(skiplock.dataSource(), "SELECT lease_token FROM skiplock_jobs WHERE id = '"
+                + job.id() + "'", row -> java.util.UUID.fromString(row.getString(1))).getFirst();
+        var attempt = new dev.skiplock.internal.store.HeldAttempt(job.id(), 1, token);
+        dev.skiplock.spi.Driver driver = new dev.skiplock.postgres.PostgresDriver();
+        var jobs = new dev.skiplock.internal.store.JobStore(skiplock.dataSource(), driver);
+        var steps = new dev.skiplock.internal.store.StepStore(skiplock.dataSource(), driver);
+
+        try (Connection completing = skiplock.dataSource().getConnection()) {
+            completing.setAutoCommit(false);
+            assertThat(jobs.completeJobs(completing, new dev.skiplock.internal.store.Completion(attempt,
+                    JobStatus.SUCCEEDED, 0, null, null, 0))).isTrue();
+            java.util.concurrent.CompletableFuture<Void> event = java.util.concurrent.CompletableFuture.runAsync(
+                    () -> steps.appendStepEvent(attempt, "late", "failed", "sent while the job was completing"));
+            org.awaitility.Awaitility.await().atMost(WAIT).until(() -> event.isDone() || stepEventWaitsOnALock(skiplock));
+            completing.commit();
+            event.get();
+        }
+
+        List<dev.skiplock.JobEvent> events = skiplock.events(job.id(), 0, 100);
+        long terminal = events.stream().filter(dev.skiplock.JobEvent::isTerminal).mapToLong(dev.skiplock.JobEvent::seq)
+                .findFirst().orElseThrow();
+        assertThat(events).filteredOn(event -> event.seq() > terminal).isEmpty();
+        assertThat(events).extracting(dev.skiplock.JobEvent::type).doesNotContain("step");
+    }
+
+    private static boolean stepEventWaitsOnALock(Skiplock client) {
+        return Jdbc.query(client.dataSource(), "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                + " AND query LIKE '%''step''%'", row -> row.getLong(1)).getFirst() > 0;
+    }
+
     private static java.time.Instant lockedUntil(Skiplock client, java.util.UUID id) {
         return Jdbc.query(client.dataSource(), "SELECT locked_until FROM skiplock_jobs WHERE id = '" + id + "'",
                 row -> row.getTimestamp(1).toInstant()).getFirst();

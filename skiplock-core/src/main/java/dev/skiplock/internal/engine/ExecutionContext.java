@@ -25,7 +25,6 @@ import java.util.UUID;
  */
 final class ExecutionContext<A> extends ExecutionView<A> {
     private final HandlerServices services;
-    private final Steps steps;
     /**
      * While the handler works in {@link #inTransaction}: its connection, and the lines it logs
      * meanwhile, held back so that a completion in that transaction writes them before the job's
@@ -37,9 +36,8 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     private int linesWithCompletion;
 
     ExecutionContext(A args, Execution execution, HandlerServices services) {
-        super(args, execution);
+        super(args, execution, new DatabaseCheckpoints(execution, services), services.config());
         this.services = services;
-        this.steps = new Steps(execution, new DatabaseCheckpoints(), services.config());
     }
 
     @Override
@@ -82,21 +80,6 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         JsonNode tree = Json.MAPPER.valueToTree(data);
         String json = tree == null ? "null" : StorableText.of(tree).toString();
         return execution.storeCall(() -> services.stores().events().updateProgress(execution.attempt(), json));
-    }
-
-    @Override
-    public <T> T step(String name, Class<T> type, StepBody<? extends T> body) throws Exception {
-        return steps.step(name, type, body);
-    }
-
-    @Override
-    public Map<String, JsonNode> steps() {
-        return steps.finished();
-    }
-
-    @Override
-    public void sleep(String name, Duration duration) {
-        steps.sleep(name, duration);
     }
 
     @Override
@@ -205,7 +188,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     }
 
     /** Checkpoints in the database, every write fenced on this execution's lease. */
-    private final class DatabaseCheckpoints implements Steps.Store {
+    private record DatabaseCheckpoints(Execution execution, HandlerServices services) implements Steps.Store {
         @Override
         public Map<String, Checkpoint> load() {
             return services.stores().steps().listSteps(execution.job().id());

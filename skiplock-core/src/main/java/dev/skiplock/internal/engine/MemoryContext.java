@@ -19,12 +19,10 @@ import java.util.UUID;
  */
 final class MemoryContext<A> extends ExecutionView<A> {
     private final MemoryJob job;
-    private final Steps steps;
 
     MemoryContext(A args, Execution execution, MemoryJob job, SkiplockConfig config) {
-        super(args, execution);
+        super(args, execution, new MemoryCheckpoints(execution, job), config);
         this.job = job;
-        this.steps = new Steps(execution, new MemoryCheckpoints(), config);
     }
 
     /** Nothing outlives an in-memory execution: no other worker will ever resume it. */
@@ -41,21 +39,6 @@ final class MemoryContext<A> extends ExecutionView<A> {
     @Override
     public boolean progress(Object data) {
         return job.progress(execution, data);
-    }
-
-    @Override
-    public <T> T step(String name, Class<T> type, StepBody<? extends T> body) throws Exception {
-        return steps.step(name, type, body);
-    }
-
-    @Override
-    public Map<String, JsonNode> steps() {
-        return steps.finished();
-    }
-
-    @Override
-    public void sleep(String name, Duration duration) {
-        steps.sleep(name, duration);
     }
 
     @Override
@@ -82,7 +65,7 @@ final class MemoryContext<A> extends ExecutionView<A> {
     }
 
     /** This job's checkpoints in its own memory; a write of an attempt no longer running is refused. */
-    private final class MemoryCheckpoints implements Steps.Store {
+    private record MemoryCheckpoints(Execution execution, MemoryJob job) implements Steps.Store {
         @Override
         public Map<String, StepStore.Checkpoint> load() {
             return job.checkpoints();
