@@ -14,11 +14,14 @@ import dev.skiplock.internal.store.Migrator;
 import dev.skiplock.spi.Driver;
 import dev.skiplock.spi.PoolSettings;
 import dev.skiplock.spi.Notifier;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.sql.Connection;
 import java.util.Properties;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +59,7 @@ public final class Skiplock implements SkiplockClient {
     private final Driver driver;
     private final Stores stores;
     private final EventSignals signals = new EventSignals();
-    private final Counters counters = new Counters();
+    private final Counters counters;
     /** {@link Worker#NONE} for an enqueue-only instance (no queues). */
     private final Worker worker;
     private final MemoryJobs memory;
@@ -71,6 +74,9 @@ public final class Skiplock implements SkiplockClient {
         this.dataSource = dataSource;
         this.ownsDataSource = ownsDataSource;
         this.driver = driver;
+        CompositeMeterRegistry meters = new CompositeMeterRegistry();
+        builder.meterRegistries.forEach(meters::add);
+        this.counters = new Counters(meters);
         this.stores = Stores.open(dataSource, driver);
         this.notifier = driver.notifier(dataSource);
         this.worker = config.queues().isEmpty() ? Worker.NONE
@@ -171,6 +177,16 @@ public final class Skiplock implements SkiplockClient {
 
     public SkiplockMetrics metrics() {
         return counters.snapshot();
+    }
+
+    /**
+     * Where this instance's Micrometer meters are registered: a composite of the registries given
+     * to {@link Builder#meterRegistry} (README "Metrics" lists the meters). A registry added later
+     * ({@code meterRegistry().add(…)}, as {@code skiplock serve} does with its Prometheus registry)
+     * receives the meters already created too.
+     */
+    public CompositeMeterRegistry meterRegistry() {
+        return (CompositeMeterRegistry) counters.registry();
     }
 
     @Override
@@ -318,6 +334,7 @@ public final class Skiplock implements SkiplockClient {
         private SkiplockConfig config = SkiplockConfig.builder().build();
         private ExecutionHook executionHook = ExecutionHook.NONE;
         private io.opentelemetry.api.OpenTelemetry openTelemetry;
+        private final List<MeterRegistry> meterRegistries = new ArrayList<>();
         private final Map<String, HandlerBinding<?>> handlers = new LinkedHashMap<>();
 
         /**
@@ -379,6 +396,20 @@ public final class Skiplock implements SkiplockClient {
                 throw new IllegalArgumentException("openTelemetry: is required (OpenTelemetry.noop() for none)");
             }
             this.openTelemetry = value;
+            return this;
+        }
+
+        /**
+         * A Micrometer registry to publish Skiplock's meters to (queue depth, wait and run time,
+         * attempts, outcomes, leases, wake-ups, batch sizes: README "Metrics"); may be called again
+         * for more registries. Without one, the meters cost next to nothing and go nowhere;
+         * {@link Skiplock#metrics()} counts either way.
+         */
+        public Builder meterRegistry(MeterRegistry value) {
+            if (value == null) {
+                throw new IllegalArgumentException("meterRegistry: is required");
+            }
+            meterRegistries.add(value);
             return this;
         }
 

@@ -237,7 +237,8 @@ abstract class ServiceContract extends ContractBase {
         JsonNode workers = http.get("/api/v1/workers").json().get("workers");
         assertThat(workers.get(0).get("status").asText()).isEqualTo("active");
         assertThat(workers.get(0).get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
-        assertThat(http.get("/metrics").text()).contains("skiplock_jobs_succeeded_total 1");
+        assertThat(http.get("/metrics").text())
+                .containsPattern("skiplock_jobs_succeeded_total\\{kind=\"command\",queue=\"default\"} 1(\\.0)?\n");
         assertThat(http.get("/readyz").status()).isEqualTo(200);
     }
 

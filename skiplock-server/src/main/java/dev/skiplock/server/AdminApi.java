@@ -6,10 +6,10 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.Names;
 import dev.skiplock.QueueCount;
 import dev.skiplock.Skiplock;
-import dev.skiplock.SkiplockMetrics;
 import dev.skiplock.WorkerInfo;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -29,10 +29,12 @@ final class AdminApi {
 
     private final Skiplock skiplock;
     private final Auth auth;
+    private final PrometheusMeterRegistry prometheus;
 
-    AdminApi(Skiplock skiplock, Auth auth) {
+    AdminApi(Skiplock skiplock, Auth auth, PrometheusMeterRegistry prometheus) {
         this.skiplock = skiplock;
         this.auth = auth;
+        this.prometheus = prometheus;
     }
 
     void register(RoutesConfig routes) {
@@ -105,32 +107,12 @@ final class AdminApi {
         SkiplockServer.json(ctx, 200, ServerJson.object().put("status", "ready"));
     }
 
-    /** Prometheus text exposition of this instance's counters and the job counts per queue and status. */
+    /**
+     * Prometheus text of this instance's Micrometer meters (README "Metrics") and the JVM's, through
+     * the Prometheus registry the server added to {@link Skiplock#meterRegistry()}.
+     */
     private void metrics(Context ctx) {
-        SkiplockMetrics metrics = skiplock.metrics();
-        StringBuilder text = new StringBuilder();
-        counter(text, "skiplock_jobs_claimed_total", "Attempts claimed by this process", metrics.claimed());
-        counter(text, "skiplock_jobs_succeeded_total", "Attempts that succeeded", metrics.succeeded());
-        counter(text, "skiplock_jobs_failed_total", "Attempts that failed for good", metrics.failed());
-        counter(text, "skiplock_jobs_retried_total", "Attempts that ended in a retry or snooze", metrics.retried());
-        counter(text, "skiplock_jobs_cancelled_total", "Attempts cancelled while running", metrics.cancelled());
-        counter(text, "skiplock_jobs_timed_out_total", "Attempts that timed out for good", metrics.timedOut());
-        // The Prometheus name predates the Java name (staleCompletions) and is what dashboards scrape: kept.
-        counter(text, "skiplock_stale_finalizations_total", "Outcomes rejected by fencing", metrics.staleCompletions());
-        counter(text, "skiplock_leases_lost_total", "Executions stopped after losing their lease", metrics.leasesLost());
-        counter(text, "skiplock_jobs_adopted_total", "Orphaned jobs taken over", metrics.adopted());
-        counter(text, "skiplock_jobs_resumed_total", "Adopted jobs whose execution outlived its worker and was resumed",
-                metrics.resumed());
-        counter(text, "skiplock_leases_reaped_total", "Expired leases cleared by this reaper", metrics.leasesReaped());
-        counter(text, "skiplock_jobs_enqueued_unserved_total",
-                "Jobs this process enqueued to a queue no live worker served (worker registry)",
-                metrics.enqueuedToUnservedQueues());
-        text.append("# HELP skiplock_jobs Jobs per queue and status\n# TYPE skiplock_jobs gauge\n");
-        for (QueueCount count : skiplock.count()) {
-            text.append("skiplock_jobs{queue=\"").append(count.queue()).append("\",status=\"")
-                    .append(count.status().wireName()).append("\"} ").append(count.jobs()).append('\n');
-        }
-        ctx.status(200).contentType("text/plain; version=0.0.4; charset=utf-8").result(text.toString());
+        ctx.status(200).contentType("text/plain; version=0.0.4; charset=utf-8").result(prometheus.scrape());
     }
 
     private static String resource(String name) {
@@ -142,11 +124,5 @@ final class AdminApi {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private static void counter(StringBuilder text, String name, String help, long value) {
-        text.append("# HELP ").append(name).append(' ').append(help).append('\n')
-                .append("# TYPE ").append(name).append(" counter\n")
-                .append(name).append(' ').append(value).append('\n');
     }
 }

@@ -7,6 +7,11 @@ import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockException;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -31,10 +36,14 @@ public final class SkiplockServer implements AutoCloseable {
 
     private final Javalin app;
     private final CronScheduler cron;
+    private final Skiplock skiplock;
+    private final PrometheusMeterRegistry prometheus;
 
-    private SkiplockServer(Javalin app, CronScheduler cron) {
+    private SkiplockServer(Javalin app, CronScheduler cron, Skiplock skiplock, PrometheusMeterRegistry prometheus) {
         this.app = app;
         this.cron = cron;
+        this.skiplock = skiplock;
+        this.prometheus = prometheus;
     }
 
     /** The handler to register for kind {@code command} on workers of this service. */
@@ -70,7 +79,8 @@ public final class SkiplockServer implements AutoCloseable {
         CronScheduler cron = CronScheduler.create(config.cron(), parser, skiplock, skiplock.config().clock()).start();
         JobsApi jobs = new JobsApi(auth, parser, config.maxBodyBytes(), config.fallbackCap());
         EventsApi events = new EventsApi(auth);
-        AdminApi admin = new AdminApi(skiplock, auth);
+        PrometheusMeterRegistry prometheus = prometheus(skiplock);
+        AdminApi admin = new AdminApi(skiplock, auth, prometheus);
         Javalin app = Javalin.create(javalin -> {
             javalin.jetty.host = config.host();
             javalin.jetty.port = config.port();
@@ -104,7 +114,17 @@ public final class SkiplockServer implements AutoCloseable {
                 }
             });
         }).start();
-        return new SkiplockServer(app, cron);
+        return new SkiplockServer(app, cron, skiplock, prometheus);
+    }
+
+    /** The registry {@code /metrics} scrapes: Skiplock's meters (added to the instance's composite) and the JVM's. */
+    private static PrometheusMeterRegistry prometheus(Skiplock skiplock) {
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(prometheus);
+        new JvmThreadMetrics().bindTo(prometheus);
+        new UptimeMetrics().bindTo(prometheus);
+        skiplock.meterRegistry().add(prometheus);
+        return prometheus;
     }
 
     /**
@@ -168,5 +188,7 @@ public final class SkiplockServer implements AutoCloseable {
     public void close() {
         cron.close();
         app.stop();
+        skiplock.meterRegistry().remove(prometheus);
+        prometheus.close();
     }
 }

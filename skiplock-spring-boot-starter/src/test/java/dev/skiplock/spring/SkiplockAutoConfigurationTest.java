@@ -195,9 +195,12 @@ class SkiplockAutoConfigurationTest {
                     Skiplock skiplock = context.getBean(Skiplock.class);
                     Job job = skiplock.enqueue(JobRequest.of("greet", new Greeting("Ada")));
                     skiplock.awaitTerminal(job.id(), Duration.ofMinutes(1));
-                    await().atMost(Duration.ofMinutes(1))
-                            .until(() -> registry.get("skiplock.jobs.succeeded").functionCounter().count() == 1);
-                    assertThat(registry.get("skiplock.jobs.claimed").functionCounter().count()).isEqualTo(1);
+                    await().atMost(Duration.ofMinutes(1)).until(() -> registry.find("skiplock.jobs.succeeded")
+                            .tags("queue", "default", "kind", "greet").counter() != null
+                            && registry.get("skiplock.jobs.succeeded").counter().count() == 1);
+                    assertThat(registry.get("skiplock.jobs.claimed").tag("queue", "default").counter().count()).isEqualTo(1);
+                    assertThat(registry.get("skiplock.job.run").tags("queue", "default", "kind", "greet").timer().count())
+                            .isEqualTo(1);
 
                     HealthIndicator health = context.getBean("skiplockHealthIndicator", HealthIndicator.class);
                     assertThat(health.health().getStatus()).isEqualTo(Status.UP);

@@ -41,10 +41,7 @@ final class Claims {
             lostClaims.giveBack(claim);
             throw e;
         }
-        if (!jobs.isEmpty()) {
-            counters.claimed.add(jobs.size());
-            counters.claimStatements.increment();
-        }
+        counters.claimed(queue, jobs);
         return jobs;
     }
 

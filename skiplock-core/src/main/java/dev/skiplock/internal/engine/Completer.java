@@ -92,6 +92,7 @@ final class Completer {
     }
 
     void submit(Execution execution, Completion completion) {
+        execution.markOutcome();
         pending.add(new PendingOutcome(execution, completion));
     }
 
@@ -100,6 +101,7 @@ final class Completer {
      * to write, only what follows a write. Its log lines still go first, in order.
      */
     void completedByHandler(Execution execution) {
+        execution.markOutcome();
         pending.add(new PendingDone(execution));
     }
 
@@ -174,7 +176,7 @@ final class Completer {
                 case PendingLine line -> lines.add(line.line());
                 case PendingOutcome outcome -> outcomes.add(outcome);
                 case PendingDone done -> afterFlush.add(() -> {
-                    counters.succeeded.increment();
+                    counters.finished(done.execution(), JobStatus.SUCCEEDED);
                     listener.completed(done.execution());
                     registry.remove(done.execution());
                     signals.signal(done.execution().job().id());
@@ -217,29 +219,18 @@ final class Completer {
         List<Completion> completions = new ArrayList<>(batch.size());
         batch.forEach(item -> completions.add(item.completion()));
         Set<HeldAttempt> applied = store.completeJobs(completions);
-        counters.completionBatches.increment();
+        counters.completionBatch(batch.size());
         for (PendingOutcome item : batch) {
             Completion completion = item.completion();
             if (applied.contains(completion.attempt())) {
-                count(completion);
+                counters.finished(item.execution(), completion.status());
                 listener.completed(item.execution());
             } else {
-                counters.staleCompletions.increment();
+                counters.staleCompletion(item.execution());
                 LOG.warn("discarded the {} outcome of job {} attempt {}: its lease is gone (reaped, or taken by another worker)",
                         completion.status().wireName(), completion.attempt().id(), completion.attempt().attempt());
             }
             registry.remove(item.execution());
-        }
-    }
-
-    private void count(Completion completion) {
-        switch (completion.status()) {
-            case SUCCEEDED -> counters.succeeded.increment();
-            case FAILED -> counters.failed.increment();
-            case CANCELLED -> counters.cancelled.increment();
-            case TIMED_OUT -> counters.timedOut.increment();
-            case QUEUED -> counters.retried.increment();
-            default -> throw new IllegalStateException("unexpected completion status " + completion.status());
         }
     }
 

@@ -1,29 +1,241 @@
 package dev.skiplock.internal.engine;
 
+import dev.skiplock.Job;
+import dev.skiplock.JobStatus;
+import dev.skiplock.QueueCount;
 import dev.skiplock.SkiplockMetrics;
+import dev.skiplock.internal.store.Claimed;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
-/** The engine's counters; read as one {@link SkiplockMetrics} snapshot. Thread-safe. */
+/**
+ * What the engine counts, in two forms: this instance's totals ({@link SkiplockMetrics}, read by
+ * {@code Skiplock.metrics()}) and Micrometer meters with {@code queue} and {@code kind} tags on the
+ * instance's {@link MeterRegistry} (README "Metrics" lists them). The registry is a composite that
+ * costs next to nothing without children. Thread-safe.
+ */
 public final class Counters {
-    final LongAdder claimed = new LongAdder();
-    final LongAdder succeeded = new LongAdder();
-    final LongAdder failed = new LongAdder();
-    final LongAdder retried = new LongAdder();
-    final LongAdder cancelled = new LongAdder();
-    final LongAdder timedOut = new LongAdder();
-    final LongAdder staleCompletions = new LongAdder();
-    final LongAdder leasesLost = new LongAdder();
-    final LongAdder adopted = new LongAdder();
-    final LongAdder resumed = new LongAdder();
-    final LongAdder released = new LongAdder();
-    final LongAdder leasesReaped = new LongAdder();
-    final LongAdder claimStatements = new LongAdder();
-    final LongAdder completionBatches = new LongAdder();
-    final LongAdder enqueuedToUnservedQueues = new LongAdder();
+    private static final double[] PERCENTILES = {0.5, 0.95, 0.99};
+
+    private final LongAdder claimed = new LongAdder();
+    private final LongAdder succeeded = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LongAdder retried = new LongAdder();
+    private final LongAdder cancelled = new LongAdder();
+    private final LongAdder timedOut = new LongAdder();
+    private final LongAdder staleCompletions = new LongAdder();
+    private final LongAdder leasesLost = new LongAdder();
+    private final LongAdder adopted = new LongAdder();
+    private final LongAdder resumed = new LongAdder();
+    private final LongAdder released = new LongAdder();
+    private final LongAdder leasesReaped = new LongAdder();
+    private final LongAdder claimStatements = new LongAdder();
+    private final LongAdder completionBatches = new LongAdder();
+    private final LongAdder enqueuedToUnservedQueues = new LongAdder();
+
+    private final MeterRegistry registry;
+    /** Meters per (queue, kind), built once: a lookup per event instead of a builder. */
+    private final Map<List<String>, KindMeters> byKind = new ConcurrentHashMap<>();
+    private final Map<String, QueueMeters> byQueue = new ConcurrentHashMap<>();
+    private final DistributionSummary completionBatchSize;
+    private final Counter releasedJobs;
+    private final Counter enqueuedUnserved;
+    private final MultiGauge depth;
+    private final MultiGauge workers;
+
+    public Counters(MeterRegistry registry) {
+        this.registry = registry;
+        this.depth = MultiGauge.builder("skiplock.jobs")
+                .description("Jobs per queue and status, all tenants (the counts table, refreshed every reaperInterval)")
+                .register(registry);
+        this.workers = MultiGauge.builder("skiplock.workers")
+                .description("Workers in the registry per status (refreshed every reaperInterval)")
+                .register(registry);
+        this.completionBatchSize = DistributionSummary.builder("skiplock.completer.batch.size")
+                .description("Outcomes per fenced completion statement").register(registry);
+        this.releasedJobs = Counter.builder("skiplock.jobs.released").description("Running jobs given back at shutdown")
+                .register(registry);
+        this.enqueuedUnserved = Counter.builder("skiplock.jobs.enqueued.unserved")
+                .description("Jobs this process enqueued to a queue no live worker served (worker registry)")
+                .register(registry);
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** False while the registry is a composite without children: nothing would see a gauge read from the database. */
+    boolean publishing() {
+        return !(registry instanceof CompositeMeterRegistry composite) || !composite.getRegistries().isEmpty();
+    }
 
     public SkiplockMetrics snapshot() {
         return new SkiplockMetrics(claimed.sum(), succeeded.sum(), failed.sum(), retried.sum(), cancelled.sum(),
                 timedOut.sum(), staleCompletions.sum(), leasesLost.sum(), adopted.sum(), resumed.sum(), released.sum(),
                 leasesReaped.sum(), claimStatements.sum(), completionBatches.sum(), enqueuedToUnservedQueues.sum());
+    }
+
+    /** One claim statement's jobs: their count, the batch size, and each job's wait (available → started, database clock). */
+    void claimed(String queue, List<Claimed> jobs) {
+        if (jobs.isEmpty()) {
+            return;
+        }
+        claimed.add(jobs.size());
+        claimStatements.increment();
+        QueueMeters meters = of(queue);
+        meters.claimed().increment(jobs.size());
+        meters.claimBatchSize().record(jobs.size());
+        for (Claimed claim : jobs) {
+            Job job = claim.job();
+            if (job.startedAt() != null && job.availableAt() != null) {
+                Duration wait = Duration.between(job.availableAt(), job.startedAt());
+                of(job).waitTime().record(wait.isNegative() ? Duration.ZERO : wait);
+            }
+        }
+    }
+
+    /** An outcome made durable: counted by status; a terminal one also records its attempts. */
+    void finished(Execution execution, JobStatus status) {
+        KindMeters meters = of(execution.job());
+        switch (status) {
+            case SUCCEEDED -> count(succeeded, meters.succeeded());
+            case FAILED -> count(failed, meters.failed());
+            case CANCELLED -> count(cancelled, meters.cancelled());
+            case TIMED_OUT -> count(timedOut, meters.timedOut());
+            case QUEUED -> count(retried, meters.retried());
+            default -> throw new IllegalStateException("unexpected outcome status " + status);
+        }
+        meters.runTime().record(execution.runNanos(), TimeUnit.NANOSECONDS);
+        if (status != JobStatus.QUEUED) {
+            meters.attempts().record(execution.attempt().attempt());
+        }
+    }
+
+    private static void count(LongAdder adder, Counter counter) {
+        adder.increment();
+        counter.increment();
+    }
+
+    void staleCompletion(Execution execution) {
+        count(staleCompletions, of(execution.job()).staleFinalizations());
+    }
+
+    void completionBatch(int outcomes) {
+        completionBatches.increment();
+        completionBatchSize.record(outcomes);
+    }
+
+    void leaseLost(Job job) {
+        count(leasesLost, of(job).leasesLost());
+    }
+
+    void adopted(Job job) {
+        count(adopted, of(job).adopted());
+    }
+
+    void resumed(Job job) {
+        count(resumed, of(job).resumed());
+    }
+
+    void released(int jobs) {
+        released.add(jobs);
+        releasedJobs.increment(jobs);
+    }
+
+    void reaped(Map<String, Integer> leasesPerQueue) {
+        leasesPerQueue.forEach((queue, leases) -> {
+            leasesReaped.add(leases);
+            of(queue).leasesReaped().increment(leases);
+        });
+    }
+
+    void enqueuedToUnservedQueue() {
+        enqueuedToUnservedQueues.increment();
+        enqueuedUnserved.increment();
+    }
+
+    /**
+     * A claimer's wait ended: rung ({@code notification}: an enqueue notification or a local
+     * enqueue, a freed slot, a reaper) or timed out ({@code poll}).
+     */
+    void wokeUp(String queue, boolean rung) {
+        QueueMeters meters = of(queue);
+        (rung ? meters.wakeUpsByNotification() : meters.wakeUpsByPoll()).increment();
+    }
+
+    /** The gauges read from the database: jobs per queue and status (counts table), workers per status. */
+    void refreshGauges(List<QueueCount> counts, Map<String, Long> workersByStatus) {
+        depth.register(counts.stream().map(count -> MultiGauge.Row.of(
+                Tags.of("queue", count.queue(), "status", count.status().wireName()), count.jobs())).toList(), true);
+        workers.register(workersByStatus.entrySet().stream().map(entry -> MultiGauge.Row.of(
+                Tags.of("status", entry.getKey()), entry.getValue())).toList(), true);
+    }
+
+    private KindMeters of(Job job) {
+        return byKind.computeIfAbsent(List.of(job.queue(), job.kind()), key -> new KindMeters(registry, Tags.of("queue", key.get(0), "kind", key.get(1))));
+    }
+
+    private QueueMeters of(String queue) {
+        return byQueue.computeIfAbsent(queue, key -> new QueueMeters(registry, Tags.of("queue", key)));
+    }
+
+    /** The meters tagged with a queue and a job kind. */
+    private record KindMeters(Counter succeeded, Counter failed, Counter cancelled, Counter timedOut, Counter retried,
+            Counter staleFinalizations, Counter leasesLost, Counter adopted, Counter resumed, Timer waitTime,
+            Timer runTime, DistributionSummary attempts) {
+        KindMeters(MeterRegistry registry, Tags tags) {
+            this(counter(registry, "skiplock.jobs.succeeded", "Attempts that succeeded", tags),
+                    counter(registry, "skiplock.jobs.failed", "Attempts that failed for good", tags),
+                    counter(registry, "skiplock.jobs.cancelled", "Attempts cancelled", tags),
+                    counter(registry, "skiplock.jobs.timed.out", "Attempts that timed out for good", tags),
+                    counter(registry, "skiplock.jobs.retried", "Attempts that ended in a retry or snooze", tags),
+                    counter(registry, "skiplock.stale.finalizations", "Outcomes rejected by the lease fence", tags),
+                    counter(registry, "skiplock.leases.lost", "Executions stopped because their lease was gone", tags),
+                    counter(registry, "skiplock.jobs.adopted", "Orphaned jobs (lease cleared by a reaper) taken over", tags),
+                    counter(registry, "skiplock.jobs.resumed",
+                            "Adopted jobs whose execution outlived its worker and was resumed", tags),
+                    timer(registry, "skiplock.job.wait", "Time from a job's availability to the start of an attempt", tags),
+                    timer(registry, "skiplock.job.run", "Time from this worker taking an attempt to its outcome", tags),
+                    DistributionSummary.builder("skiplock.job.attempts")
+                            .description("Attempts a job took, recorded when it finished").tags(tags)
+                            .serviceLevelObjectives(1, 2, 3, 5, 10, 25).register(registry));
+        }
+    }
+
+    /** The meters tagged with a queue only. */
+    private record QueueMeters(Counter claimed, DistributionSummary claimBatchSize, Counter leasesReaped,
+            Counter wakeUpsByNotification, Counter wakeUpsByPoll) {
+        QueueMeters(MeterRegistry registry, Tags tags) {
+            this(counter(registry, "skiplock.jobs.claimed", "Attempts claimed by this process", tags),
+                    DistributionSummary.builder("skiplock.claim.batch.size")
+                            .description("Jobs per claim statement that found any").tags(tags).register(registry),
+                    counter(registry, "skiplock.leases.reaped", "Expired leases this instance's reaper cleared", tags),
+                    counter(registry, "skiplock.claimer.wakeups",
+                            "Claimer wake-ups: rung (notification, local enqueue, freed slot) or timed out (poll)",
+                            tags.and("cause", "notification")),
+                    counter(registry, "skiplock.claimer.wakeups",
+                            "Claimer wake-ups: rung (notification, local enqueue, freed slot) or timed out (poll)",
+                            tags.and("cause", "poll")));
+        }
+    }
+
+    private static Counter counter(MeterRegistry registry, String name, String description, Tags tags) {
+        return Counter.builder(name).description(description).tags(tags).register(registry);
+    }
+
+    private static Timer timer(MeterRegistry registry, String name, String description, Tags tags) {
+        return Timer.builder(name).description(description).tags(tags)
+                .publishPercentiles(PERCENTILES).publishPercentileHistogram().register(registry);
     }
 }

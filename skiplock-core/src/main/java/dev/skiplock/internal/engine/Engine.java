@@ -60,7 +60,7 @@ public final class Engine implements Worker {
         List<QueueClaimer> perQueue = new ArrayList<>();
         config.queues().forEach((queue, concurrency) -> perQueue.add(
                 new QueueClaimer(queue, concurrency, config.claimBatchSize(), config.pollInterval(), clock, claims,
-                        runner)));
+                        runner, counters)));
         this.claimers = new Claimers(perQueue);
         this.leaseKeeper = new LeaseKeeper(config, stores.jobs(), stores.workers(),
                 new LeaseKeeper.Parts(registry, counters, lostClaims, stopper, claimers));
@@ -150,7 +150,7 @@ public final class Engine implements Worker {
         }
         try {
             int released = stores.jobs().releaseJobs(stopped.stream().map(Execution::attempt).toList());
-            counters.released.add(released);
+            counters.released(released);
             stopped.forEach(handlers::completed); // each runs again as a new attempt
             LOG.info("released {} running jobs at shutdown", released);
         } catch (RuntimeException e) {

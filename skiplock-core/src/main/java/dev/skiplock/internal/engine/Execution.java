@@ -55,6 +55,9 @@ final class Execution {
     private volatile ScheduledFuture<?> timeout;
     private volatile Suspension suspension;
     private volatile boolean completedInTransaction;
+    /** When this worker took the attempt, and when its outcome was handed over (run-time meter). */
+    private final long takenNanos = System.nanoTime();
+    private volatile long outcomeNanos;
 
     Execution(Claimed claimed, Runnable releaseSlot) {
         this.job = claimed.job();
@@ -66,6 +69,19 @@ final class Execution {
 
     Job job() {
         return job;
+    }
+
+    /** The outcome was handed to the completer (the first hand-over counts). */
+    void markOutcome() {
+        if (outcomeNanos == 0) {
+            outcomeNanos = System.nanoTime();
+        }
+    }
+
+    /** From this worker taking the attempt to its outcome (or to now, before one). */
+    long runNanos() {
+        long end = outcomeNanos;
+        return (end == 0 ? System.nanoTime() : end) - takenNanos;
     }
 
     /** The lease this execution's writes are fenced on. */

@@ -58,8 +58,8 @@ final class JobRunner {
      * "not found" at once.
      */
     void adopt(Claimed orphan, Slots slots) {
-        parts.counters().adopted.increment();
         Job job = orphan.job();
+        parts.counters().adopted(job);
         parts.stopper().stopRunning(job.id(), Execution.StopReason.LEASE_LOST);
         Execution execution = new Execution(orphan, slots::release);
         parts.registry().add(execution);
@@ -168,7 +168,7 @@ final class JobRunner {
             LOG.info("job {} attempt {}: its execution is gone", job.id(), job.attempt());
             return parts.outcomes().orphaned(execution, binding.retryPolicy());
         }
-        parts.counters().resumed.increment();
+        parts.counters().resumed(job);
         return parts.outcomes().fromHandler(execution, outcome.get(), binding.retryPolicy());
     }
 

@@ -1,6 +1,7 @@
 package dev.skiplock.internal.engine;
 
 import dev.skiplock.SkiplockConfig;
+import dev.skiplock.WorkerInfo;
 import dev.skiplock.internal.store.HeartbeatAck;
 import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.store.JobStore;
@@ -11,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,19 +91,25 @@ final class LeaseKeeper {
     /**
      * Clears expired leases and tells this node's claimers of those queues (other nodes learn it by
      * notification, and every claimer also looks for orphans once per poll interval however busy
-     * it is); then settles waiting jobs whose dependencies finished unseen.
+     * it is); then settles waiting jobs whose dependencies finished unseen, folds the counts table and, when
+     * meters are published, refreshes the gauges read from the database.
      */
     private void reap() {
         Map<String, Integer> orphans = store.reapExpiredLeases();
         if (!orphans.isEmpty()) {
             int reaped = orphans.values().stream().mapToInt(Integer::intValue).sum();
-            parts.counters().leasesReaped.add(reaped);
+            parts.counters().reaped(orphans);
             LOG.info("reaper cleared {} expired leases", reaped);
             orphans.keySet().forEach(parts.claimers()::orphansAvailable);
         }
         int settled = store.settleWaitingJobs();
         if (settled > 0) {
             LOG.info("settled {} waiting jobs whose dependencies finished while they were being enqueued", settled);
+        }
+        store.compactJobCounts();
+        if (parts.counters().publishing()) {
+            parts.counters().refreshGauges(store.countJobs(null), workers.listWorkers(config.heartbeatInterval().toMillis())
+                    .stream().collect(Collectors.groupingBy(WorkerInfo::status, Collectors.counting())));
         }
     }
 }

@@ -23,6 +23,7 @@ final class QueueClaimer {
     private final Clock clock;
     private final Claims claims;
     private final JobRunner runner;
+    private final Counters counters;
     private final Doorbell doorbell = new Doorbell();
     private final Slots slots;
     private final Thread thread;
@@ -31,8 +32,9 @@ final class QueueClaimer {
     private long lastAdoptionMillis;
 
     QueueClaimer(String queue, int concurrency, int claimBatchSize, Duration pollInterval, Clock clock, Claims claims,
-            JobRunner runner) {
+            JobRunner runner, Counters counters) {
         this.queue = queue;
+        this.counters = counters;
         this.claimBatchSize = claimBatchSize;
         this.slots = new Slots(concurrency, doorbell);
         this.pollInterval = pollInterval;
@@ -75,7 +77,7 @@ final class QueueClaimer {
                 boolean mayHaveMore = claimOnce();
                 backoffMillis = 100;
                 if (!mayHaveMore) {
-                    awaitWakeUp(pollInterval.toMillis());
+                    counters.wokeUp(queue, awaitWakeUp(pollInterval.toMillis()));
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -129,10 +131,15 @@ final class QueueClaimer {
         }
     }
 
-    /** Sleeps until woken or {@code millis} pass; a poll interval that passed unwoken makes adoption due. */
-    private void awaitWakeUp(long millis) throws InterruptedException {
+    /**
+     * Sleeps until woken or {@code millis} pass; a poll interval that passed unwoken makes adoption
+     * due. True if it was woken.
+     */
+    private boolean awaitWakeUp(long millis) throws InterruptedException {
         if (running && !doorbell.await(millis)) {
             adoptionDue = true;
+            return false;
         }
+        return true;
     }
 }

@@ -42,7 +42,7 @@ final class Stopper {
             case CANCEL -> completer.submit(execution, outcomes.cancelled(execution));
             case TIMEOUT -> completer.submit(execution, outcomes.timedOut(execution, handlers.retryPolicyOf(job)));
             case LEASE_LOST -> {
-                counters.leasesLost.increment();
+                counters.leaseLost(job);
                 registry.remove(execution);
                 LOG.warn("job {} attempt {} lost its lease; its execution was stopped", job.id(), job.attempt());
             }

@@ -44,7 +44,7 @@ public final class UnservedQueues {
         }
         for (String queue : queues) {
             if (!live.contains(queue)) {
-                counters.enqueuedToUnservedQueues.increment();
+                counters.enqueuedToUnservedQueue();
                 warn(queue);
             }
         }

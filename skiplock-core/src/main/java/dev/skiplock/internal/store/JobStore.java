@@ -37,7 +37,7 @@ public final class JobStore {
     public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
             "list_jobs", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
             "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
-            "count_jobs", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
+            "count_jobs", "compact_job_counts", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs", "copy_events");
 
@@ -270,10 +270,16 @@ public final class JobStore {
         }
     }
 
+    /** Jobs per queue and status of {@code tenant}, or of every tenant when it is {@code null}; read from the counts table. */
     public List<QueueCount> countJobs(String tenant) {
         return withConnection(connection -> sql.query(connection, "count_jobs", Params.of("tenant", tenant),
                 row -> new QueueCount(row.getString("queue"), JobStatus.fromWireName(row.getString("status")),
                         row.getLong("jobs"))));
+    }
+
+    /** Folds the counts table's rows per group (PostgreSQL appends one per changing statement). */
+    public void compactJobCounts() {
+        withConnection(connection -> sql.update(connection, "compact_job_counts", Params.of()));
     }
 
     /** Deletes up to {@code limit} jobs finished more than {@code ageMillis} ago; returns how many. */

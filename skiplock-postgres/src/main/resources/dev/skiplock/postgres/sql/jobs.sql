@@ -345,8 +345,30 @@ WHERE id IN (
   AND finished_at < now() - :age_ms * interval '1 millisecond'
 
 -- name: count_jobs
--- Jobs per queue and status of one tenant (dashboards, GET /queues, benchmarks' final check).
-SELECT queue, status, count(*) AS jobs FROM skiplock_jobs WHERE tenant = :tenant GROUP BY queue, status
+-- Jobs per queue and status of one tenant, or of all with a null tenant (dashboards, GET /queues,
+-- depth gauges, benchmarks' final check): summed from skiplock_job_counts (migration 0011), whose
+-- rows are deltas the triggers append; never a count over the jobs themselves.
+SELECT queue, status, sum(jobs) AS jobs FROM skiplock_job_counts
+WHERE CAST(:tenant AS text) IS NULL OR tenant = :tenant
+GROUP BY queue, status
+HAVING sum(jobs) <> 0
+
+-- name: compact_job_counts
+-- Folds each group's delta rows into one (the reaper, every reaperInterval, any node). One node at
+-- a time (a transaction-scoped advisory lock: a second compactor skips its turn); deltas appended
+-- while it runs are not in its snapshot and stay for the next turn. Only groups of several rows
+-- are rewritten, so a quiet system writes nothing.
+WITH folded AS (
+    DELETE FROM skiplock_job_counts
+    WHERE pg_try_advisory_xact_lock(7314460212637150511)
+      AND (tenant, queue, status) IN (
+          SELECT tenant, queue, status FROM skiplock_job_counts
+          GROUP BY tenant, queue, status HAVING count(*) > 1)
+    RETURNING tenant, queue, status, jobs)
+INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
+SELECT tenant, queue, status, sum(jobs) FROM folded
+GROUP BY tenant, queue, status
+HAVING sum(jobs) <> 0
 
 -- name: delete_job
 -- Deletes a terminal job; its events go with it (trigger).

@@ -206,8 +206,17 @@ WHERE id IN (
     LIMIT :limit)
 
 -- name: count_jobs
--- Jobs per queue and status of one tenant (dashboards, GET /queues, benchmarks' final check).
-SELECT queue, status, count(*) AS jobs FROM skiplock_jobs WHERE tenant = :tenant GROUP BY queue, status
+-- Jobs per queue and status of one tenant, or of all with a null tenant (dashboards, GET /queues,
+-- depth gauges, benchmarks' final check): from skiplock_job_counts (migration 0011, kept by
+-- triggers), never a count over the jobs themselves.
+SELECT queue, status, sum(jobs) AS jobs FROM skiplock_job_counts
+WHERE :tenant IS NULL OR tenant = :tenant
+GROUP BY queue, status
+HAVING sum(jobs) <> 0
+
+-- name: compact_job_counts
+-- Drops the groups that emptied (the triggers keep one row per group up to date).
+DELETE FROM skiplock_job_counts WHERE jobs = 0
 
 -- name: delete_job
 -- Deletes a terminal job; its events go with it (trigger).

@@ -1,0 +1,155 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.QueueCount;
+import dev.skiplock.Skiplock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Micrometer meters (README "Metrics") with their {@code queue} and {@code kind} tags, and the job
+ * counts that GET /queues, the dashboard and the depth gauges read from {@code skiplock_job_counts}
+ * (migration 0011) instead of counting the jobs: after every kind of transition they agree with a
+ * count over the jobs themselves.
+ */
+abstract class MetricsContract extends ContractBase {
+    record Work(String name) {
+    }
+
+    @Test
+    void outcomesTimesAttemptsAndWakeUpsAreMeteredPerQueueAndKind() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Skiplock skiplock = started(builder(config -> config.queue("default", 2)).meterRegistry(registry)
+                .handler("ok", Work.class, context -> JobOutcome.complete())
+                .handler("flaky", Work.class, context -> context.attempt() == 1
+                        ? JobOutcome.fail("first attempt fails") : JobOutcome.complete())
+                .handler("doomed", Work.class, context -> JobOutcome.fail("always")));
+        Job ok = skiplock.enqueue(JobRequest.of("ok", new Work("a")));
+        Job flaky = skiplock.enqueue(JobRequest.of("flaky", new Work("b")).withMaxAttempts(2));
+        Job doomed = skiplock.enqueue(JobRequest.of("doomed", new Work("c")).withMaxAttempts(2));
+        for (Job job : List.of(ok, flaky, doomed)) {
+            awaitTerminal(skiplock, job.id());
+        }
+        awaitCount(() -> (long) registry.get("skiplock.job.attempts").tag("kind", "doomed").summary().count(), 1);
+
+        assertThat(counter(registry, "skiplock.jobs.succeeded", "ok")).isEqualTo(1);
+        assertThat(counter(registry, "skiplock.jobs.succeeded", "flaky")).isEqualTo(1);
+        assertThat(counter(registry, "skiplock.jobs.retried", "flaky")).isEqualTo(1);
+        assertThat(counter(registry, "skiplock.jobs.retried", "doomed")).isEqualTo(1);
+        assertThat(counter(registry, "skiplock.jobs.failed", "doomed")).isEqualTo(1);
+        assertThat(registry.get("skiplock.jobs.claimed").tag("queue", "default").counter().count()).isEqualTo(5);
+        assertThat(registry.get("skiplock.job.wait").tags("queue", "default", "kind", "ok").timer().count()).isEqualTo(1);
+        assertThat(registry.get("skiplock.job.run").tags("queue", "default", "kind", "flaky").timer().count())
+                .isEqualTo(2);
+        assertThat(registry.get("skiplock.job.attempts").tags("queue", "default", "kind", "ok").summary().totalAmount())
+                .isEqualTo(1);
+        assertThat(registry.get("skiplock.job.attempts").tags("queue", "default", "kind", "flaky").summary().totalAmount())
+                .isEqualTo(2);
+        assertThat(registry.get("skiplock.job.attempts").tags("queue", "default", "kind", "doomed").summary().totalAmount())
+                .isEqualTo(2);
+        assertThat(registry.get("skiplock.completer.batch.size").summary().totalAmount()).isEqualTo(5);
+        assertThat(registry.get("skiplock.claim.batch.size").tag("queue", "default").summary().totalAmount())
+                .isEqualTo(5);
+        // The enqueues rang the claimer's doorbell; with nothing left, its 100 ms waits time out.
+        await().atMost(WAIT).until(() -> registry.get("skiplock.claimer.wakeups")
+                .tags("queue", "default", "cause", "poll").counter().count() >= 1);
+        assertThat(registry.get("skiplock.claimer.wakeups").tags("queue", "default", "cause", "notification")
+                .counter().count()).isGreaterThanOrEqualTo(1);
+        assertThat(skiplock.metrics().succeeded()).isEqualTo(2);
+
+        // The gauges read from the database follow at the next reaper run.
+        await().atMost(WAIT).until(() -> gauge(registry, "skiplock.jobs", "status", "succeeded") == 2
+                && gauge(registry, "skiplock.jobs", "status", "failed") == 1);
+        assertThat(gauge(registry, "skiplock.workers", "status", "active")).isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void aRegistryAddedAfterTheMetersExistStillReceivesThem() {
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1))
+                .handler("ok", Work.class, context -> JobOutcome.complete()));
+        awaitTerminal(skiplock, skiplock.enqueue(JobRequest.of("ok", new Work("a"))).id());
+        awaitCount(() -> skiplock.metrics().succeeded(), 1);
+
+        SimpleMeterRegistry late = new SimpleMeterRegistry();
+        skiplock.meterRegistry().add(late);
+        awaitTerminal(skiplock, skiplock.enqueue(JobRequest.of("ok", new Work("b"))).id());
+        awaitCount(() -> skiplock.metrics().succeeded(), 2);
+
+        assertThat(late.get("skiplock.jobs.succeeded").tags("queue", "default", "kind", "ok").counter().count())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void theCountsFollowEveryTransitionWithoutCountingTheJobs() {
+        Skiplock skiplock = started(builder(config -> config.queue("default", 2))
+                .handler("ok", Work.class, context -> JobOutcome.complete())
+                .handler("doomed", Work.class, context -> JobOutcome.fail("always")));
+        // Enqueued one by one, as a batch (COPY on PostgreSQL from 100 jobs on), and to a queue nobody serves.
+        List<JobRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            batch.add(JobRequest.of("ok", new Work("bulk" + i)).withQueue("parked"));
+        }
+        skiplock.enqueueMany(batch);
+        Job ok = skiplock.enqueue(JobRequest.of("ok", new Work("a")));
+        Job doomed = skiplock.enqueue(JobRequest.of("doomed", new Work("b")));
+        Job parked = skiplock.enqueue(JobRequest.of("ok", new Work("c")).withQueue("parked"));
+        // A dependent waits, then is released by the dependency trigger.
+        Job dependent = skiplock.enqueue(JobRequest.of("ok", new Work("d")).withDependsOn(List.of(ok.id())));
+        awaitTerminal(skiplock, ok.id());
+        awaitTerminal(skiplock, doomed.id());
+        awaitTerminal(skiplock, dependent.id());
+        skiplock.cancel(parked.id());
+        skiplock.delete(ok.id());
+        Job retried = skiplock.retry(doomed.id());
+        awaitTerminal(skiplock, retried.id());
+        Job waiting = skiplock.enqueue(JobRequest.of("ok", new Work("e")).withQueue("parked")
+                .withDependsOn(List.of(skiplock.enqueue(JobRequest.of("ok", new Work("f")).withQueue("parked")).id())));
+        assertThat(waiting.status()).isEqualTo(JobStatus.WAITING);
+
+        assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock))
+                .containsEntry("parked/queued", 151L).containsEntry("parked/waiting", 1L)
+                .containsEntry("parked/cancelled", 1L).containsEntry("default/succeeded", 1L)
+                .containsEntry("default/failed", 1L);
+        // The reaper folds the deltas; the counts stay the same.
+        await().atMost(WAIT).until(() -> foldedRows(skiplock) == counted(skiplock).size());
+        assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock));
+    }
+
+    private static double counter(SimpleMeterRegistry registry, String name, String kind) {
+        return registry.get(name).tags("queue", "default", "kind", kind).counter().count();
+    }
+
+    private static double gauge(SimpleMeterRegistry registry, String name, String tag, String value) {
+        var gauge = registry.find(name).tag(tag, value).gauge();
+        return gauge == null ? -1 : gauge.value();
+    }
+
+    static Map<String, Long> counted(Skiplock skiplock) {
+        return skiplock.count().stream().collect(Collectors.toMap(
+                count -> count.queue() + "/" + count.status().wireName(), QueueCount::jobs, Long::sum, TreeMap::new));
+    }
+
+    static Map<String, Long> countedOverTheJobs(Skiplock skiplock) {
+        Map<String, Long> counts = new TreeMap<>();
+        Jdbc.query(skiplock.dataSource(), "SELECT queue, status, count(*) FROM skiplock_jobs GROUP BY queue, status",
+                row -> counts.put(row.getString(1) + "/" + row.getString(2), row.getLong(3)));
+        return counts;
+    }
+
+    /** Rows of the counts table with a non-zero count: one per group once folded. */
+    static long foldedRows(Skiplock skiplock) {
+        return Jdbc.query(skiplock.dataSource(), "SELECT count(*) FROM skiplock_job_counts WHERE jobs <> 0",
+                row -> row.getLong(1)).getFirst();
+    }
+}

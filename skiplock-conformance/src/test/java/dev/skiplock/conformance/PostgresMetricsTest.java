@@ -1,0 +1,72 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.skiplock.JobRequest;
+import dev.skiplock.Skiplock;
+import dev.skiplock.internal.sql.SqlFile;
+import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.postgres.PostgresDriver;
+import java.sql.Connection;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL appends count deltas and folds them (compact_job_counts): the fold races the
+ * transactions that append, and other nodes' folds. Both interleavings are forced here.
+ */
+class PostgresMetricsTest extends MetricsContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+
+    private JobStore jobs(Skiplock skiplock) {
+        return new JobStore(skiplock.dataSource(), new PostgresDriver());
+    }
+
+    /** A fold that runs while an enqueue's delta is uncommitted leaves it for the next fold: none lost, none twice. */
+    @Test
+    void aFoldDuringAnOpenEnqueueNeitherLosesNorDoublesItsDelta() throws Exception {
+        Skiplock skiplock = client();
+        for (int i = 0; i < 3; i++) {
+            skiplock.enqueue(JobRequest.of("ok", new Work("committed" + i)));
+        }
+        try (Connection open = skiplock.dataSource().getConnection()) {
+            open.setAutoCommit(false);
+            skiplock.enqueue(open, JobRequest.of("ok", new Work("open")));
+            jobs(skiplock).compactJobCounts();
+            assertThat(counted(skiplock)).containsEntry("default/queued", 3L);
+            open.commit();
+        }
+        assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock)).containsEntry("default/queued", 4L);
+        jobs(skiplock).compactJobCounts();
+        assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock));
+        assertThat(foldedRows(skiplock)).isEqualTo(1);
+    }
+
+    /**
+     * Two nodes fold at once: the second, finding the first's transaction open, skips its turn at
+     * once (advisory lock) instead of waiting on the rows the first deleted; the counts stay right.
+     */
+    @Test
+    void aSecondFoldSkipsItsTurnWhileAnotherIsOpen() throws Exception {
+        Skiplock skiplock = client();
+        for (int i = 0; i < 5; i++) {
+            skiplock.enqueue(JobRequest.of("ok", new Work("job" + i)));
+        }
+        String fold = SqlFile.load(new PostgresDriver().resourceRoot() + "/sql/jobs.sql").get("compact_job_counts")
+                .jdbcSql();
+        try (Connection first = skiplock.dataSource().getConnection()) {
+            first.setAutoCommit(false);
+            assertThat(Transactions.update(first, fold)).isEqualTo(1);
+            CompletableFuture<Void> second = CompletableFuture.runAsync(() -> jobs(skiplock).compactJobCounts());
+            Transactions.awaitBlocked(skiplock.dataSource(), "skiplock_job_counts", second);
+            assertThat(second).as("the second fold waited for the first").isDone();
+            second.get();
+            first.commit();
+        }
+        assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock)).containsEntry("default/queued", 5L);
+        assertThat(foldedRows(skiplock)).isEqualTo(1);
+    }
+}

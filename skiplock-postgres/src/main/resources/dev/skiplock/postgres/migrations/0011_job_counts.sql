@@ -1,0 +1,60 @@
+-- Jobs per tenant, queue and status, kept beside the jobs so GET /queues, the dashboard and the
+-- depth gauges never count the history (issue #14: 10 million finished jobs must not slow them).
+--
+-- The table holds deltas: every statement that inserts, deletes or changes the status of jobs
+-- appends one row per (tenant, queue, status) it changed, and a group's count is the sum of its
+-- rows. Appending, never updating one row per queue, keeps concurrent workers from queueing on
+-- each other's row lock. The reaper folds each group's rows back into one
+-- (compact_job_counts). Statement-level triggers with transition tables: one call per
+-- statement, not per job, and they also see the status changes made by other triggers
+-- (dependency release) and by COPY.
+CREATE TABLE skiplock_job_counts (
+    tenant text   NOT NULL,
+    queue  text   NOT NULL,
+    status text   NOT NULL,
+    jobs   bigint NOT NULL
+);
+
+INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
+SELECT tenant, queue, status, count(*) FROM skiplock_jobs GROUP BY tenant, queue, status;
+
+CREATE FUNCTION skiplock_jobs_counted_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
+    SELECT tenant, queue, status, count(*) FROM inserted_jobs GROUP BY tenant, queue, status;
+    RETURN NULL;
+END $$;
+
+CREATE FUNCTION skiplock_jobs_counted_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
+    SELECT tenant, queue, status, sum(delta) FROM (
+        SELECT o.tenant, o.queue, o.status, -1 AS delta
+        FROM old_jobs o JOIN new_jobs n ON n.id = o.id
+        WHERE (n.tenant, n.queue, n.status) IS DISTINCT FROM (o.tenant, o.queue, o.status)
+        UNION ALL
+        SELECT n.tenant, n.queue, n.status, 1
+        FROM old_jobs o JOIN new_jobs n ON n.id = o.id
+        WHERE (n.tenant, n.queue, n.status) IS DISTINCT FROM (o.tenant, o.queue, o.status)
+    ) changes
+    GROUP BY tenant, queue, status
+    HAVING sum(delta) <> 0;
+    RETURN NULL;
+END $$;
+
+CREATE FUNCTION skiplock_jobs_counted_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
+    SELECT tenant, queue, status, -count(*) FROM deleted_jobs GROUP BY tenant, queue, status;
+    RETURN NULL;
+END $$;
+
+CREATE TRIGGER skiplock_jobs_counted_inserted AFTER INSERT ON skiplock_jobs
+    REFERENCING NEW TABLE AS inserted_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION skiplock_jobs_counted_inserted();
+CREATE TRIGGER skiplock_jobs_counted_updated AFTER UPDATE ON skiplock_jobs
+    REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION skiplock_jobs_counted_updated();
+CREATE TRIGGER skiplock_jobs_counted_deleted AFTER DELETE ON skiplock_jobs
+    REFERENCING OLD TABLE AS deleted_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION skiplock_jobs_counted_deleted();
