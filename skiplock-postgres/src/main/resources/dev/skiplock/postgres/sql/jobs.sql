@@ -40,12 +40,15 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 
 -- name: list_jobs
 -- Newest first; the cursor is the last id of the previous page. Filters that are NULL match all.
+-- The cursor is always a bound (no cursor: above every UUIDv7) so that it stays an index condition
+-- in the generic plan, as in list_jobs_all_tenants (200,000 jobs in 3 tenants, generic plan, a page
+-- in the middle: 0.08 ms; written "(:cursor IS NULL OR id < :cursor)": 18 ms, 100,099 rows filtered).
 SELECT * FROM skiplock_jobs
 WHERE tenant = :tenant
   AND (CAST(:status AS text) IS NULL OR status = :status)
   AND (CAST(:queue AS text) IS NULL OR queue = :queue)
   AND (CAST(:kind AS text) IS NULL OR kind = :kind)
-  AND (CAST(:cursor AS uuid) IS NULL OR id < :cursor)
+  AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
 ORDER BY id DESC
 LIMIT :limit
 

@@ -32,12 +32,14 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 
 -- name: list_jobs
 -- Newest first; the cursor is the last id of the previous page. Filters that are NULL match all.
+-- The cursor is always a bound (no cursor: above every UUIDv7 text) so the plan is a range search
+-- on the id index, as in list_jobs_all_tenants.
 SELECT * FROM skiplock_jobs
 WHERE tenant = :tenant
   AND (:status IS NULL OR status = :status)
   AND (:queue IS NULL OR queue = :queue)
   AND (:kind IS NULL OR kind = :kind)
-  AND (:cursor IS NULL OR id < :cursor)
+  AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
 ORDER BY id DESC
 LIMIT :limit
 
