@@ -236,6 +236,52 @@ abstract class DashboardContract extends ContractBase {
         }
     }
 
+    @Test
+    void theRetryButtonAfterConfirmationQueuesAFailedJobAgain() {
+        // Attempt 1 fails; attempt 2 (the retry) holds until the test lets it go, so the page can be
+        // seen showing it running again rather than racing a second failure.
+        Path go = files.resolve("go");
+        String script = "[ \"$SKIPLOCK_ATTEMPT\" = 1 ] && exit 3; "
+                + "for i in $(seq 600); do [ -e '" + go + "' ] && exit 0; sleep 0.1; done; exit 4";
+        String id = submit(JSON.valueToTree(Map.of("kind", "command", "maxAttempts", 1,
+                "args", Map.of("argv", List.of("sh", "-c", script)))).toString());
+        awaitJob(id, "failed");
+        open(server.port(), "/#/jobs/" + id);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-status"), "failed"));
+
+        click(By.cssSelector("button[data-action='retry']"));
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-status"), "running"));
+        JsonNode retried = http.get("/api/v1/jobs/" + id).json();
+        assertThat(retried.get("status").asText()).isEqualTo("running");
+        assertThat(retried.get("attempt").asInt()).isEqualTo(2);
+        assertThat(browser.findElement(By.id("notice")).getText()).contains("queued again");
+        assertThat(browser.findElements(By.cssSelector("button[data-action='retry']"))).as("a running job has no Retry").isEmpty();
+        touch(go);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-status"), "succeeded"));
+        assertNoConsoleErrors();
+    }
+
+    @Test
+    void theDeleteButtonAfterConfirmationDeletesAFinishedJobAndReturnsToTheList() {
+        String kept = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"kept\"]}}");
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"gone\"]}}");
+        awaitJob(id, "succeeded");
+        open(server.port(), "/#/jobs/" + id);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-status"), "succeeded"));
+
+        click(By.cssSelector("button[data-action='delete']"));
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+
+        wait.until(ExpectedConditions.urlToBe("http://127.0.0.1:" + server.port() + "/#/jobs"));
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-job='" + kept + "']")));
+        assertThat(browser.findElements(By.cssSelector("tr[data-job='" + id + "']"))).as("the deleted job's row").isEmpty();
+        assertThat(browser.findElement(By.id("notice")).getText()).contains("deleted");
+        assertThat(http.get("/api/v1/jobs/" + id).status()).isEqualTo(404);
+        assertNoConsoleErrors();
+    }
+
     /** Clicks what locator finds once it is enabled; a list redrawn meanwhile is searched again. */
     private void click(By locator) {
         wait.ignoring(StaleElementReferenceException.class).until(driver -> {
