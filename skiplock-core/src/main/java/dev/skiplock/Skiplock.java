@@ -156,6 +156,30 @@ public final class Skiplock implements SkiplockClient {
         }
     }
 
+    /**
+     * The tenant owning job {@code id} (durable, or in memory in this instance); empty when there is
+     * no such job. For an administrator's view across tenants: act on the job through
+     * {@code tenant(tenantOf(id))}. One primary-key read per call.
+     *
+     * @throws IllegalArgumentException if {@code id} is null (the message names {@code id})
+     */
+    public Optional<String> tenantOf(UUID id) {
+        if (id == null) {
+            throw new IllegalArgumentException("id: is required");
+        }
+        Optional<String> inMemory = memory.tenantOf(id);
+        return inMemory.isPresent() ? inMemory : stores.jobs().getJobTenant(id);
+    }
+
+    /**
+     * Durable jobs of every tenant, newest first, as {@link JobClient#list} pages them (same filters,
+     * {@code limit}, keyset {@code cursor}); an administrator's view. To see one tenant's jobs, list
+     * through {@code tenant(name)}. A {@code null} query is {@link JobQuery#all()}.
+     */
+    public JobPage listAllTenants(JobQuery query) {
+        return stores.jobs().listJobsAllTenants(query == null ? JobQuery.all() : query);
+    }
+
     /** A client scoped to {@code tenant} (a name: {@code [A-Za-z0-9_.:-]{1,128}}). */
     public JobClient tenant(String tenant) {
         return new TenantJobClient(tenant, stores, config, worker, notifier, signals, memory, unserved);

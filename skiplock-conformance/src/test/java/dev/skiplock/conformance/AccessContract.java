@@ -77,6 +77,111 @@ abstract class AccessContract extends ContractBase {
     }
 
     @Test
+    void anAdminTokenSeesAndActsOnEveryTenantsJobsAndFiltersByTenant() throws Exception {
+        Skiplock skiplock = client();
+        Map<String, String> tokens = Map.of(sha256("acme-token"), "acme", sha256("globex-token"), "globex",
+                sha256("root-token"), "*");
+        try (SkiplockServer server = SkiplockServer.start(skiplock,
+                new ServerConfig("127.0.0.1", 0, 1 << 20, true, Map.of(), tokens, null, java.util.List.of()))) {
+            int port = server.port();
+            String acme = id(call(port, "POST", "/api/v1/jobs", "acme-token", "{\"kind\": \"report\", \"queue\": \"idle\"}"));
+            String globex = id(call(port, "POST", "/api/v1/jobs", "globex-token", "{\"kind\": \"report\", \"queue\": \"idle\"}"));
+            String own = id(call(port, "POST", "/api/v1/jobs", "root-token", "{\"kind\": \"report\", \"queue\": \"idle\"}"));
+            assertThat(call(port, "GET", "/api/v1/jobs/" + own, "root-token", null).body())
+                    .as("an admin enqueues as tenant default").contains("\"tenant\":\"default\"");
+
+            assertThat(call(port, "GET", "/api/v1/jobs/" + acme, "root-token", null).body()).contains("\"tenant\":\"acme\"");
+            assertThat(call(port, "GET", "/api/v1/jobs/" + globex + "?wait=10ms", "root-token", null).statusCode()).isEqualTo(200);
+            assertThat(call(port, "GET", "/api/v1/jobs/" + acme + "/events", "root-token", null).body()).contains("\"queued\"");
+            assertThat(call(port, "GET", "/api/v1/jobs/" + acme + "/events/download", "root-token", null).statusCode()).isEqualTo(200);
+            assertThat(call(port, "GET", "/api/v1/jobs/" + java.util.UUID.randomUUID(), "root-token", null).statusCode())
+                    .isEqualTo(404);
+
+            assertThat(listed(port, "", "root-token")).as("newest first, every tenant").containsExactly(own, globex, acme);
+            assertThat(listed(port, "?tenant=acme", "root-token")).containsExactly(acme);
+            assertThat(listed(port, "?tenant=nobody", "root-token")).isEmpty();
+            JsonNode first = dev.skiplock.internal.Json.read(call(port, "GET", "/api/v1/jobs?limit=2", "root-token", null).body());
+            assertThat(listed(port, "?limit=2&cursor=" + first.get("nextCursor").asText(), "root-token"))
+                    .as("the cursor pages across tenants").containsExactly(acme);
+
+            assertThat(call(port, "POST", "/api/v1/jobs/" + acme + "/signals/approve", "root-token", "true").statusCode())
+                    .isEqualTo(200);
+            assertThat(call(port, "POST", "/api/v1/jobs/" + acme + "/cancel", "root-token", "").body())
+                    .contains("\"status\":\"cancelled\"", "\"tenant\":\"acme\"");
+            assertThat(call(port, "POST", "/api/v1/jobs/" + acme + "/retry", "root-token", "").body())
+                    .contains("\"status\":\"queued\"", "\"tenant\":\"acme\"");
+            assertThat(call(port, "POST", "/api/v1/jobs/" + acme + "/cancel", "root-token", "").statusCode()).isEqualTo(202);
+            assertThat(call(port, "GET", "/api/v1/jobs/" + acme + "/events?follow=true", "root-token", null).body())
+                    .contains("\"cancelled\"");
+            assertThat(call(port, "GET", "/api/v1/jobs/" + acme + "/events/stream", "root-token", null).body())
+                    .contains("\"cancelled\"");
+            assertThat(call(port, "DELETE", "/api/v1/jobs/" + acme, "root-token", null).statusCode()).isEqualTo(204);
+            assertThat(call(port, "GET", "/api/v1/jobs/" + acme, "acme-token", null).statusCode()).isEqualTo(404);
+            assertThat(skiplock.tenant("globex").get(java.util.UUID.fromString(globex))).as("untouched").isPresent();
+        }
+    }
+
+    @Test
+    void aTenantTokenListsOnlyItsOwnTenantAndNamingAnotherIsRefused() throws Exception {
+        Skiplock skiplock = client();
+        Map<String, String> tokens = Map.of(sha256("acme-token"), "acme", sha256("root-token"), "*");
+        try (SkiplockServer server = SkiplockServer.start(skiplock,
+                new ServerConfig("127.0.0.1", 0, 1 << 20, true, Map.of(), tokens, null, java.util.List.of()))) {
+            int port = server.port();
+            String acme = id(call(port, "POST", "/api/v1/jobs", "acme-token", "{\"kind\": \"report\", \"queue\": \"idle\"}"));
+            String other = skiplock.tenant("globex").enqueue(dev.skiplock.JobRequest.of("report", null)).id().toString();
+
+            assertThat(listed(port, "", "acme-token")).containsExactly(acme);
+            assertThat(listed(port, "?tenant=acme", "acme-token")).containsExactly(acme);
+            HttpResponse<String> refused = call(port, "GET", "/api/v1/jobs?tenant=globex", "acme-token", null);
+            assertThat(refused.statusCode()).isEqualTo(403);
+            assertThat(refused.body()).contains("\"code\":\"permission_denied\"", "\"field\":\"tenant\"")
+                    .doesNotContain(other);
+            assertThat(call(port, "GET", "/api/v1/jobs?tenant=no%2Fslash", "root-token", null).body())
+                    .contains("\"field\":\"tenant\"");
+            assertThat(call(port, "GET", "/api/v1/jobs/" + other + "/events", "acme-token", null).statusCode()).isEqualTo(404);
+            assertThat(call(port, "DELETE", "/api/v1/jobs/" + other, "acme-token", null).statusCode()).isEqualTo(404);
+
+            assertThat(call(port, "GET", "/api/v1/whoami", "acme-token", null).body())
+                    .isEqualTo("{\"tenant\":\"acme\",\"admin\":false,\"allTenants\":false}");
+            assertThat(call(port, "GET", "/api/v1/whoami", "root-token", null).body())
+                    .isEqualTo("{\"tenant\":\"default\",\"admin\":true,\"allTenants\":true}");
+            assertThat(call(port, "GET", "/api/v1/whoami", null, null).statusCode()).isEqualTo(401);
+        }
+    }
+
+    @Test
+    void withoutTokensEveryCallerIsTenantDefaultAndSeesOnlyItsJobs() throws Exception {
+        Skiplock skiplock = client();
+        String other = skiplock.tenant("acme").enqueue(dev.skiplock.JobRequest.of("report", null)).id().toString();
+        try (SkiplockServer server = SkiplockServer.start(skiplock,
+                new ServerConfig("127.0.0.1", 0, 1 << 20, true, Map.of()))) {
+            int port = server.port();
+            String own = id(call(port, "POST", "/api/v1/jobs", null, "{\"kind\": \"report\", \"queue\": \"idle\"}"));
+
+            assertThat(listed(port, "", null)).containsExactly(own);
+            assertThat(call(port, "GET", "/api/v1/jobs/" + other, null, null).statusCode()).isEqualTo(404);
+            assertThat(call(port, "GET", "/api/v1/jobs?tenant=acme", null, null).statusCode()).isEqualTo(403);
+            assertThat(call(port, "GET", "/api/v1/whoami", null, null).body())
+                    .isEqualTo("{\"tenant\":\"default\",\"admin\":true,\"allTenants\":false}");
+        }
+    }
+
+    private static String id(HttpResponse<String> created) {
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        return dev.skiplock.internal.Json.read(created.body()).get("id").asText();
+    }
+
+    /** The ids {@code GET /api/v1/jobs} answers with {@code query}, in its order. */
+    private java.util.List<String> listed(int port, String query, String token) throws Exception {
+        HttpResponse<String> answer = call(port, "GET", "/api/v1/jobs" + query, token, null);
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        dev.skiplock.internal.Json.read(answer.body()).get("jobs").forEach(job -> ids.add(job.get("id").asText()));
+        return ids;
+    }
+
+    @Test
     void withoutTokensTheServerRefusesToListenBeyondLoopback() {
         Skiplock skiplock = client();
         assertThatThrownBy(() -> SkiplockServer.start(skiplock,

@@ -151,6 +151,32 @@ abstract class CliContract extends ContractBase {
     }
 
     @Test
+    void lsPassesTenantToTheServerWhereAnAdminTokenSeesEveryTenant() throws Exception {
+        String acme = skiplock.tenant("acme").enqueue(dev.skiplock.JobRequest.of("report", null).withQueue("idle"))
+                .id().toString();
+        String globex = skiplock.tenant("globex").enqueue(dev.skiplock.JobRequest.of("report", null).withQueue("idle"))
+                .id().toString();
+        Map<String, String> tokens = Map.of(sha256("root-token"), "*", sha256("acme-token"), "acme");
+        try (SkiplockServer secured = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", 0, 1024 * 1024,
+                true, Map.of(), tokens, null, List.of()))) {
+            String at = "http://127.0.0.1:" + secured.port();
+            assertThat(cli("ls", "--server", at, "--token", "root-token").out()).contains(acme, globex);
+            Run one = cli("ls", "--server", at, "--token", "root-token", "--tenant", "acme");
+            assertThat(one.exit()).as(one.err()).isZero();
+            assertThat(one.out()).contains(acme).doesNotContain(globex);
+            assertThat(cli("ls", "--server", at, "--token", "acme-token").out()).contains(acme).doesNotContain(globex);
+            Run refused = cli("ls", "--server", at, "--token", "acme-token", "--tenant", "globex");
+            assertThat(refused.exit()).isEqualTo(Main.EXIT_USAGE);
+            assertThat(refused.err()).contains("admin token").doesNotContain(globex);
+        }
+    }
+
+    private static String sha256(String token) throws Exception {
+        return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(token.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
     void globalOptionsAreAcceptedBeforeOrAfterTheSubcommand() {
         assertThat(cli("--db", database.url(), "migrate").out()).contains("is up to date");
         assertThat(cli("migrate", "--db", database.url()).out()).contains("is up to date");

@@ -167,6 +167,32 @@ abstract class ClientContract extends ContractBase {
     }
 
     @Test
+    void anAdministratorFindsAJobsTenantAndListsEveryTenantNewestFirst() {
+        Skiplock skiplock = client();
+        Job acme = skiplock.tenant("acme").enqueue(JobRequest.of("work", null));
+        Job globex = skiplock.tenant("globex").enqueue(JobRequest.of("work", null).withQueue("other"));
+        Job own = skiplock.enqueue(JobRequest.of("chore", null));
+
+        assertThat(skiplock.tenantOf(acme.id())).contains("acme");
+        assertThat(skiplock.tenantOf(own.id())).contains(Skiplock.DEFAULT_TENANT);
+        assertThat(skiplock.tenantOf(java.util.UUID.randomUUID())).isEmpty();
+        assertThatThrownBy(() -> skiplock.tenantOf(null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("id:");
+
+        assertThat(skiplock.listAllTenants(null).jobs()).extracting(Job::id)
+                .containsExactly(own.id(), globex.id(), acme.id());
+        JobPage first = skiplock.listAllTenants(JobQuery.all().withLimit(2));
+        assertThat(first.jobs()).extracting(Job::id).containsExactly(own.id(), globex.id());
+        assertThat(skiplock.listAllTenants(JobQuery.all().withLimit(2).withCursor(first.nextCursor())).jobs())
+                .extracting(Job::id).containsExactly(acme.id());
+        assertThat(skiplock.listAllTenants(JobQuery.all().withKind("work").withQueue("other")).jobs())
+                .extracting(Job::tenant).containsExactly("globex");
+        assertThat(skiplock.listAllTenants(JobQuery.all().withStatus(JobStatus.CANCELLED)).jobs()).isEmpty();
+        assertThat(skiplock.list(JobQuery.all()).jobs()).as("the default tenant's list is unchanged")
+                .extracting(Job::id).containsExactly(own.id());
+    }
+
+    @Test
     void processesStartingTogetherMigrateOnce() throws Exception {
         ExecutorService starters = Executors.newFixedThreadPool(4);
         try {

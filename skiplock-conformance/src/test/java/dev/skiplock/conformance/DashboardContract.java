@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.JobRequest;
 import dev.skiplock.Skiplock;
 import dev.skiplock.server.ServerConfig;
 import dev.skiplock.server.SkiplockServer;
@@ -236,6 +237,117 @@ abstract class DashboardContract extends ContractBase {
         }
     }
 
+    @Test
+    void theRetryButtonAfterConfirmationQueuesAFailedJobAgain() {
+        // Attempt 1 fails; attempt 2 (the retry) holds until the test lets it go, so the page can be
+        // seen showing it running again rather than racing a second failure.
+        Path go = files.resolve("go");
+        String script = "[ \"$SKIPLOCK_ATTEMPT\" = 1 ] && exit 3; "
+                + "for i in $(seq 600); do [ -e '" + go + "' ] && exit 0; sleep 0.1; done; exit 4";
+        String id = submit(JSON.valueToTree(Map.of("kind", "command", "maxAttempts", 1,
+                "args", Map.of("argv", List.of("sh", "-c", script)))).toString());
+        awaitJob(id, "failed");
+        open(server.port(), "/#/jobs/" + id);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-status"), "failed"));
+
+        click(By.cssSelector("button[data-action='retry']"));
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-status"), "running"));
+        JsonNode retried = http.get("/api/v1/jobs/" + id).json();
+        assertThat(retried.get("status").asText()).isEqualTo("running");
+        assertThat(retried.get("attempt").asInt()).isEqualTo(2);
+        assertThat(browser.findElement(By.id("notice")).getText()).contains("queued again");
+        assertThat(browser.findElements(By.cssSelector("button[data-action='retry']"))).as("a running job has no Retry").isEmpty();
+        touch(go);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-status"), "succeeded"));
+        assertNoConsoleErrors();
+    }
+
+    @Test
+    void theDeleteButtonAfterConfirmationDeletesAFinishedJobAndReturnsToTheList() {
+        String kept = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"kept\"]}}");
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"gone\"]}}");
+        awaitJob(id, "succeeded");
+        open(server.port(), "/#/jobs/" + id);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-status"), "succeeded"));
+
+        click(By.cssSelector("button[data-action='delete']"));
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+
+        wait.until(ExpectedConditions.urlToBe("http://127.0.0.1:" + server.port() + "/#/jobs"));
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-job='" + kept + "']")));
+        assertThat(browser.findElements(By.cssSelector("tr[data-job='" + id + "']"))).as("the deleted job's row").isEmpty();
+        assertThat(browser.findElement(By.id("notice")).getText()).contains("deleted");
+        assertThat(http.get("/api/v1/jobs/" + id).status()).isEqualTo(404);
+        assertNoConsoleErrors();
+    }
+
+    @Test
+    void theNextPageLinkShowsTheOlderJobsOnceEach() {
+        StringBuilder batch = new StringBuilder("{\"jobs\": [");
+        for (int i = 0; i < 75; i++) {
+            batch.append(i == 0 ? "" : ",").append("{\"kind\": \"parked\", \"queue\": \"unserved\"}");
+        }
+        Http.Answer created = http.post("/api/v1/jobs/batch", batch.append("]}").toString());
+        assertThat(created.status()).as(created.text()).isEqualTo(201);
+        List<String> newestFirst = new java.util.ArrayList<>();
+        created.json().get("jobs").forEach(job -> newestFirst.addFirst(job.get("id").asText()));
+        open(server.port(), "/#/jobs");
+
+        wait.until(driver -> rowIds().size() == 50);
+        List<String> first = rowIds();
+        click(By.cssSelector("nav.pager a[rel='next']"));
+        wait.until(ExpectedConditions.urlContains("cursor="));
+        wait.until(driver -> rowIds().size() == 25);
+        List<String> second = rowIds();
+
+        assertThat(first).doesNotContainAnyElementsOf(second);
+        List<String> both = new java.util.ArrayList<>(first);
+        both.addAll(second);
+        assertThat(both).containsExactlyElementsOf(newestFirst);
+        assertThat(browser.findElements(By.cssSelector("nav.pager a[rel='next']"))).as("the last page").isEmpty();
+        assertThat(browser.findElement(By.linkText("First page")).isDisplayed()).isTrue();
+        assertNoConsoleErrors();
+    }
+
+    @Test
+    void anAdminTokenSeesEveryTenantAndFiltersOneWhileATenantTokenSeesItsOwn() throws Exception {
+        Skiplock secured = client();
+        String acme = secured.tenant("acme").enqueue(JobRequest.of("report", null).withQueue("unserved")).id().toString();
+        String globex = secured.tenant("globex").enqueue(JobRequest.of("report", null).withQueue("unserved")).id().toString();
+        try (SkiplockServer withTokens = SkiplockServer.start(secured, new ServerConfig("127.0.0.1", 0, 1024 * 1024,
+                false, Map.of(), Map.of(sha256(ADMIN_TOKEN), "*", sha256("acme-token"), "acme"), null, List.of()))) {
+            open(withTokens.port(), "/#/jobs");
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token-input"))).sendKeys(ADMIN_TOKEN, Keys.ENTER);
+            wait.until(driver -> rowIds().containsAll(List.of(acme, globex)));
+            assertThat(browser.findElement(By.cssSelector("tr[data-job='" + globex + "'] td[data-label='tenant']")).getText())
+                    .isEqualTo("globex");
+            screenshot("jobs-admin");
+
+            browser.findElement(By.id("filter-tenant")).sendKeys("acme", Keys.ENTER);
+            wait.until(ExpectedConditions.urlContains("tenant=acme"));
+            wait.until(driver -> rowIds().equals(List.of(acme)));
+
+            browser.executeScript("sessionStorage.clear()");
+            open(withTokens.port(), "/#/jobs");
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token-input"))).sendKeys("acme-token", Keys.ENTER);
+            wait.until(driver -> rowIds().equals(List.of(acme)));
+            assertThat(browser.findElements(By.id("filter-tenant"))).as("a tenant token has no tenant filter").isEmpty();
+            assertThat(browser.findElements(By.cssSelector("td[data-label='tenant']"))).isEmpty();
+            // the browser logs each 401 that made the page ask for a token: expected twice here
+            assertNoConsoleErrorsBut("/api/v1/whoami - Failed to load resource: the server responded with a status of 401");
+            browser.get("about:blank");
+        }
+    }
+
+    /** The job ids of the rows the jobs page shows, top to bottom (a list redrawn meanwhile is read again). */
+    private List<String> rowIds() {
+        return wait.ignoring(StaleElementReferenceException.class).until(driver ->
+                driver.findElements(By.cssSelector("table.jobs tbody tr[data-job]")).stream()
+                        .map(row -> row.getAttribute("data-job")).toList());
+    }
+
     /** Clicks what locator finds once it is enabled; a list redrawn meanwhile is searched again. */
     private void click(By locator) {
         wait.ignoring(StaleElementReferenceException.class).until(driver -> {
@@ -272,8 +384,14 @@ abstract class DashboardContract extends ContractBase {
     }
 
     private void assertNoConsoleErrors() {
+        assertNoConsoleErrorsBut("(nothing expected)");
+    }
+
+    /** As {@link #assertNoConsoleErrors()}, bar the entries containing {@code expected}. */
+    private void assertNoConsoleErrorsBut(String expected) {
         List<String> errors = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
                 .filter(entry -> entry.getLevel().intValue() >= Level.WARNING.intValue())
+                .filter(entry -> !entry.getMessage().contains(expected))
                 .map(LogEntry::toString).toList();
         assertThat(errors).as("the browser console's warnings and errors").isEmpty();
     }

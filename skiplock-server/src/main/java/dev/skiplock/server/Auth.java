@@ -1,6 +1,9 @@
 package dev.skiplock.server;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.JobClient;
+import dev.skiplock.JobPage;
+import dev.skiplock.JobQuery;
 import dev.skiplock.Names;
 import dev.skiplock.Skiplock;
 import io.javalin.http.Context;
@@ -9,16 +12,20 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * Bearer tokens → tenants (API.md). Only SHA-256 hashes of tokens are configured; tenant {@code *}
- * is an admin token (tenant {@code default}, plus queue and worker administration). With no tokens
- * every request is tenant {@code default}, and the server only listens on loopback.
+ * is an admin token: it enqueues as tenant {@code default}, administers queues and workers, and sees
+ * and acts on every tenant's jobs (the job's own tenant client, found by {@link Skiplock#tenantOf}).
+ * With no tokens every request is tenant {@code default} (its jobs only), and the server only
+ * listens on loopback.
  */
 final class Auth {
     static final String ADMIN = "*";
     private static final String TENANT = "skiplock.tenant";
     private static final String IS_ADMIN = "skiplock.admin";
+    private static final String ALL_TENANTS = "skiplock.allTenants";
 
     private final Map<String, String> tenantByHash;
     private final Skiplock skiplock;
@@ -45,6 +52,7 @@ final class Auth {
         if (!enabled()) {
             ctx.attribute(TENANT, Skiplock.DEFAULT_TENANT);
             ctx.attribute(IS_ADMIN, true);
+            ctx.attribute(ALL_TENANTS, false);
             return;
         }
         String header = ctx.header("Authorization");
@@ -55,11 +63,54 @@ final class Auth {
         }
         ctx.attribute(TENANT, tenant.equals(ADMIN) ? Skiplock.DEFAULT_TENANT : tenant);
         ctx.attribute(IS_ADMIN, tenant.equals(ADMIN));
+        ctx.attribute(ALL_TENANTS, tenant.equals(ADMIN));
     }
 
-    /** The caller's tenant-scoped client. */
+    /** The caller's tenant-scoped client (what it enqueues through). */
     JobClient client(Context ctx) {
         return skiplock.tenant(ctx.attribute(TENANT));
+    }
+
+    /**
+     * The client to act on job {@code id} through: the caller's own, or for an admin token the job's
+     * tenant's. A job the caller may not see (or none) gets the caller's client, which answers 404.
+     */
+    JobClient client(Context ctx, UUID id) {
+        if (!allTenants(ctx)) {
+            return client(ctx);
+        }
+        return skiplock.tenantOf(id).map(skiplock::tenant).orElseGet(() -> client(ctx));
+    }
+
+    /**
+     * {@code GET /api/v1/jobs}: an admin token lists every tenant, or the one {@code tenant} names;
+     * anyone else lists their own tenant, and naming another is a 403 (never a view of its jobs).
+     */
+    JobPage list(Context ctx, JobQuery query, String tenant) {
+        if (tenant != null) {
+            Names.check("tenant", tenant);
+            if (allTenants(ctx)) {
+                return skiplock.tenant(tenant).list(query);
+            }
+            if (!tenant.equals(ctx.attribute(TENANT))) {
+                throw new ApiError(403, "permission_denied", "only an admin token lists another tenant's jobs",
+                        "tenant");
+            }
+        }
+        return allTenants(ctx) ? skiplock.listAllTenants(query) : client(ctx).list(query);
+    }
+
+    /** {@code GET /api/v1/whoami}: the caller's tenant and what its token may do (the dashboard asks). */
+    void whoami(Context ctx) {
+        ObjectNode answer = ServerJson.object();
+        answer.put("tenant", ctx.<String>attribute(TENANT));
+        answer.put("admin", Boolean.TRUE.equals(ctx.attribute(IS_ADMIN)));
+        answer.put("allTenants", allTenants(ctx));
+        SkiplockServer.json(ctx, 200, answer);
+    }
+
+    private static boolean allTenants(Context ctx) {
+        return Boolean.TRUE.equals(ctx.attribute(ALL_TENANTS));
     }
 
     /** Queue and worker administration affects every tenant: admin tokens only. */

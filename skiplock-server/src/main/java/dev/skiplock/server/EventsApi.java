@@ -36,7 +36,7 @@ final class EventsApi {
 
     /** The job's events through the caller's client, durable or in-memory (404 if there is no such job). */
     private Source source(Context ctx, UUID id) {
-        JobClient client = auth.client(ctx);
+        JobClient client = auth.client(ctx, id);
         client.get(id).orElseThrow(() -> ApiError.notFound("job"));
         return (after, millis) -> millis == 0 ? client.events(id, after, PAGE)
                 : client.awaitEvents(id, after, PAGE, Duration.ofMillis(millis));

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 final class JobsApi {
     private static final Logger LOG = LoggerFactory.getLogger(JobsApi.class);
-    private static final Set<String> LIST_PARAMS = Set.of("status", "queue", "kind", "limit", "cursor");
+    private static final Set<String> LIST_PARAMS = Set.of("status", "queue", "kind", "limit", "cursor", "tenant");
     /** How long {@code DELETE ?force=true} waits in the background for a cancelled job to end. */
     private static final Duration FORCE_DELETE_WAIT = Duration.ofMinutes(10);
     /**
@@ -57,14 +57,18 @@ final class JobsApi {
         routes.post("/api/v1/jobs/batch", this::submitBatch);
         routes.get("/api/v1/jobs", this::list);
         routes.get("/api/v1/jobs/{id}", this::get);
-        routes.post("/api/v1/jobs/{id}/cancel", ctx ->
-                SkiplockServer.json(ctx, 202, JobJson.job(auth.client(ctx).cancel(Requests.id(ctx)))));
-        routes.post("/api/v1/jobs/{id}/retry", ctx ->
-                SkiplockServer.json(ctx, 202, JobJson.job(auth.client(ctx).retry(Requests.id(ctx)))));
+        routes.post("/api/v1/jobs/{id}/cancel", ctx -> {
+            UUID id = Requests.id(ctx);
+            SkiplockServer.json(ctx, 202, JobJson.job(auth.client(ctx, id).cancel(id)));
+        });
+        routes.post("/api/v1/jobs/{id}/retry", ctx -> {
+            UUID id = Requests.id(ctx);
+            SkiplockServer.json(ctx, 202, JobJson.job(auth.client(ctx, id).retry(id)));
+        });
         routes.post("/api/v1/jobs/{id}/signals/{name}", ctx -> {
             UUID id = Requests.id(ctx);
             JsonNode payload = Requests.value(ctx, maxBodyBytes, "payload");
-            SkiplockServer.json(ctx, 200, JobJson.job(auth.client(ctx).signal(id, ctx.pathParam("name"), payload)));
+            SkiplockServer.json(ctx, 200, JobJson.job(auth.client(ctx, id).signal(id, ctx.pathParam("name"), payload)));
         });
         routes.delete("/api/v1/jobs/{id}", this::delete);
     }
@@ -77,7 +81,7 @@ final class JobsApi {
     private void get(Context ctx) throws InterruptedException {
         UUID id = Requests.id(ctx);
         String wait = ctx.queryParam("wait");
-        JobClient client = auth.client(ctx);
+        JobClient client = auth.client(ctx, id);
         Job job = wait == null ? client.get(id).orElseThrow(() -> ApiError.notFound("job"))
                 : client.awaitTerminal(id, capped(Durations.parse("wait", wait)));
         SkiplockServer.json(ctx, 200, JobJson.job(job));
@@ -183,7 +187,7 @@ final class JobsApi {
         if (ctx.queryParam("cursor") != null) {
             query = query.withCursor(parseCursor(ctx.queryParam("cursor")));
         }
-        JobPage page = auth.client(ctx).list(query);
+        JobPage page = auth.list(ctx, query, ctx.queryParam("tenant"));
         ObjectNode answer = ServerJson.object();
         ArrayNode jobs = answer.putArray("jobs");
         page.jobs().forEach(job -> jobs.add(JobJson.job(job)));
@@ -193,7 +197,7 @@ final class JobsApi {
 
     private void delete(Context ctx) {
         UUID id = Requests.id(ctx);
-        JobClient client = auth.client(ctx);
+        JobClient client = auth.client(ctx, id);
         String force = ctx.queryParam("force");
         if (force != null && !force.equals("true") && !force.equals("false")) {
             throw ApiError.invalid("force", "must be true or false");

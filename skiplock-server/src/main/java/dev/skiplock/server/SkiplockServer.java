@@ -89,6 +89,7 @@ public final class SkiplockServer implements AutoCloseable {
             javalin.startup.showJavalinBanner = false;
             javalin.routes.before("/api/v1/*", auth::authenticate);
             dashboard(javalin);
+            javalin.routes.get("/api/v1/whoami", auth::whoami);
             jobs.register(javalin.routes);
             events.register(javalin.routes);
             admin.register(javalin.routes);

@@ -63,6 +63,10 @@ public final class JobCommands {
         @Option(names = "--queue")
         String queue;
 
+        @Option(names = "--tenant", description = "only this tenant's jobs (an admin token sees every tenant;"
+                + " any other token only its own)")
+        String tenant;
+
         @Option(names = "--limit", defaultValue = "50")
         int limit;
 
@@ -77,6 +81,9 @@ public final class JobCommands {
             }
             if (queue != null) {
                 query.append("&queue=").append(URLEncoder.encode(queue, StandardCharsets.UTF_8));
+            }
+            if (tenant != null) {
+                query.append("&tenant=").append(URLEncoder.encode(tenant, StandardCharsets.UTF_8));
             }
             JsonNode page = cli.options().client().get("/api/v1/jobs" + query);
             if (json) {

@@ -89,6 +89,12 @@ public final class MemoryJobs implements AutoCloseable {
         return find(tenant, id).isPresent();
     }
 
+    /** The tenant of in-memory job {@code id}, if this instance holds it. */
+    public Optional<String> tenantOf(UUID id) {
+        MemoryJob job = id == null ? null : jobs.get(id);
+        return job == null ? Optional.empty() : Optional.of(job.tenant());
+    }
+
     public Optional<Job> get(String tenant, UUID id) {
         return find(tenant, id).map(MemoryJob::snapshot);
     }

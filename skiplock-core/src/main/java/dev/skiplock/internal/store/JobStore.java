@@ -35,7 +35,7 @@ import javax.sql.DataSource;
 public final class JobStore {
     /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
-            "list_jobs", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
+            "list_jobs", "get_job_tenant", "list_jobs_all_tenants", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
             "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
             "count_jobs", "compact_job_counts", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
@@ -68,13 +68,35 @@ public final class JobStore {
     }
 
     public JobPage listJobs(String tenant, JobQuery query) {
-        List<Job> jobs = withConnection(connection -> sql.query(connection, "list_jobs", Params.of(
-                "tenant", tenant,
-                "status", query.status() == null ? null : query.status().wireName(),
-                "queue", query.queue(),
-                "kind", query.kind(),
-                "cursor", query.cursor(),
-                "limit", query.limit()), new JobRows(sql.dialect())));
+        Map<String, Object> params = listParams(query);
+        params.put("tenant", tenant);
+        return page("list_jobs", params, query);
+    }
+
+    /** The tenant owning job {@code id} (an admin's view across tenants); empty when there is no such job. */
+    public Optional<String> getJobTenant(UUID id) {
+        return withConnection(connection -> sql.query(connection, "get_job_tenant", Params.of("id", id),
+                row -> row.getString("tenant"))).stream().findFirst();
+    }
+
+    /** {@link #listJobs} over every tenant (an admin's view). */
+    public JobPage listJobsAllTenants(JobQuery query) {
+        return page("list_jobs_all_tenants", listParams(query), query);
+    }
+
+    private static Map<String, Object> listParams(JobQuery query) {
+        Map<String, Object> params = new HashMap<>();
+        params.put("status", query.status() == null ? null : query.status().wireName());
+        params.put("queue", query.queue());
+        params.put("kind", query.kind());
+        params.put("cursor", query.cursor());
+        params.put("limit", query.limit());
+        return params;
+    }
+
+    private JobPage page(String statement, Map<String, Object> params, JobQuery query) {
+        List<Job> jobs = withConnection(connection -> sql.query(connection, statement, params,
+                new JobRows(sql.dialect())));
         UUID next = jobs.size() == query.limit() ? jobs.getLast().id() : null;
         return new JobPage(jobs, next);
     }

@@ -60,10 +60,11 @@ export const post = path => api(path, {method: 'POST'});
 /**
  * Follows /events/stream (SSE) through fetch, since EventSource cannot send a bearer token. Calls
  * onEvent with each event's JSON; after a dropped connection it resumes from the last id it saw,
- * until the stream ends with the job's terminal event or signal aborts.
+ * until the stream ends with the job's terminal event or signal aborts. Starts after event lastId
+ * when one is given; resolves to the last id seen (a retried job's stream ends at its earlier
+ * terminal event: the caller follows again from there).
  */
-export async function followEvents(jobId, onEvent, signal) {
-  let lastId = null;
+export async function followEvents(jobId, onEvent, signal, lastId = null) {
   while (!signal.aborted) {
     const extra = {Accept: 'text/event-stream'};
     if (lastId !== null) extra['Last-Event-ID'] = lastId;
@@ -77,12 +78,13 @@ export async function followEvents(jobId, onEvent, signal) {
       }, lastId);
       ended = true;
     } catch (error) {
-      if (signal.aborted) return;
+      if (signal.aborted) return lastId;
       if (error instanceof ApiError && error.status === 404) throw error;
     }
-    if (ended) return;
+    if (ended) return lastId;
     await new Promise(resolve => setTimeout(resolve, 1000));
   }
+  return lastId;
 }
 
 /** Reads SSE frames ("id:", "data:" lines, a blank line ends one); returns the last id seen. */

@@ -1,4 +1,4 @@
-// The dashboard's router: #/ overview, #/jobs?status=&queue=&kind=&cursor=, #/jobs/{id}, #/workers.
+// The dashboard's router: #/ overview, #/jobs?status=&queue=&kind=&tenant=&cursor=, #/jobs/{id}, #/workers.
 // Each view renders into <main> and returns a function that stops its timers and streams.
 import {fill} from './dom.js';
 import {overview} from './overview.js';

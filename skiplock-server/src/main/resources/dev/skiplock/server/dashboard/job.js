@@ -39,9 +39,17 @@ export function job(main, id) {
     else if (event.type === 'step') steps.append(stepItem(event));
     if (event.type === 'status' || event.type === 'progress') refresh().catch(notify);
   };
+  // A retried job's stream ends at its earlier terminal event: while the job is not terminal (as
+  // read after the stream ended), follow on from the last event seen.
+  const follow = async lastId => {
+    const seen = await followEvents(id, onEvent, aborter.signal, lastId);
+    if (aborter.signal.aborted) return;
+    await refresh();
+    if (!TERMINAL.has(current.status)) await follow(seen);
+  };
   refresh().then(() => {
     fill(stream, 'Live: following the job\'s events.');
-    return followEvents(id, onEvent, aborter.signal);
+    return follow(null);
   }).then(() => {
     if (!aborter.signal.aborted) fill(stream, 'The job has finished: all its events are shown.');
   }).catch(error => {
@@ -99,12 +107,14 @@ function renderActions(element, job, path, refresh) {
     onclick: async event => {
       if (!window.confirm(question)) return;
       event.currentTarget.disabled = true;
+      let stayed = true;
       try {
-        await run();
+        stayed = (await run()) !== false;
       } catch (error) {
         notify(error);
       }
-      await refresh().catch(() => {});
+      // an action that moved on to another view (returned false) leaves this one alone
+      if (stayed) await refresh().catch(() => {});
     }}, label);
   fill(element,
       terminal ? null : act('Cancel', `Cancel job ${job.id}?`, async () => {
@@ -113,12 +123,15 @@ function renderActions(element, job, path, refresh) {
       }),
       terminal ? act('Retry', `Retry job ${job.id}?`, async () => {
         await post(`${path}/retry`);
-        notify('Job queued again.');
         window.dispatchEvent(new HashChangeEvent('hashchange'));
+        notify('Job queued again.');
+        return false;
       }) : null,
       terminal ? act('Delete', `Delete job ${job.id} and its events?`, async () => {
         await api(path, {method: 'DELETE'});
-        notify(`Job ${job.id} deleted.`);
+        // the router clears the status line on navigation: say it once the list is shown
+        window.addEventListener('hashchange', () => notify(`Job ${job.id} deleted.`), {once: true});
         location.hash = '#/jobs';
+        return false;
       }) : null);
 }

@@ -32,12 +32,35 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 
 -- name: list_jobs
 -- Newest first; the cursor is the last id of the previous page. Filters that are NULL match all.
+-- The cursor is always a bound (no cursor: above every UUIDv7 text) so the plan is a range search
+-- on the id index, as in list_jobs_all_tenants.
 SELECT * FROM skiplock_jobs
 WHERE tenant = :tenant
   AND (:status IS NULL OR status = :status)
   AND (:queue IS NULL OR queue = :queue)
   AND (:kind IS NULL OR kind = :kind)
-  AND (:cursor IS NULL OR id < :cursor)
+  AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+ORDER BY id DESC
+LIMIT :limit
+
+-- name: get_job_tenant
+-- The tenant owning a job, whoever asks: the only read that does not filter on :tenant, so an
+-- admin's view (Skiplock.tenantOf) can then act through that tenant's client. Primary key lookup.
+SELECT tenant FROM skiplock_jobs WHERE id = :id
+
+-- name: list_jobs_all_tenants
+-- list_jobs across every tenant (an admin's view: Skiplock.listAllTenants). A statement of its own
+-- rather than an optional :tenant in list_jobs, so a tenant-facing call can never drop its tenant.
+-- Newest first from the cursor walks the primary key's index backwards and stops after :limit
+-- matches. The cursor is a bound that is always there (no cursor: above every UUIDv7 text), so
+-- the plan is a range search (SEARCH ... USING INDEX sqlite_autoindex_skiplock_jobs_1 (id<?));
+-- written "(:cursor IS NULL OR id < :cursor)" it was a SCAN filtering every newer row (200,000
+-- jobs, a page in the middle: 12 ms, against 0.1 ms).
+SELECT * FROM skiplock_jobs
+WHERE (:status IS NULL OR status = :status)
+  AND (:queue IS NULL OR queue = :queue)
+  AND (:kind IS NULL OR kind = :kind)
+  AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
 ORDER BY id DESC
 LIMIT :limit
 
