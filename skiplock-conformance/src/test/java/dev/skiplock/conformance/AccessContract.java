@@ -98,6 +98,8 @@ abstract class AccessContract extends ContractBase {
                     .isEqualTo(404);
 
             assertThat(listed(port, "", "root-token")).as("newest first, every tenant").containsExactly(own, globex, acme);
+            assertThat(queued(port, "root-token")).as("an admin's queue counts span every tenant").isEqualTo(3);
+            assertThat(queued(port, "acme-token")).as("a tenant's, its own jobs").isEqualTo(1);
             assertThat(listed(port, "?tenant=acme", "root-token")).containsExactly(acme);
             assertThat(listed(port, "?tenant=nobody", "root-token")).isEmpty();
             JsonNode first = dev.skiplock.internal.Json.read(call(port, "GET", "/api/v1/jobs?limit=2", "root-token", null).body());
@@ -119,6 +121,17 @@ abstract class AccessContract extends ContractBase {
             assertThat(call(port, "GET", "/api/v1/jobs/" + acme, "acme-token", null).statusCode()).isEqualTo(404);
             assertThat(skiplock.tenant("globex").get(java.util.UUID.fromString(globex))).as("untouched").isPresent();
         }
+    }
+
+    /** Queued jobs of queue {@code idle} as {@code GET /api/v1/queues} counts them for the token. */
+    private int queued(int port, String token) throws Exception {
+        for (JsonNode queue : dev.skiplock.internal.Json.read(call(port, "GET", "/api/v1/queues", token, null).body())
+                .get("queues")) {
+            if (queue.get("name").asText().equals("idle")) {
+                return queue.path("counts").path("queued").asInt();
+            }
+        }
+        return 0;
     }
 
     @Test

@@ -51,7 +51,7 @@ final class AdminApi {
     private void queues(Context ctx) {
         Map<String, ObjectNode> byName = new TreeMap<>();
         Set<String> paused = skiplock.pausedQueues();
-        for (QueueCount count : auth.client(ctx).count()) {
+        for (QueueCount count : auth.count(ctx)) {
             queue(byName, count.queue(), paused).with("counts").put(count.status().wireName(), count.jobs());
         }
         paused.forEach(name -> queue(byName, name, paused));

@@ -5,12 +5,14 @@ import dev.skiplock.JobClient;
 import dev.skiplock.JobPage;
 import dev.skiplock.JobQuery;
 import dev.skiplock.Names;
+import dev.skiplock.QueueCount;
 import dev.skiplock.Skiplock;
 import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -80,6 +82,11 @@ final class Auth {
             return client(ctx);
         }
         return skiplock.tenantOf(id).map(skiplock::tenant).orElseGet(() -> client(ctx));
+    }
+
+    /** {@code GET /api/v1/queues}: an admin token counts every tenant's jobs, anyone else their own tenant's. */
+    List<QueueCount> count(Context ctx) {
+        return allTenants(ctx) ? skiplock.countAllTenants() : client(ctx).count();
     }
 
     /**

@@ -25,17 +25,17 @@ BEGIN
     RETURN NULL;
 END $$;
 
+-- Each updated row leaves its old group (-1) and joins its new one (+1); a row whose tenant, queue
+-- and status stayed (a heartbeat) cancels out in its group. Summing per group needs no join of the
+-- two transition tables (a join without statistics became a nested loop: quadratic in the rows of
+-- a completion batch, and it tripled the drain time).
 CREATE FUNCTION skiplock_jobs_counted_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
     SELECT tenant, queue, status, sum(delta) FROM (
-        SELECT o.tenant, o.queue, o.status, -1 AS delta
-        FROM old_jobs o JOIN new_jobs n ON n.id = o.id
-        WHERE (n.tenant, n.queue, n.status) IS DISTINCT FROM (o.tenant, o.queue, o.status)
+        SELECT tenant, queue, status, -1 AS delta FROM old_jobs
         UNION ALL
-        SELECT n.tenant, n.queue, n.status, 1
-        FROM old_jobs o JOIN new_jobs n ON n.id = o.id
-        WHERE (n.tenant, n.queue, n.status) IS DISTINCT FROM (o.tenant, o.queue, o.status)
+        SELECT tenant, queue, status, 1 FROM new_jobs
     ) changes
     GROUP BY tenant, queue, status
     HAVING sum(delta) <> 0;

@@ -1,6 +1,10 @@
 -- Jobs per tenant, queue and status, kept beside the jobs so GET /queues, the dashboard and the
 -- depth gauges never count the history (issue #14). SQLite has one writer at a time, so one row
 -- per group, updated by row triggers, queues nobody (PostgreSQL appends deltas instead).
+--
+-- A (tenant, queue) gets a row for every status with its first job, so a status change is one
+-- UPDATE of two existing rows (-1 for the old status, +1 for the new), not an upsert per side:
+-- the counts cost the drain one statement per transition. Rows at zero stay.
 CREATE TABLE skiplock_job_counts (
     tenant TEXT    NOT NULL,
     queue  TEXT    NOT NULL,
@@ -9,22 +13,30 @@ CREATE TABLE skiplock_job_counts (
     PRIMARY KEY (tenant, queue, status)
 ) WITHOUT ROWID;
 
+CREATE TABLE skiplock_job_statuses (status TEXT PRIMARY KEY) WITHOUT ROWID;
+INSERT INTO skiplock_job_statuses (status)
+VALUES ('waiting'), ('queued'), ('running'), ('succeeded'), ('failed'), ('timed_out'), ('cancelled');
+
 INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
-SELECT tenant, queue, status, count(*) FROM skiplock_jobs WHERE true GROUP BY tenant, queue, status;
+SELECT g.tenant, g.queue, s.status,
+       (SELECT count(*) FROM skiplock_jobs j WHERE j.tenant = g.tenant AND j.queue = g.queue AND j.status = s.status)
+FROM (SELECT DISTINCT tenant, queue FROM skiplock_jobs) g CROSS JOIN skiplock_job_statuses s;
 
 CREATE TRIGGER skiplock_jobs_counted_inserted AFTER INSERT ON skiplock_jobs
 BEGIN
-    INSERT INTO skiplock_job_counts (tenant, queue, status, jobs) VALUES (NEW.tenant, NEW.queue, NEW.status, 1)
-    ON CONFLICT (tenant, queue, status) DO UPDATE SET jobs = jobs + 1;
+    INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
+    SELECT NEW.tenant, NEW.queue, status, 0 FROM skiplock_job_statuses
+    WHERE NOT EXISTS (SELECT 1 FROM skiplock_job_counts
+                      WHERE tenant = NEW.tenant AND queue = NEW.queue AND status = 'queued');
+    UPDATE skiplock_job_counts SET jobs = jobs + 1
+    WHERE tenant = NEW.tenant AND queue = NEW.queue AND status = NEW.status;
 END;
 
-CREATE TRIGGER skiplock_jobs_counted_updated AFTER UPDATE OF tenant, queue, status ON skiplock_jobs
-WHEN NEW.status IS NOT OLD.status OR NEW.queue IS NOT OLD.queue OR NEW.tenant IS NOT OLD.tenant
+CREATE TRIGGER skiplock_jobs_counted_updated AFTER UPDATE OF status ON skiplock_jobs
+WHEN NEW.status IS NOT OLD.status
 BEGIN
-    UPDATE skiplock_job_counts SET jobs = jobs - 1
-    WHERE tenant = OLD.tenant AND queue = OLD.queue AND status = OLD.status;
-    INSERT INTO skiplock_job_counts (tenant, queue, status, jobs) VALUES (NEW.tenant, NEW.queue, NEW.status, 1)
-    ON CONFLICT (tenant, queue, status) DO UPDATE SET jobs = jobs + 1;
+    UPDATE skiplock_job_counts SET jobs = jobs + CASE WHEN status = NEW.status THEN 1 ELSE -1 END
+    WHERE tenant = NEW.tenant AND queue = NEW.queue AND status IN (OLD.status, NEW.status);
 END;
 
 CREATE TRIGGER skiplock_jobs_counted_deleted AFTER DELETE ON skiplock_jobs

@@ -238,8 +238,9 @@ GROUP BY queue, status
 HAVING sum(jobs) <> 0
 
 -- name: compact_job_counts
--- Drops the groups that emptied (the triggers keep one row per group up to date).
-DELETE FROM skiplock_job_counts WHERE jobs = 0
+-- Nothing to fold: the triggers keep one row per group up to date, and a group's rows at zero stay
+-- (a status change updates two existing rows). A statement that changes nothing.
+DELETE FROM skiplock_job_counts WHERE 0
 
 -- name: delete_job
 -- Deletes a terminal job; its events go with it (trigger).
