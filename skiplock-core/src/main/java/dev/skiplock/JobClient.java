@@ -126,8 +126,17 @@ public interface JobClient {
      */
     void delete(UUID id);
 
-    /** Job counts per queue and status (only non-zero ones). Scans the tenant's jobs: not for hot paths. */
+    /**
+     * Job counts per queue and status (only non-zero ones), from the counts the database keeps
+     * beside the jobs (never a count over them: cheap with any amount of history).
+     */
     List<QueueCount> count();
+
+    /**
+     * Per queue: when its longest-waiting available job became available, and how many jobs
+     * finished in each of the last 15 minutes. Durable jobs only; cheap with any amount of history.
+     */
+    List<QueueActivity> activity();
 
     /**
      * Cancels a job: waiting or queued jobs become {@code cancelled} at once; a running job gets

@@ -272,6 +272,16 @@ public final class Skiplock implements SkiplockClient {
     }
 
     @Override
+    public List<QueueActivity> activity() {
+        return defaultTenant.activity();
+    }
+
+    /** {@link JobClient#activity} over every tenant; an administrator's view. */
+    public List<QueueActivity> activityAllTenants() {
+        return stores.jobs().queueActivity(null);
+    }
+
+    @Override
     public Job cancel(UUID id) {
         return defaultTenant.cancel(id);
     }

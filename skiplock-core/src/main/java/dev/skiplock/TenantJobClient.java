@@ -263,6 +263,11 @@ final class TenantJobClient implements JobClient {
     }
 
     @Override
+    public List<QueueActivity> activity() {
+        return store.queueActivity(tenant);
+    }
+
+    @Override
     public Job cancel(UUID id) {
         if (memory.owns(tenant, requireId(id))) {
             return memory.cancel(tenant, id);

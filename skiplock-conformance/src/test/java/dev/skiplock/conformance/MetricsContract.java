@@ -7,9 +7,11 @@ import dev.skiplock.Job;
 import dev.skiplock.JobOutcome;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
+import dev.skiplock.QueueActivity;
 import dev.skiplock.QueueCount;
 import dev.skiplock.Skiplock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -124,6 +126,24 @@ abstract class MetricsContract extends ContractBase {
         // The reaper folds the deltas; the counts stay the same.
         await().atMost(WAIT).until(() -> foldedRows(skiplock) == counted(skiplock).size());
         assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock));
+
+        // Finishes per minute: ok, doomed (twice: before and after its retry), the dependent, and
+        // the cancel; the delete subtracts nothing. Only parked has jobs waiting to run.
+        Map<String, QueueActivity> activity = skiplock.activity().stream()
+                .collect(Collectors.toMap(QueueActivity::queue, queue -> queue));
+        assertThat(activity.get("default").finishedPerMinute()).hasSize(QueueActivity.MINUTES);
+        assertThat(finishedLately(activity.get("default"))).isEqualTo(4);
+        assertThat(finishedLately(activity.get("parked"))).isEqualTo(1);
+        assertThat(activity.get("default").oldestQueuedAt()).isNull();
+        Instant oldest = activity.get("parked").oldestQueuedAt();
+        assertThat(oldest).isNotNull().isBeforeOrEqualTo(Instant.now().plusSeconds(5));
+        assertThat(skiplock.activityAllTenants()).isEqualTo(skiplock.activity());
+    }
+
+    /** The finishes of the last two minutes: the test's jobs finished within them. */
+    private static long finishedLately(QueueActivity queue) {
+        List<Long> perMinute = queue.finishedPerMinute();
+        return perMinute.get(perMinute.size() - 1) + perMinute.get(perMinute.size() - 2);
     }
 
     private static double counter(SimpleMeterRegistry registry, String name, String kind) {

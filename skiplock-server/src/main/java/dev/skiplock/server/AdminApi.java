@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Names;
+import dev.skiplock.QueueActivity;
 import dev.skiplock.QueueCount;
 import dev.skiplock.Skiplock;
 import dev.skiplock.WorkerInfo;
@@ -54,6 +55,12 @@ final class AdminApi {
         for (QueueCount count : auth.count(ctx)) {
             queue(byName, count.queue(), paused).with("counts").put(count.status().wireName(), count.jobs());
         }
+        for (QueueActivity activity : auth.activity(ctx)) {
+            ObjectNode queue = queue(byName, activity.queue(), paused);
+            queue.put("oldestQueuedAt", activity.oldestQueuedAt() == null ? null : activity.oldestQueuedAt().toString());
+            ArrayNode perMinute = queue.putArray("finishedPerMinute");
+            activity.finishedPerMinute().forEach(perMinute::add);
+        }
         paused.forEach(name -> queue(byName, name, paused));
         skiplock.config().queues().keySet().forEach(name -> queue(byName, name, paused));
         ObjectNode answer = ServerJson.object();
@@ -72,6 +79,11 @@ final class AdminApi {
             }
             node.put("paused", paused.contains(key));
             node.put("concurrency", skiplock.config().queues().get(key));
+            node.putNull("oldestQueuedAt");
+            ArrayNode perMinute = node.putArray("finishedPerMinute");
+            for (int minute = 0; minute < QueueActivity.MINUTES; minute++) {
+                perMinute.add(0);
+            }
             return node;
         });
     }

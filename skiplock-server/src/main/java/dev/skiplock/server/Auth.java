@@ -5,6 +5,7 @@ import dev.skiplock.JobClient;
 import dev.skiplock.JobPage;
 import dev.skiplock.JobQuery;
 import dev.skiplock.Names;
+import dev.skiplock.QueueActivity;
 import dev.skiplock.QueueCount;
 import dev.skiplock.Skiplock;
 import io.javalin.http.Context;
@@ -87,6 +88,11 @@ final class Auth {
     /** {@code GET /api/v1/queues}: an admin token counts every tenant's jobs, anyone else their own tenant's. */
     List<QueueCount> count(Context ctx) {
         return allTenants(ctx) ? skiplock.countAllTenants() : client(ctx).count();
+    }
+
+    /** {@code GET /api/v1/queues}: the oldest waiting job and finishes per minute, with the same scope as {@link #count}. */
+    List<QueueActivity> activity(Context ctx) {
+        return allTenants(ctx) ? skiplock.activityAllTenants() : client(ctx).activity();
     }
 
     /**

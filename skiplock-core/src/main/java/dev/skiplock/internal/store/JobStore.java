@@ -5,6 +5,7 @@ import dev.skiplock.Job;
 import dev.skiplock.JobPage;
 import dev.skiplock.JobQuery;
 import dev.skiplock.JobStatus;
+import dev.skiplock.QueueActivity;
 import dev.skiplock.QueueCount;
 import dev.skiplock.internal.Json;
 import dev.skiplock.spi.Driver;
@@ -15,7 +16,9 @@ import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -23,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.Function;
 import javax.sql.DataSource;
@@ -37,7 +42,7 @@ public final class JobStore {
     public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
             "list_jobs", "get_job_tenant", "list_jobs_all_tenants", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
             "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
-            "count_jobs", "compact_job_counts", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
+            "count_jobs", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs", "copy_events");
 
@@ -299,9 +304,39 @@ public final class JobStore {
                         row.getLong("jobs"))));
     }
 
-    /** Folds the counts table's rows per group (PostgreSQL appends one per changing statement). */
+    /**
+     * Folds the counts table's rows per group (PostgreSQL appends one per changing statement) and
+     * the finishes per minute, dropping minutes over an hour old.
+     */
     public void compactJobCounts() {
-        withConnection(connection -> sql.update(connection, "compact_job_counts", Params.of()));
+        withConnection(connection -> sql.update(connection, "compact_job_counts", Params.of())
+                + sql.update(connection, "compact_job_throughput", Params.of()));
+    }
+
+    /** Per queue of {@code tenant} (every tenant when {@code null}): its oldest available job and finishes per minute. */
+    public List<QueueActivity> queueActivity(String tenant) {
+        return withConnection(connection -> {
+            Map<String, Instant> oldest = new TreeMap<>();
+            sql.query(connection, "oldest_queued", Params.of("tenant", tenant),
+                    row -> oldest.put(row.getString("queue"), sql.dialect().getInstant(row, row.findColumn("oldest"))));
+            Map<String, long[]> finished = new TreeMap<>();
+            sql.query(connection, "queue_activity", Params.of("tenant", tenant), row -> {
+                int minutesAgo = row.getInt("minutes_ago");
+                if (minutesAgo >= 0 && minutesAgo < QueueActivity.MINUTES) {
+                    finished.computeIfAbsent(row.getString("queue"), queue -> new long[QueueActivity.MINUTES])
+                            [QueueActivity.MINUTES - 1 - minutesAgo] += row.getLong("finished");
+                }
+                return null;
+            });
+            Set<String> queues = new TreeSet<>(oldest.keySet());
+            queues.addAll(finished.keySet());
+            List<QueueActivity> activity = new ArrayList<>();
+            for (String queue : queues) {
+                long[] perMinute = finished.getOrDefault(queue, new long[QueueActivity.MINUTES]);
+                activity.add(new QueueActivity(queue, oldest.get(queue), Arrays.stream(perMinute).boxed().toList()));
+            }
+            return activity;
+        });
     }
 
     /** Deletes up to {@code limit} jobs finished more than {@code ageMillis} ago; returns how many. */

@@ -18,27 +18,53 @@ CREATE TABLE skiplock_job_counts (
 INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
 SELECT tenant, queue, status, count(*) FROM skiplock_jobs GROUP BY tenant, queue, status;
 
+-- Jobs that reached a terminal status, per tenant, queue and minute (the dashboard's throughput
+-- chart): deltas appended by the same triggers, folded by the reaper, kept for an hour. Deletes
+-- and retries never subtract: a finish stays counted in its minute.
+CREATE TABLE skiplock_job_throughput (
+    tenant   text        NOT NULL,
+    queue    text        NOT NULL,
+    minute   timestamptz NOT NULL,
+    finished bigint      NOT NULL
+);
+
 CREATE FUNCTION skiplock_jobs_counted_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
-    SELECT tenant, queue, status, count(*) FROM inserted_jobs GROUP BY tenant, queue, status;
+    WITH inserted AS (
+        SELECT tenant, queue, status, count(*) AS jobs FROM inserted_jobs GROUP BY tenant, queue, status
+    ), counted AS (
+        INSERT INTO skiplock_job_counts (tenant, queue, status, jobs) SELECT tenant, queue, status, jobs FROM inserted
+    )
+    -- a job can start out finished: failed at enqueue because a dependency already failed
+    INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)
+    SELECT tenant, queue, date_trunc('minute', now()), sum(jobs) FROM inserted
+    WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+    GROUP BY tenant, queue;
     RETURN NULL;
 END $$;
 
 -- Each updated row leaves its old group (-1) and joins its new one (+1); a row whose tenant, queue
 -- and status stayed (a heartbeat) cancels out in its group. Summing per group needs no join of the
 -- two transition tables (a join without statistics became a nested loop: quadratic in the rows of
--- a completion batch, and it tripled the drain time).
+-- a completion batch, and it tripled the drain time). A terminal group that grew counts as
+-- finished in this minute.
 CREATE FUNCTION skiplock_jobs_counted_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
-    SELECT tenant, queue, status, sum(delta) FROM (
-        SELECT tenant, queue, status, -1 AS delta FROM old_jobs
-        UNION ALL
-        SELECT tenant, queue, status, 1 FROM new_jobs
-    ) changes
-    GROUP BY tenant, queue, status
-    HAVING sum(delta) <> 0;
+    WITH changes AS (
+        SELECT tenant, queue, status, sum(delta) AS jobs FROM (
+            SELECT tenant, queue, status, -1 AS delta FROM old_jobs
+            UNION ALL
+            SELECT tenant, queue, status, 1 FROM new_jobs
+        ) moved
+        GROUP BY tenant, queue, status
+        HAVING sum(delta) <> 0
+    ), counted AS (
+        INSERT INTO skiplock_job_counts (tenant, queue, status, jobs) SELECT tenant, queue, status, jobs FROM changes
+    )
+    INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)
+    SELECT tenant, queue, date_trunc('minute', now()), sum(jobs) FROM changes
+    WHERE jobs > 0 AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+    GROUP BY tenant, queue;
     RETURN NULL;
 END $$;
 

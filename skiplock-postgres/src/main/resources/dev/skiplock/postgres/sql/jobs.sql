@@ -395,6 +395,40 @@ SELECT tenant, queue, status, sum(jobs) FROM folded
 GROUP BY tenant, queue, status
 HAVING sum(jobs) <> 0
 
+-- name: compact_job_throughput
+-- Folds the finishes per tenant, queue and minute into one row each and drops minutes over an
+-- hour old (the reaper, with compact_job_counts; one node at a time).
+WITH folded AS (
+    DELETE FROM skiplock_job_throughput
+    WHERE pg_try_advisory_xact_lock(7314460212637150512)
+      AND (minute < now() - interval '1 hour'
+           OR (tenant, queue, minute) IN (
+               SELECT tenant, queue, minute FROM skiplock_job_throughput
+               GROUP BY tenant, queue, minute HAVING count(*) > 1))
+    RETURNING tenant, queue, minute, finished)
+INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)
+SELECT tenant, queue, minute, sum(finished) FROM folded
+WHERE minute >= now() - interval '1 hour'
+GROUP BY tenant, queue, minute
+
+-- name: queue_activity
+-- Per queue of one tenant (all with a null tenant): jobs finished in each of the last 15 minutes
+-- (minutes_ago 0 = this minute), from skiplock_job_throughput.
+SELECT queue, CAST(EXTRACT(EPOCH FROM date_trunc('minute', now()) - minute) / 60 AS integer) AS minutes_ago,
+       sum(finished) AS finished
+FROM skiplock_job_throughput
+WHERE (CAST(:tenant AS text) IS NULL OR tenant = :tenant)
+  AND minute > date_trunc('minute', now()) - interval '15 minutes'
+GROUP BY queue, minute
+
+-- name: oldest_queued
+-- Per queue of one tenant (all with a null tenant): when its longest-waiting available job became
+-- available. Reads the claimable index (queued jobs only), never the history.
+SELECT queue, min(available_at) AS oldest FROM skiplock_jobs
+WHERE status = 'queued' AND available_at <= now()
+  AND (CAST(:tenant AS text) IS NULL OR tenant = :tenant)
+GROUP BY queue
+
 -- name: delete_job
 -- Deletes a terminal job; its events go with it (trigger).
 DELETE FROM skiplock_jobs

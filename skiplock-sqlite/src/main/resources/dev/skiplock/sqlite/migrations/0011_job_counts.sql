@@ -22,6 +22,35 @@ SELECT g.tenant, g.queue, s.status,
        (SELECT count(*) FROM skiplock_jobs j WHERE j.tenant = g.tenant AND j.queue = g.queue AND j.status = s.status)
 FROM (SELECT DISTINCT tenant, queue FROM skiplock_jobs) g CROSS JOIN skiplock_job_statuses s;
 
+-- Jobs that reached a terminal status, per tenant, queue and minute (unix time / 60): the
+-- dashboard's throughput chart. Kept for an hour (compact_job_counts); deletes and retries never
+-- subtract.
+CREATE TABLE skiplock_job_throughput (
+    tenant   TEXT    NOT NULL,
+    queue    TEXT    NOT NULL,
+    minute   INTEGER NOT NULL,
+    finished INTEGER NOT NULL,
+    PRIMARY KEY (tenant, queue, minute)
+) WITHOUT ROWID;
+
+CREATE TRIGGER skiplock_jobs_counted_finished AFTER UPDATE OF status ON skiplock_jobs
+WHEN NEW.status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+ AND OLD.status NOT IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+BEGIN
+    INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)
+    VALUES (NEW.tenant, NEW.queue, unixepoch() / 60, 1)
+    ON CONFLICT (tenant, queue, minute) DO UPDATE SET finished = finished + 1;
+END;
+
+-- a job can start out finished: failed at enqueue because a dependency already failed
+CREATE TRIGGER skiplock_jobs_counted_born_finished AFTER INSERT ON skiplock_jobs
+WHEN NEW.status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+BEGIN
+    INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)
+    VALUES (NEW.tenant, NEW.queue, unixepoch() / 60, 1)
+    ON CONFLICT (tenant, queue, minute) DO UPDATE SET finished = finished + 1;
+END;
+
 CREATE TRIGGER skiplock_jobs_counted_inserted AFTER INSERT ON skiplock_jobs
 BEGIN
     INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)

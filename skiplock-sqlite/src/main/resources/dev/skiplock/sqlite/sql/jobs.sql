@@ -242,6 +242,26 @@ HAVING sum(jobs) <> 0
 -- (a status change updates two existing rows). A statement that changes nothing.
 DELETE FROM skiplock_job_counts WHERE 0
 
+-- name: compact_job_throughput
+-- Drops minutes over an hour old (the triggers keep one row per tenant, queue and minute).
+DELETE FROM skiplock_job_throughput WHERE minute < unixepoch() / 60 - 60
+
+-- name: queue_activity
+-- Per queue of one tenant (all with a null tenant): jobs finished in each of the last 15 minutes
+-- (minutes_ago 0 = this minute), from skiplock_job_throughput.
+SELECT queue, unixepoch() / 60 - minute AS minutes_ago, sum(finished) AS finished
+FROM skiplock_job_throughput
+WHERE (:tenant IS NULL OR tenant = :tenant) AND minute > unixepoch() / 60 - 15
+GROUP BY queue, minute
+
+-- name: oldest_queued
+-- Per queue of one tenant (all with a null tenant): when its longest-waiting available job became
+-- available. Reads the claimable index (queued jobs only), never the history.
+SELECT queue, min(available_at) AS oldest FROM skiplock_jobs
+WHERE status = 'queued' AND available_at <= CAST(unixepoch('subsec') * 1000 AS INTEGER)
+  AND (:tenant IS NULL OR tenant = :tenant)
+GROUP BY queue
+
 -- name: delete_job
 -- Deletes a terminal job; its events go with it (trigger).
 DELETE FROM skiplock_jobs
