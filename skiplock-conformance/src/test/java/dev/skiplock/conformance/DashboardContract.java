@@ -41,7 +41,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The dashboard (issue #14) in headless Chromium against a real server: each page loads without
  * console errors, lists update without a reload, a job's log arrives live, the buttons act through
- * the API, and with tokens configured the page asks for one. Screenshots of each page go to
+ * the API, the overview charts each queue's finished jobs and ages its oldest waiting one, and with
+ * tokens configured the page asks for one. Screenshots of each page go to
  * {@code target/dashboard-screenshots/}. Needs Debian's {@code chromium} and {@code chromium-driver}
  * ({@code .ci/run} installs them): without them these tests fail, they are not skipped.
  */
@@ -119,6 +120,47 @@ abstract class DashboardContract extends ContractBase {
         browser.manage().window().setSize(new Dimension(390, 844));
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("tr[data-queue='default'] button")));
         screenshot("overview-phone");
+        assertNoConsoleErrors();
+    }
+
+    @Test
+    void theOverviewChartsAQueuesFinishedJobsAndAgesTheOldestWaitingOne() {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"counted\"]}}");
+        awaitJob(id, "succeeded");
+        submit("{\"kind\": \"parked\", \"queue\": \"unserved\"}");
+
+        open(server.port(), "/");
+
+        // One job finished: in the current minute, or in the one before if a minute began since.
+        Map<String, Object> served = wait.until(driver -> {
+            Map<String, Object> row = overviewRow("default");
+            return row != null && !row.get("label").toString().startsWith("0 ") ? row : null;
+        });
+        assertThat(served.get("label").toString())
+                .matches("1 job finished in the last 15 minutes; [01] in the current minute");
+        assertThat(served.get("title")).as("the chart's <title>").isEqualTo(served.get("label"));
+        assertThat(served.get("total")).as("the total beside the chart").isEqualTo("1");
+        List<Long> counts = longs(served.get("counts"));
+        assertThat(counts).as("one bar per minute").hasSize(15);
+        assertThat(counts.stream().filter(count -> count > 0)).as("the bars' counts").containsExactly(1L);
+        List<Long> heights = longs(served.get("heights"));
+        assertThat(heights.indexOf(heights.stream().max(Long::compare).orElseThrow()))
+                .as("the tallest bar is the minute with the finished job").isEqualTo(counts.indexOf(1L));
+        assertThat(heights.stream().filter(height -> height > 0)).as("bars drawn").hasSize(1);
+        assertThat(served.get("oldest")).as("no job waits in default").isEqualTo("—");
+
+        Map<String, Object> unserved = wait.until(driver -> overviewRow("unserved"));
+        assertThat(unserved.get("oldest").toString()).as("the parked job's age").matches("\\d+ (s|min|h|d)");
+        assertThat(unserved.get("label")).isEqualTo("0 jobs finished in the last 15 minutes; 0 in the current minute");
+        assertThat(unserved.get("total")).isEqualTo("0");
+        screenshot("overview-activity");
+
+        browser.manage().window().setSize(new Dimension(390, 844));
+        WebElement chart = wait.until(ExpectedConditions.visibilityOfElementLocated(
+                By.cssSelector("tr[data-queue='default'] svg[role='img']")));
+        assertThat(chart.getRect().getX() + chart.getRect().getWidth()).as("the chart fits a phone's width")
+                .isLessThanOrEqualTo(((Number) browser.executeScript("return window.innerWidth")).intValue());
+        screenshot("overview-activity-phone");
         assertNoConsoleErrors();
     }
 
@@ -339,6 +381,31 @@ abstract class DashboardContract extends ContractBase {
             assertNoConsoleErrorsBut("/api/v1/whoami - Failed to load resource: the server responded with a status of 401");
             browser.get("about:blank");
         }
+    }
+
+    /**
+     * What the overview shows for a queue (null while it has no row): the chart's label, title, bar
+     * counts and heights, the total beside it and the oldest waiting job's age. Read in one script,
+     * so a row redrawn by the page's refresh is never read half old, half new.
+     */
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> overviewRow(String queue) {
+        return (Map<String, Object>) browser.executeScript("""
+                const row = [...document.querySelectorAll('table.queues tr[data-queue]')]
+                    .find(candidate => candidate.dataset.queue === arguments[0]);
+                if (!row) return null;
+                const chart = row.querySelector('svg[role="img"]');
+                const bars = [...chart.querySelectorAll('rect.bar')];
+                return {label: chart.getAttribute('aria-label'), title: chart.querySelector('title').textContent,
+                    counts: bars.map(bar => Number(bar.dataset.count)),
+                    heights: bars.map(bar => Number(bar.getAttribute('height'))),
+                    total: row.querySelector('.throughput-total').textContent,
+                    oldest: row.querySelector('.oldest-waiting').textContent};
+                """, queue);
+    }
+
+    private static List<Long> longs(Object numbers) {
+        return ((List<?>) numbers).stream().map(number -> ((Number) number).longValue()).toList();
     }
 
     /** The job ids of the rows the jobs page shows, top to bottom (a list redrawn meanwhile is read again). */

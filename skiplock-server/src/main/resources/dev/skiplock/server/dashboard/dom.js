@@ -2,7 +2,15 @@
 
 /** h('a', {href: '#/'}, 'text', child…): attributes named on* become listeners. */
 export function h(tag, attributes = {}, ...children) {
-  const element = document.createElement(tag);
+  return build(document.createElement(tag), attributes, children);
+}
+
+/** As h, for an SVG element (svg, rect, title…): attributes such as width, x, y are not styles, so CSP allows them. */
+export function svg(tag, attributes = {}, ...children) {
+  return build(document.createElementNS('http://www.w3.org/2000/svg', tag), attributes, children);
+}
+
+function build(element, attributes, children) {
   for (const [name, value] of Object.entries(attributes)) {
     if (value === null || value === undefined || value === false) continue;
     if (name.startsWith('on')) element.addEventListener(name.slice(2), value);
@@ -33,13 +41,27 @@ export function time(iso) {
   return h('time', {datetime: iso, title: iso}, new Date(iso).toLocaleString());
 }
 
+/** Whole seconds from iso to now, 0 when iso lies ahead (the browser's clock is not the server's). */
+function secondsSince(iso, now) {
+  return Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+}
+
 /** Seconds since iso, spelled short: 3s, 4m 2s, 1h 5m. */
 export function age(iso, now = Date.now()) {
   if (!iso) return '–';
-  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  const seconds = secondsSince(iso, now);
   if (seconds < 60) return `${seconds}s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
   return `${Math.floor(seconds / 3600)}h ${Math.floor(seconds / 60) % 60}m`;
+}
+
+/** Seconds since iso in its largest whole unit, for a glance: 3 s, 4 min, 2 h, 5 d. */
+export function roughAge(iso, now = Date.now()) {
+  const seconds = secondsSince(iso, now);
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.floor(seconds / 86400)} d`;
 }
 
 export function statusBadge(status) {
