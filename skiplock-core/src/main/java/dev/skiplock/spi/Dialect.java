@@ -26,4 +26,12 @@ public interface Dialect {
      * store), so sending it again fails again; false for failures of the connection or the server.
      */
     boolean isDataError(SQLException exception);
+
+    /**
+     * The statement's best plan depends on each call's values (a statement marked
+     * {@code -- plan: per call}: optional filters that decide which index fits): plan it for each
+     * call instead of reusing a plan made for any values. Default: nothing to do.
+     */
+    default void planPerCall(PreparedStatement statement) throws SQLException {
+    }
 }

@@ -23,6 +23,17 @@ final class PostgresDialect implements Dialect {
         }
     }
 
+    /**
+     * pgjdbc names (server-prepares) a statement after five uses, and PostgreSQL may then keep one
+     * generic plan for any values: for the job list's optional filters that plan walked the whole
+     * history (10 million jobs: 1 to 3 s per page). Threshold 0 keeps the statement unnamed, which
+     * PostgreSQL plans with each call's values.
+     */
+    @Override
+    public void planPerCall(PreparedStatement statement) throws SQLException {
+        statement.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);
+    }
+
     @Override
     public UUID getUuid(ResultSet row, int column) throws SQLException {
         return row.getObject(column, UUID.class);

@@ -10,8 +10,13 @@ import java.util.List;
  * @param name       the statement's {@code -- name:} in its file
  * @param jdbcSql    the text with every parameter replaced by {@code ?}
  * @param parameters parameter names in placeholder order (a name used twice appears twice)
+ * @param planPerCall the text has a line {@value #PLAN_PER_CALL}: its best plan depends on the
+ *                   values of each call (optional filters), so the database plans it for each call
+ *                   rather than caching one plan for any values ({@code Dialect.planPerCall})
  */
-public record NamedStatement(String name, String jdbcSql, List<String> parameters) {
+public record NamedStatement(String name, String jdbcSql, List<String> parameters, boolean planPerCall) {
+    /** The comment line that marks a statement to be planned for each call's values. */
+    public static final String PLAN_PER_CALL = "-- plan: per call";
 
     public NamedStatement {
         parameters = List.copyOf(parameters);
@@ -47,7 +52,8 @@ public record NamedStatement(String name, String jdbcSql, List<String> parameter
                 i++;
             }
         }
-        return new NamedStatement(name, out.toString().strip(), parameters);
+        boolean planPerCall = sql.lines().anyMatch(line -> line.strip().equals(PLAN_PER_CALL));
+        return new NamedStatement(name, out.toString().strip(), parameters, planPerCall);
     }
 
     private static boolean isNameStart(char c) {

@@ -138,6 +138,9 @@ final class SqlRunner {
             throws SQLException {
         PreparedStatement prepared = connection.prepareStatement(statement.jdbcSql());
         try {
+            if (statement.planPerCall()) {
+                dialect.planPerCall(prepared);
+            }
             List<String> names = statement.parameters();
             for (int i = 0; i < names.size(); i++) {
                 String name = names.get(i);

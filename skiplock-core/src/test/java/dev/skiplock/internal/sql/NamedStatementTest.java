@@ -27,6 +27,13 @@ class NamedStatementTest {
     }
 
     @Test
+    void aPlanPerCallLineMarksTheStatement() {
+        assertThat(NamedStatement.parse("s", "-- why\n-- plan: per call\nSELECT :a").planPerCall()).isTrue();
+        assertThat(NamedStatement.parse("s", "-- plan: cached\nSELECT :a").planPerCall()).isFalse();
+        assertThat(NamedStatement.parse("s", "SELECT '-- plan: per call'").planPerCall()).isFalse();
+    }
+
+    @Test
     void sqlFileSplitsStatementsByNameLine() {
         SqlFile file = SqlFile.parse("test.sql", """
                 -- name: first
