@@ -126,6 +126,35 @@ abstract class CliContract extends ContractBase {
         assertThat(bench.err()).contains("bench: enqueue-batch: enqueueing 50 jobs\n").doesNotContain("\033");
     }
 
+    /** A drain spread over two worker processes finishes every job (processes of the real CLI). */
+    @Test
+    void benchDrainSpreadsOverWorkerProcesses() {
+        Run bench = cli("--db", database.url(), "bench", "drain", "--n", "200", "--processes", "2");
+
+        assertThat(bench.exit()).as(bench.err()).isZero();
+        JsonNode result = dev.skiplock.cli.CliJson.read(bench.out().strip());
+        assertThat(result.path("ok").asBoolean()).isTrue();
+        assertThat(result.path("processes").asInt()).isEqualTo(2);
+        assertThat(result.path("jobs_per_s").asLong()).isPositive();
+        Run refused = cli("--db", database.url(), "bench", "latency", "--processes", "2");
+        assertThat(refused.exit()).isEqualTo(2);
+        assertThat(refused.err()).contains("--processes: only with MODE drain");
+    }
+
+    /** The submit mode POSTs every job it offers to its own server and reports their latencies. */
+    @Test
+    void benchSubmitPostsEveryJobOverHttp() {
+        Run bench = cli("--db", database.url(), "bench", "submit", "--rate", "40", "--seconds", "1");
+
+        assertThat(bench.exit()).as(bench.err()).isZero();
+        JsonNode result = dev.skiplock.cli.CliJson.read(bench.out().strip());
+        assertThat(result.path("ok").asBoolean()).isTrue();
+        assertThat(result.path("requests").asInt()).isEqualTo(40);
+        assertThat(result.path("failed").asInt()).isZero();
+        assertThat(result.path("p99_ms").asDouble()).isPositive();
+        assertThat(result.path("max_ms").asDouble()).isGreaterThanOrEqualTo(result.path("p99_ms").asDouble());
+    }
+
     /** The sustained mode reports windows (here one of 2 s); a held snapshot is PostgreSQL's only. */
     @Test
     void benchSustainedReportsItsWindowsAndHoldsASnapshotOnPostgresOnly() {

@@ -15,9 +15,15 @@ import picocli.CommandLine.Parameters;
  * last line of stdout (API.md, "skiplock bench"). Progress goes to stderr ({@link BenchProgress}: live
  * on a terminal, plain lines in a pipe).
  */
-@Command(name = "bench", description = "Benchmark: enqueue-single, enqueue-batch, drain, latency, steps or sustained; prints one JSON line.")
+@Command(name = "bench", description = "Benchmark: enqueue-single, enqueue-batch, drain, latency, steps, sustained or submit; prints one JSON line.")
 public final class BenchCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "MODE", description = "enqueue-single, enqueue-batch, drain, latency, steps or sustained")
+    /**
+     * Not a benchmark: one worker process of {@code drain --processes P}, on the tables its parent
+     * made, until its stdin closes.
+     */
+    static final String DRAIN_WORKER = "drain-worker";
+
+    @Parameters(index = "0", paramLabel = "MODE", description = "enqueue-single, enqueue-batch, drain, latency, steps, sustained or submit (HTTP)")
     String mode;
 
     @ParentCommand
@@ -29,18 +35,22 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--batch", defaultValue = "1000", description = "jobs per enqueue call (default ${DEFAULT-VALUE})")
     int batch;
 
-    @Option(names = "--rate", defaultValue = "50", description = "latency: jobs per second (default ${DEFAULT-VALUE})")
+    @Option(names = "--rate", defaultValue = "50", description = "latency, sustained, submit: jobs per second (default ${DEFAULT-VALUE})")
     int rate;
 
     @Option(names = "--concurrency", defaultValue = "100",
             description = "worker concurrency for drain and latency (default ${DEFAULT-VALUE})")
     int concurrency;
 
-    @Option(names = "--seconds", defaultValue = "60", description = "sustained: how long jobs are offered (default ${DEFAULT-VALUE})")
+    @Option(names = "--seconds", defaultValue = "60", description = "sustained, submit: how long jobs are offered (default ${DEFAULT-VALUE})")
     int seconds;
 
     @Option(names = "--hold-snapshot", description = "sustained: hold a REPEATABLE READ snapshot open the whole run (PostgreSQL)")
     boolean holdSnapshot;
+
+    @Option(names = "--processes",
+            description = "drain: worker processes sharing the drain, each with its own pool (given: even 1 runs in its own process)")
+    Integer processes;
 
     @Option(names = "--history", defaultValue = "0",
             description = "drain: finished jobs to leave in the table before the timed run (default 0)")
@@ -48,6 +58,9 @@ public final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (mode.equals(DRAIN_WORKER)) {
+            return ScaleOutBench.serve(cli.options().jdbcUrl(), concurrency);
+        }
         BenchSettings settings = validate();
         ObjectNode result;
         try (BenchProgress progress = BenchProgress.open(cli.options().live());
@@ -55,10 +68,12 @@ public final class BenchCommand implements Callable<Integer> {
             BenchSupport.output = progress;
             result = switch (mode) {
                 case "enqueue-single", "enqueue-batch" -> new EnqueueBench(settings).run(fresh.url());
-                case "drain" -> new DrainBench(settings).run(fresh.url());
+                case "drain" -> settings.processes() > 0 ? new ScaleOutBench(settings).run(fresh.url())
+                        : new DrainBench(settings).run(fresh.url());
                 case "latency" -> new LatencyBench(settings).run(fresh.url());
                 case "steps" -> new StepsBench(settings).run(fresh.url());
                 case "sustained" -> new SustainedBench(settings).run(fresh.url());
+                case "submit" -> new SubmitBench(settings).run(fresh.url());
                 default -> throw new IllegalStateException("unreachable: " + mode);
             };
             ObjectNode settingsJson = result.putObject("settings");
@@ -67,6 +82,7 @@ public final class BenchCommand implements Callable<Integer> {
             settingsJson.put("concurrency", concurrency);
             settingsJson.put("rate", rate);
             settingsJson.put("history", history);
+            settingsJson.put("processes", processes == null ? 0 : processes);
             settingsJson.put("seconds", seconds);
             settingsJson.put("java", Runtime.version().toString());
         } finally {
@@ -77,8 +93,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private BenchSettings validate() {
-        if (!mode.matches("enqueue-single|enqueue-batch|drain|latency|steps|sustained")) {
-            throw new IllegalArgumentException("MODE: expected enqueue-single, enqueue-batch, drain, latency, steps or sustained, got '"
+        if (!mode.matches("enqueue-single|enqueue-batch|drain|latency|steps|sustained|submit")) {
+            throw new IllegalArgumentException("MODE: expected enqueue-single, enqueue-batch, drain, latency, steps, sustained or submit, got '"
                     + mode + "'");
         }
         int n = jobs != null ? jobs : switch (mode) {
@@ -91,11 +107,18 @@ public final class BenchCommand implements Callable<Integer> {
         requireRange("--rate", rate, 1, 100_000);
         requireRange("--concurrency", concurrency, 1, 10_000);
         requireRange("--history", history, 0, 10_000_000);
+        if (processes != null) {
+            requireRange("--processes", processes, 1, 16);
+            if (!mode.equals("drain") || history > 0) {
+                throw new IllegalArgumentException("--processes: only with MODE drain, without --history");
+            }
+        }
         requireRange("--seconds", seconds, 1, 86_400);
         if (holdSnapshot && !mode.equals("sustained")) {
             throw new IllegalArgumentException("--hold-snapshot: only with MODE sustained");
         }
-        return new BenchSettings(mode, n, batch, rate, concurrency, history, seconds, holdSnapshot);
+        return new BenchSettings(mode, n, batch, rate, concurrency, history, seconds, holdSnapshot,
+                processes == null ? 0 : processes);
     }
 
     private static void requireRange(String option, int value, int min, int max) {

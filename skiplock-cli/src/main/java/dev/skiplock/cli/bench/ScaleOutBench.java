@@ -1,0 +1,116 @@
+package dev.skiplock.cli.bench;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import dev.skiplock.cli.Main;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * {@code drain --processes P}: the drain spread over P worker processes on one database (P = 1 too,
+ * so that 1, 2 and 4 are measured alike).
+ * N jobs are enqueued to the paused queue (untimed); P processes of this same program
+ * ({@code bench drain-worker}, each with its own pool of the driver's default size plus one
+ * notification connection, the JVM's defaults, {@code --concurrency} slots) start and report
+ * ready; the clock runs from the queue's resume until the counts show all N succeeded.
+ */
+final class ScaleOutBench {
+    private static final long TIMEOUT_SECONDS = 1800;
+    /** What a {@code drain-worker} prints once its worker has started (and paid its warm-up). */
+    static final String READY = "ready";
+
+    private final BenchSettings settings;
+
+    ScaleOutBench(BenchSettings settings) {
+        this.settings = settings;
+    }
+
+    ObjectNode run(String url) throws IOException, InterruptedException {
+        List<Process> workers = new ArrayList<>();
+        try (Skiplock client = BenchSupport.client(url)) {
+            client.pauseQueue("default");
+            BenchSupport.progress("drain: enqueueing " + settings.jobs() + " jobs to the paused queue (untimed)");
+            BenchSupport.enqueueInBatches(client, settings.jobs(), settings.batch());
+            BenchSupport.progress("drain: starting " + settings.processes() + " worker processes");
+            for (int i = 0; i < settings.processes(); i++) {
+                workers.add(start(url));
+            }
+            for (Process worker : workers) {
+                awaitReady(worker);
+            }
+            BenchSupport.progress("drain: " + settings.processes() + " processes working off " + settings.jobs()
+                    + " jobs (timed)");
+            long start = System.nanoTime();
+            client.resumeQueue("default");
+            long deadline = start + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+            long succeeded;
+            while ((succeeded = BenchSupport.count(client, JobStatus.SUCCEEDED)) < settings.jobs()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("benchmark did not finish within " + TIMEOUT_SECONDS + " s");
+                }
+                LockSupport.parkNanos(5_000_000); // 5 ms: the counts are one small read
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            ObjectNode result = BenchSupport.result(settings);
+            result.put("ok", succeeded == settings.jobs());
+            result.put("processes", settings.processes());
+            result.put("jobs_per_s", Math.round(settings.jobs() / seconds));
+            result.put("seconds", seconds);
+            return result;
+        } finally {
+            for (Process worker : workers) {
+                worker.getOutputStream().close(); // a drain-worker stops when its stdin closes
+            }
+            for (Process worker : workers) {
+                if (!worker.waitFor(30, TimeUnit.SECONDS)) {
+                    worker.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    private Process start(String url) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "--db", url, "bench", "drain-worker",
+                "--concurrency", String.valueOf(settings.concurrency()))
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+    }
+
+    private static void awaitReady(Process worker) throws IOException {
+        BufferedReader out = new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8));
+        String line;
+        while ((line = out.readLine()) != null) {
+            if (line.equals(READY)) {
+                return;
+            }
+        }
+        throw new UncheckedIOException(new IOException("a drain-worker process ended before it was ready (exit "
+                + worker.onExit().join().exitValue() + ")"));
+    }
+
+    /**
+     * The {@code drain-worker} process: a started worker on the given database (no fresh tables)
+     * until its stdin closes.
+     */
+    static int serve(String url, int concurrency) throws IOException {
+        try (Skiplock worker = BenchSupport.worker(url, concurrency, id -> { })) {
+            System.out.println(READY);
+            System.out.flush();
+            while (System.in.read() >= 0) {
+                // the parent never writes; it closes stdin to stop this process
+            }
+        }
+        return 0;
+    }
+}
