@@ -141,20 +141,6 @@ abstract class CliContract extends ContractBase {
         assertThat(refused.err()).contains("--processes: only with MODE drain");
     }
 
-    /** The submit mode POSTs every job it offers to its own server and reports their latencies. */
-    @Test
-    void benchSubmitPostsEveryJobOverHttp() {
-        Run bench = cli("--db", database.url(), "bench", "submit", "--rate", "40", "--seconds", "1");
-
-        assertThat(bench.exit()).as(bench.err()).isZero();
-        JsonNode result = dev.skiplock.cli.CliJson.read(bench.out().strip());
-        assertThat(result.path("ok").asBoolean()).isTrue();
-        assertThat(result.path("requests").asInt()).isEqualTo(40);
-        assertThat(result.path("failed").asInt()).isZero();
-        assertThat(result.path("p99_ms").asDouble()).isPositive();
-        assertThat(result.path("max_ms").asDouble()).isGreaterThanOrEqualTo(result.path("p99_ms").asDouble());
-    }
-
     /** The sustained mode reports windows (here one of 2 s); a held snapshot is PostgreSQL's only. */
     @Test
     void benchSustainedReportsItsWindowsAndHoldsASnapshotOnPostgresOnly() {

@@ -40,8 +40,9 @@ public interface Notifier extends AutoCloseable {
     void start(Listener listener);
 
     /**
-     * Announces committed jobs on {@code queue} after a non-transactional enqueue. Drivers whose
-     * enqueue statement notifies by itself (PostgreSQL) do nothing here.
+     * Announces committed jobs on {@code queue} after an enqueue in Skiplock's own transaction
+     * (PostgreSQL: sent after the commit by one thread, so notifying enqueues do not commit one at
+     * a time; an enqueue in the caller's transaction notifies in its statement instead).
      */
     default void publishQueueReady(String queue) {
     }

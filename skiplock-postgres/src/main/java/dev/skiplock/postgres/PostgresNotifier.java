@@ -31,6 +31,8 @@ final class PostgresNotifier implements Notifier {
     private final DataSource dataSource;
     private volatile boolean running = true;
     private Thread thread;
+    /** Sends the notifications of enqueues that committed in their own transaction; made at first use. */
+    private Announcer announcer;
 
     PostgresNotifier(DataSource dataSource) {
         this.dataSource = dataSource;
@@ -41,8 +43,26 @@ final class PostgresNotifier implements Notifier {
         thread = Thread.ofPlatform().name("skiplock-listen").daemon().start(() -> loop(listener));
     }
 
+    /** After an enqueue in its own transaction committed, whose statement did not notify (see {@link Announcer}). */
+    @Override
+    public void publishQueueReady(String queue) {
+        announcer().announce("q:" + queue);
+    }
+
+    private synchronized Announcer announcer() {
+        if (announcer == null) {
+            announcer = new Announcer(dataSource);
+        }
+        return announcer;
+    }
+
     @Override
     public void close() {
+        synchronized (this) {
+            if (announcer != null) {
+                announcer.close();
+            }
+        }
         running = false;
         if (thread != null) {
             try {

@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
  * last line of stdout (API.md, "skiplock bench"). Progress goes to stderr ({@link BenchProgress}: live
  * on a terminal, plain lines in a pipe).
  */
-@Command(name = "bench", description = "Benchmark: enqueue-single, enqueue-batch, drain, latency, steps, sustained or submit; prints one JSON line.")
+@Command(name = "bench", description = "Benchmark: enqueue-single, enqueue-batch, drain, latency, steps or sustained; prints one JSON line.")
 public final class BenchCommand implements Callable<Integer> {
     /**
      * Not a benchmark: one worker process of {@code drain --processes P}, on the tables its parent
@@ -23,7 +23,7 @@ public final class BenchCommand implements Callable<Integer> {
      */
     static final String DRAIN_WORKER = "drain-worker";
 
-    @Parameters(index = "0", paramLabel = "MODE", description = "enqueue-single, enqueue-batch, drain, latency, steps, sustained or submit (HTTP)")
+    @Parameters(index = "0", paramLabel = "MODE", description = "enqueue-single, enqueue-batch, drain, latency, steps or sustained")
     String mode;
 
     @ParentCommand
@@ -35,14 +35,14 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--batch", defaultValue = "1000", description = "jobs per enqueue call (default ${DEFAULT-VALUE})")
     int batch;
 
-    @Option(names = "--rate", defaultValue = "50", description = "latency, sustained, submit: jobs per second (default ${DEFAULT-VALUE})")
+    @Option(names = "--rate", defaultValue = "50", description = "latency, sustained: jobs per second (default ${DEFAULT-VALUE})")
     int rate;
 
     @Option(names = "--concurrency", defaultValue = "100",
             description = "worker concurrency for drain and latency (default ${DEFAULT-VALUE})")
     int concurrency;
 
-    @Option(names = "--seconds", defaultValue = "60", description = "sustained, submit: how long jobs are offered (default ${DEFAULT-VALUE})")
+    @Option(names = "--seconds", defaultValue = "60", description = "sustained: how long jobs are offered (default ${DEFAULT-VALUE})")
     int seconds;
 
     @Option(names = "--hold-snapshot", description = "sustained: hold a REPEATABLE READ snapshot open the whole run (PostgreSQL)")
@@ -73,7 +73,6 @@ public final class BenchCommand implements Callable<Integer> {
                 case "latency" -> new LatencyBench(settings).run(fresh.url());
                 case "steps" -> new StepsBench(settings).run(fresh.url());
                 case "sustained" -> new SustainedBench(settings).run(fresh.url());
-                case "submit" -> new SubmitBench(settings).run(fresh.url());
                 default -> throw new IllegalStateException("unreachable: " + mode);
             };
             ObjectNode settingsJson = result.putObject("settings");
@@ -93,8 +92,8 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private BenchSettings validate() {
-        if (!mode.matches("enqueue-single|enqueue-batch|drain|latency|steps|sustained|submit")) {
-            throw new IllegalArgumentException("MODE: expected enqueue-single, enqueue-batch, drain, latency, steps, sustained or submit, got '"
+        if (!mode.matches("enqueue-single|enqueue-batch|drain|latency|steps|sustained")) {
+            throw new IllegalArgumentException("MODE: expected enqueue-single, enqueue-batch, drain, latency, steps or sustained, got '"
                     + mode + "'");
         }
         int n = jobs != null ? jobs : switch (mode) {

@@ -41,16 +41,25 @@ final class JobInserter {
     List<Job> insertJobs(Connection connection, List<Job> jobs) {
         boolean hasDependencies = jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty());
         if (connection == null) {
+            // In a transaction of its own, the caller announces the queues after the commit
+            // (Notifier.publishQueueReady): the statement need not notify.
             if (bulk != null && BulkJobInserter.accepts(jobs)) {
-                return sql.inTransaction(own -> bulk.canCopy(own) ? bulk.insert(own, jobs) : insertJobs(own, jobs));
+                return sql.inTransaction(own -> bulk.canCopy(own) ? bulk.insert(own, jobs) : insert(own, jobs, false));
             }
-            return hasDependencies ? sql.inTransaction(own -> insertJobs(own, jobs)) : sql.withConnection(own -> insertJobs(own, jobs));
+            return hasDependencies ? sql.inTransaction(own -> insert(own, jobs, false))
+                    : sql.withConnection(own -> insert(own, jobs, false));
         }
+        return insert(connection, jobs, true);
+    }
+
+    private List<Job> insert(Connection connection, List<Job> jobs, boolean inCallerTransaction) {
+        boolean hasDependencies = jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty());
         List<Job> resolved = hasDependencies ? resolveDependencies(connection, jobs) : jobs;
         Map<UUID, Job> inserted = new HashMap<>();
         Map<UUID, Job> byId = new HashMap<>();
         resolved.forEach(job -> byId.put(job.id(), job));
-        sql.query(connection, "insert_jobs", Params.of("jobs", jobsJson(resolved)), row -> {
+        sql.query(connection, "insert_jobs", Params.of("jobs", jobsJson(resolved),
+                "in_caller_transaction", inCallerTransaction), row -> {
             UUID id = sql.dialect().getUuid(row, row.findColumn("id"));
             Instant availableAt = sql.dialect().getInstant(row, row.findColumn("available_at"));
             Instant requestedAt = sql.dialect().getInstant(row, row.findColumn("requested_at"));
