@@ -32,7 +32,8 @@ final class PostgresNotifier implements Notifier {
     private volatile boolean running = true;
     private Thread thread;
     /** Sends the notifications of enqueues that committed in their own transaction; made at first use. */
-    private Announcer announcer;
+    private volatile Announcer announcer;
+    private volatile boolean closed;
 
     PostgresNotifier(DataSource dataSource) {
         this.dataSource = dataSource;
@@ -46,22 +47,36 @@ final class PostgresNotifier implements Notifier {
     /** After an enqueue in its own transaction committed, whose statement did not notify (see {@link Announcer}). */
     @Override
     public void publishQueueReady(String queue) {
-        announcer().announce("q:" + queue);
+        if (closed) {
+            // A handler of the closing worker enqueued: no thread to hand it to, so send it now.
+            Announcer.sendNow(dataSource, "q:" + queue);
+        } else {
+            announcer().announce("q:" + queue);
+        }
     }
 
-    private synchronized Announcer announcer() {
-        if (announcer == null) {
-            announcer = new Announcer(dataSource);
+    private Announcer announcer() {
+        Announcer current = announcer;
+        if (current == null) {
+            synchronized (this) {
+                if (announcer == null) {
+                    announcer = new Announcer(dataSource);
+                }
+                current = announcer;
+            }
         }
-        return announcer;
+        return current;
     }
 
     @Override
     public void close() {
+        Announcer current;
         synchronized (this) {
-            if (announcer != null) {
-                announcer.close();
-            }
+            closed = true;
+            current = announcer;
+        }
+        if (current != null) {
+            current.close();
         }
         running = false;
         if (thread != null) {

@@ -52,6 +52,8 @@ public final class Counters {
     private final Counter releasedJobs;
     private final Counter enqueuedUnserved;
     private final MultiGauge depth;
+    /** The (queue, status) series of {@link #depth} published so far. */
+    private final java.util.Set<Tags> depthSeen = new java.util.LinkedHashSet<>();
     private final MultiGauge workers;
 
     public Counters(MeterRegistry registry) {
@@ -174,10 +176,18 @@ public final class Counters {
         (rung ? meters.wakeUpsByNotification() : meters.wakeUpsByPoll()).increment();
     }
 
-    /** The gauges read from the database: jobs per queue and status (counts table), workers per status. */
-    void refreshGauges(List<QueueCount> counts, Map<String, Long> workersByStatus) {
-        depth.register(counts.stream().map(count -> MultiGauge.Row.of(
-                Tags.of("queue", count.queue(), "status", count.status().wireName()), count.jobs())).toList(), true);
+    /**
+     * The gauges read from the database: jobs per queue and status (counts table), workers per
+     * status. A queue and status seen once keeps its series at 0 once it empties (the counts list
+     * only non-zero groups), so a drained queue reads 0 rather than vanishing.
+     */
+    synchronized void refreshGauges(List<QueueCount> counts, Map<String, Long> workersByStatus) {
+        Map<Tags, Long> jobs = new java.util.LinkedHashMap<>();
+        depthSeen.forEach(tags -> jobs.put(tags, 0L));
+        counts.forEach(count -> jobs.put(Tags.of("queue", count.queue(), "status", count.status().wireName()), count.jobs()));
+        depthSeen.addAll(jobs.keySet());
+        depth.register(jobs.entrySet().stream().map(entry -> MultiGauge.Row.of(entry.getKey(), entry.getValue())).toList(),
+                true);
         workers.register(workersByStatus.entrySet().stream().map(entry -> MultiGauge.Row.of(
                 Tags.of("status", entry.getKey()), entry.getValue())).toList(), true);
     }

@@ -2,7 +2,6 @@ package dev.skiplock.internal.store;
 
 import dev.skiplock.Job;
 import dev.skiplock.JobStatus;
-import dev.skiplock.internal.Json;
 import dev.skiplock.spi.BulkCopy;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -81,8 +80,7 @@ final class BulkJobInserter {
      * {@code insert_jobs} does), as an INSERT would have set them.
      */
     List<Job> insert(Connection connection, List<Job> jobs) {
-        List<String> queues = jobs.stream().map(Job::queue).distinct().toList();
-        Instant now = sql.query(connection, "bulk_clock", Params.of("queues", Json.write(queues)),
+        Instant now = sql.query(connection, "bulk_clock", Params.of(),
                 row -> sql.dialect().getInstant(row, row.findColumn("now"))).getFirst();
         List<Object[]> jobRows = new ArrayList<>(jobs.size());
         List<Object[]> eventRows = new ArrayList<>(jobs.size());

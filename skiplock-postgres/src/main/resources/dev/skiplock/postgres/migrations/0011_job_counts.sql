@@ -8,6 +8,10 @@
 -- (compact_job_counts). Statement-level triggers with transition tables: one call per
 -- statement, not per job, and they also see the status changes made by other triggers
 -- (dependency release) and by COPY.
+-- Nodes still running keep writing jobs while this migrates: the lock (held until the migration
+-- commits) makes the count below and the triggers that keep it up see the same jobs.
+LOCK TABLE skiplock_jobs IN SHARE ROW EXCLUSIVE MODE;
+
 CREATE TABLE skiplock_job_counts (
     tenant text   NOT NULL,
     queue  text   NOT NULL,

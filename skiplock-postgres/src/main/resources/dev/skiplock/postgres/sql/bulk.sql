@@ -5,10 +5,9 @@
 
 -- name: bulk_clock
 -- The transaction's clock: now() is fixed for the whole transaction, so it is exactly the
--- requested_at (and available_at) an INSERT in this transaction would write. The notifications,
--- one per queue, are delivered at commit, like those of insert_jobs.
-SELECT now() AS now, count(pg_notify('skiplock:' || current_schema(), 'q:' || queues.queue)) AS notified
-FROM jsonb_array_elements_text(CAST(:queues AS jsonb)) AS queues(queue)
+-- requested_at (and available_at) an INSERT in this transaction would write. No notification here:
+-- the client announces the queues after the commit (PostgresNotifier's Announcer).
+SELECT now() AS now
 
 -- name: copy_jobs
 -- Every request column of JobColumns plus requested_at (BulkJobInserter checks this list at start

@@ -411,13 +411,15 @@ GROUP BY queue, status
 HAVING sum(jobs) <> 0
 
 -- name: compact_job_counts
--- Folds each group's delta rows into one (the reaper, every reaperInterval, any node). One node at
--- a time (a transaction-scoped advisory lock: a second compactor skips its turn); deltas appended
+-- Folds each group's delta rows into one (the reaper, every reaperInterval, any node). Mostly one
+-- node at a time (a transaction-scoped advisory lock per schema, tried row by row: a second fold
+-- skips the rows while the first holds it); either way each row it deletes it re-adds in the sum,
+-- and rows another fold deleted meanwhile are skipped, so the sums stay exact. Deltas appended
 -- while it runs are not in its snapshot and stay for the next turn. Only groups of several rows
 -- are rewritten, so a quiet system writes nothing.
 WITH folded AS (
     DELETE FROM skiplock_job_counts
-    WHERE pg_try_advisory_xact_lock(7314460212637150511)
+    WHERE pg_try_advisory_xact_lock(hashtext('skiplock_job_counts:' || current_schema()))
       AND (tenant, queue, status) IN (
           SELECT tenant, queue, status FROM skiplock_job_counts
           GROUP BY tenant, queue, status HAVING count(*) > 1)
@@ -432,7 +434,7 @@ HAVING sum(jobs) <> 0
 -- hour old (the reaper, with compact_job_counts; one node at a time).
 WITH folded AS (
     DELETE FROM skiplock_job_throughput
-    WHERE pg_try_advisory_xact_lock(7314460212637150512)
+    WHERE pg_try_advisory_xact_lock(hashtext('skiplock_job_throughput:' || current_schema()))
       AND (minute < now() - interval '1 hour'
            OR (tenant, queue, minute) IN (
                SELECT tenant, queue, minute FROM skiplock_job_throughput

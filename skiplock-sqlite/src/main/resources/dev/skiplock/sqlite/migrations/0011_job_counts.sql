@@ -4,7 +4,8 @@
 --
 -- A (tenant, queue) gets a row for every status with its first job, so a status change is one
 -- UPDATE of two existing rows (-1 for the old status, +1 for the new), not an upsert per side:
--- the counts cost the drain one statement per transition. Rows at zero stay.
+-- the counts cost the drain one statement per transition. Rows at zero stay. A job's tenant and
+-- queue never change after its insert (no statement sets them), which the update trigger relies on.
 CREATE TABLE skiplock_job_counts (
     tenant TEXT    NOT NULL,
     queue  TEXT    NOT NULL,
