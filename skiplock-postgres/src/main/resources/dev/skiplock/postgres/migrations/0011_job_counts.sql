@@ -32,7 +32,7 @@ CREATE TABLE skiplock_job_throughput (
     finished bigint      NOT NULL
 );
 
-CREATE FUNCTION skiplock_jobs_counted_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION skiplock_job_counted_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     WITH inserted AS (
         SELECT tenant, queue, status, count(*) AS jobs FROM inserted_jobs GROUP BY tenant, queue, status
@@ -52,7 +52,7 @@ END $$;
 -- two transition tables (a join without statistics became a nested loop: quadratic in the rows of
 -- a completion batch, and it tripled the drain time). A terminal group that grew counts as
 -- finished in this minute.
-CREATE FUNCTION skiplock_jobs_counted_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION skiplock_job_counted_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     WITH changes AS (
         SELECT tenant, queue, status, sum(delta) AS jobs FROM (
@@ -72,22 +72,22 @@ BEGIN
     RETURN NULL;
 END $$;
 
-CREATE FUNCTION skiplock_jobs_counted_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION skiplock_job_counted_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
     SELECT tenant, queue, status, -count(*) FROM deleted_jobs GROUP BY tenant, queue, status;
     RETURN NULL;
 END $$;
 
-CREATE TRIGGER skiplock_jobs_counted_inserted AFTER INSERT ON skiplock_jobs
+CREATE TRIGGER skiplock_job_counted_inserted AFTER INSERT ON skiplock_jobs
     REFERENCING NEW TABLE AS inserted_jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION skiplock_jobs_counted_inserted();
-CREATE TRIGGER skiplock_jobs_counted_updated AFTER UPDATE ON skiplock_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION skiplock_job_counted_inserted();
+CREATE TRIGGER skiplock_job_counted_updated AFTER UPDATE ON skiplock_jobs
     REFERENCING OLD TABLE AS old_jobs NEW TABLE AS new_jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION skiplock_jobs_counted_updated();
-CREATE TRIGGER skiplock_jobs_counted_deleted AFTER DELETE ON skiplock_jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION skiplock_job_counted_updated();
+CREATE TRIGGER skiplock_job_counted_deleted AFTER DELETE ON skiplock_jobs
     REFERENCING OLD TABLE AS deleted_jobs
-    FOR EACH STATEMENT EXECUTE FUNCTION skiplock_jobs_counted_deleted();
+    FOR EACH STATEMENT EXECUTE FUNCTION skiplock_job_counted_deleted();
 
 -- The job list over a long history (list_jobs' second half): a filter on queue, kind or status
 -- reads a range of one of these instead of walking every finished job. Each finished job adds one

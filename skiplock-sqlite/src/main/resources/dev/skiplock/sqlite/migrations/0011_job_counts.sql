@@ -34,7 +34,7 @@ CREATE TABLE skiplock_job_throughput (
     PRIMARY KEY (tenant, queue, minute)
 ) WITHOUT ROWID;
 
-CREATE TRIGGER skiplock_jobs_counted_finished AFTER UPDATE OF status ON skiplock_jobs
+CREATE TRIGGER skiplock_job_counted_finished AFTER UPDATE OF status ON skiplock_jobs
 WHEN NEW.status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
  AND OLD.status NOT IN ('succeeded', 'failed', 'timed_out', 'cancelled')
 BEGIN
@@ -44,7 +44,7 @@ BEGIN
 END;
 
 -- a job can start out finished: failed at enqueue because a dependency already failed
-CREATE TRIGGER skiplock_jobs_counted_born_finished AFTER INSERT ON skiplock_jobs
+CREATE TRIGGER skiplock_job_counted_born_finished AFTER INSERT ON skiplock_jobs
 WHEN NEW.status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
 BEGIN
     INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)
@@ -52,7 +52,7 @@ BEGIN
     ON CONFLICT (tenant, queue, minute) DO UPDATE SET finished = finished + 1;
 END;
 
-CREATE TRIGGER skiplock_jobs_counted_inserted AFTER INSERT ON skiplock_jobs
+CREATE TRIGGER skiplock_job_counted_inserted AFTER INSERT ON skiplock_jobs
 BEGIN
     INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
     SELECT NEW.tenant, NEW.queue, status, 0 FROM skiplock_job_statuses
@@ -62,14 +62,14 @@ BEGIN
     WHERE tenant = NEW.tenant AND queue = NEW.queue AND status = NEW.status;
 END;
 
-CREATE TRIGGER skiplock_jobs_counted_updated AFTER UPDATE OF status ON skiplock_jobs
+CREATE TRIGGER skiplock_job_counted_updated AFTER UPDATE OF status ON skiplock_jobs
 WHEN NEW.status IS NOT OLD.status
 BEGIN
     UPDATE skiplock_job_counts SET jobs = jobs + CASE WHEN status = NEW.status THEN 1 ELSE -1 END
     WHERE tenant = NEW.tenant AND queue = NEW.queue AND status IN (OLD.status, NEW.status);
 END;
 
-CREATE TRIGGER skiplock_jobs_counted_deleted AFTER DELETE ON skiplock_jobs
+CREATE TRIGGER skiplock_job_counted_deleted AFTER DELETE ON skiplock_jobs
 BEGIN
     UPDATE skiplock_job_counts SET jobs = jobs - 1
     WHERE tenant = OLD.tenant AND queue = OLD.queue AND status = OLD.status;
