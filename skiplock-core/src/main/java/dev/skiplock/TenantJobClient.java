@@ -8,6 +8,7 @@ import dev.skiplock.internal.engine.MemoryJobs;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.EventStore;
+import dev.skiplock.internal.store.Inserted;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.SignalStore;
 import dev.skiplock.internal.store.Stores;
@@ -105,7 +106,7 @@ final class TenantJobClient implements JobClient {
         }
         Optional<Job> stored = cron.claimCronSlot(schedule, slot.toEpochMilli(), requested(request));
         stored.ifPresent(job -> {
-            wakeQueuesOf(List.of(request));
+            wakeQueuesOf(List.of(request), false);
             signals.signal(job.id());
         });
         return stored;
@@ -118,9 +119,10 @@ final class TenantJobClient implements JobClient {
 
     /** Inserts in a transaction of its own, then wakes workers and followers: the jobs are committed. */
     private List<Job> insertCommitted(List<Job> jobs, List<JobRequest> requests) {
-        List<Job> stored = store.insertJobs(null, jobs);
+        Inserted inserted = store.insertJobs(jobs);
+        List<Job> stored = inserted.jobs();
         unserved.enqueued(stored.stream().map(Job::queue).toList());
-        wakeQueuesOf(requests);
+        wakeQueuesOf(requests, inserted.announced());
         signals.signalAll(stored.stream().map(Job::id).toList());
         return stored;
     }
@@ -192,12 +194,15 @@ final class TenantJobClient implements JobClient {
                 .build();
     }
 
-    private void wakeQueuesOf(List<JobRequest> requests) {
+    /** Wakes this instance's claimers of the requests' queues, and the other listeners unless the commit {@code announced} them. */
+    private void wakeQueuesOf(List<JobRequest> requests, boolean announced) {
         Set<String> queues = new LinkedHashSet<>();
         requests.forEach(request -> queues.add(request.queue()));
         for (String queue : queues) {
             worker.wake(queue);
-            notifier.publishQueueReady(queue);
+            if (!announced) {
+                notifier.publishQueueReady(queue);
+            }
         }
     }
 

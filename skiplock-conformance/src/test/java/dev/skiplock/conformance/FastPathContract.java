@@ -41,6 +41,63 @@ abstract class FastPathContract extends ContractBase {
         return new ClaimParams("default", worker, "host-1", UUID.randomUUID(), 60_000, "[]");
     }
 
+    /** A job as the client builds one from a request: queued, attempt 0, no unique key unless given. */
+    static Job requested(String queue, String uniqueKey) {
+        return Job.builder().id(UUID.randomUUID()).tenant(Skiplock.DEFAULT_TENANT).queue(queue).kind("work")
+                .args(dev.skiplock.internal.Json.MAPPER.createObjectNode()).metadata(dev.skiplock.internal.Json.MAPPER.createObjectNode())
+                .status(JobStatus.QUEUED).maxAttempts(3).uniqueKey(uniqueKey).dependsOn(List.of()).build();
+    }
+
+    /** Rows of the job, event and counts tables, and the counts: what a rehearsal must leave as it was. */
+    private static List<Object> tables(Skiplock skiplock) {
+        return List.of(
+                Jdbc.query(skiplock.dataSource(), "SELECT count(*) FROM skiplock_jobs", row -> row.getLong(1)),
+                Jdbc.query(skiplock.dataSource(), "SELECT count(*) FROM skiplock_job_events", row -> row.getLong(1)),
+                Jdbc.query(skiplock.dataSource(), "SELECT count(*), coalesce(sum(jobs), 0) FROM skiplock_job_counts",
+                        row -> row.getLong(1) + "/" + row.getLong(2)),
+                Jdbc.query(skiplock.dataSource(), "SELECT count(*) FROM skiplock_job_throughput", row -> row.getLong(1)),
+                MetricsContract.counted(skiplock));
+    }
+
+    /**
+     * The warm-up a worker runs before it reports started (issue #12: a cold worker's first jobs
+     * waited ~60 ms) takes a job through insert, claim and completion, and leaves nothing behind.
+     */
+    @Test
+    void rehearsalTakesAJobThroughClaimAndCompletionAndLeavesNothing() {
+        Skiplock client = client();
+        client.enqueue(JobRequest.of("work", new Work("kept")));
+        JobStore store = store(client);
+        List<Object> before = tables(client);
+
+        Job rehearsed = requested("skiplock.warmup", null);
+        List<Claimed> claimed = store.rehearse(rehearsed, new ClaimParams("skiplock.warmup", "worker-1", "host-1",
+                UUID.randomUUID(), 60_000, "[]"));
+
+        assertThat(claimed).singleElement().satisfies(job -> {
+            assertThat(job.job().id()).isEqualTo(rehearsed.id());
+            assertThat(job.job().status()).isEqualTo(JobStatus.RUNNING);
+        });
+        assertThat(tables(client)).isEqualTo(before);
+        assertThat(client.get(rehearsed.id())).isEmpty();
+    }
+
+    /**
+     * A lone enqueue in Skiplock's own transaction notifies in its statement where statements
+     * can (PostgreSQL), so its commit wakes the workers without a second statement; elsewhere the
+     * caller announces it.
+     */
+    @Test
+    void aLoneEnqueueIsAnnouncedByItsCommitWhereStatementsNotify() {
+        Skiplock client = client();
+        JobStore store = store(client);
+
+        dev.skiplock.internal.store.Inserted inserted = store.insertJobs(List.of(requested("default", null)));
+
+        assertThat(inserted.announced()).isEqualTo(database.notifiesAcrossProcesses());
+        assertThat(inserted.jobs()).singleElement().extracting(Job::status).isEqualTo(JobStatus.QUEUED);
+    }
+
     @Test
     void batchedCompletionRejectsOnlyTheJobWhoseLeaseMovedElsewhere() {
         Skiplock client = client();

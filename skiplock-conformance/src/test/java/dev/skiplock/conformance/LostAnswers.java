@@ -30,14 +30,19 @@ final class LostAnswers {
     private LostAnswers() {
     }
 
-    /** Drops the answer of the next {@code statement} while {@code armed} is true (then disarms it). */
+    /**
+     * Drops the answer of the next {@code statement} run in autocommit while {@code armed} is true
+     * (then disarms it). In a transaction the caller would roll back, not lose a commit's answer:
+     * the worker's warm-up claims a job of its own that way before it starts.
+     */
     static DataSource dropping(DataSource target, String statement, AtomicBoolean armed) {
         Pattern text = STATEMENTS.get(statement);
         return proxy(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
                 ? proxy(Connection.class, (Connection) result, (inner, innerArgs, innerResult) ->
                         inner.getName().equals("prepareStatement") && text.matcher((String) innerArgs[0]).find()
                                 ? proxy(PreparedStatement.class, (PreparedStatement) innerResult,
-                                        (call, callArgs, callResult) -> dropAnswer(call, callResult, armed))
+                                        (call, callArgs, callResult) -> dropAnswer(call, callResult, armed,
+                                                (Connection) result))
                                 : innerResult)
                 : result);
     }
@@ -106,8 +111,9 @@ final class LostAnswers {
         });
     }
 
-    private static Object dropAnswer(Method call, Object result, AtomicBoolean armed) throws SQLException {
-        if (call.getName().equals("executeQuery") && armed.compareAndSet(true, false)) {
+    private static Object dropAnswer(Method call, Object result, AtomicBoolean armed, Connection connection)
+            throws SQLException {
+        if (call.getName().equals("executeQuery") && connection.getAutoCommit() && armed.compareAndSet(true, false)) {
             ((ResultSet) result).close();
             throw new SQLTransientConnectionException("test: the connection dropped before the answer arrived", "08006");
         }

@@ -6,7 +6,11 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class PostgresFastPathTest extends FastPathContract {
     @Override
@@ -16,9 +20,9 @@ class PostgresFastPathTest extends FastPathContract {
 
     /**
      * An enqueue in the caller's transaction is announced by its own commit: its statement
-     * notifies (one in Skiplock's own transaction is announced after the commit instead, by the
-     * notifier's Announcer, which the contract's enqueue-through-another-instance test covers).
-     * SQLite has no cross-instance notification for a commit it does not see: polling finds it.
+     * notifies (so does a lone one in Skiplock's own transaction; one overlapping another is
+     * announced after its commit by the notifier's Announcer: see below). SQLite has no
+     * cross-instance notification for a commit it does not see: polling finds it.
      */
     @Test
     void enqueueInTheCallersTransactionWakesTheWorkerAtCommitWithoutPolling() throws Exception {
@@ -35,5 +39,56 @@ class PostgresFastPathTest extends FastPathContract {
 
         awaitStatus(producer, job.id(), JobStatus.SUCCEEDED);
         awaitCount(() -> worker.metrics().succeeded(), 2);
+    }
+
+    /**
+     * Forced overlap: enqueue A (unique key "k") waits on a transaction that holds a live job with
+     * that key, uncommitted; enqueue B, started while A is in flight, must not notify in its
+     * statement (overlapping notifying commits queue on PostgreSQL's notify lock) but be announced
+     * after its commit, and still wake a worker that would otherwise sleep ten minutes.
+     */
+    @Test
+    void anEnqueueOverlappingAnotherIsAnnouncedAfterItsCommitAndStillWakesTheWorker() throws Exception {
+        Skiplock worker = started(builder(config -> config.queue("default", 1).pollInterval(Duration.ofMinutes(10)))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        Skiplock producer = client();
+        awaitStatus(producer, producer.enqueue(JobRequest.of("work", new Work("warm-up"))).id(), JobStatus.SUCCEEDED);
+        dev.skiplock.internal.store.JobStore store = new dev.skiplock.internal.store.JobStore(producer.dataSource(),
+                new dev.skiplock.postgres.PostgresDriver());
+
+        try (java.sql.Connection holder = producer.dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            store.insertJobs(holder, List.of(requested("other", "k")));
+            java.util.concurrent.CompletableFuture<dev.skiplock.internal.store.Inserted> first =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> store.insertJobs(List.of(requested("other", "k"))));
+            await().atMost(WAIT).until(() -> Jdbc.query(producer.dataSource(),
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                            + " AND query LIKE '%INSERT INTO skiplock_jobs%'", row -> row.getLong(1)).getFirst() == 1);
+
+            dev.skiplock.internal.store.Inserted second = store.insertJobs(List.of(requested("default", null)));
+
+            assertThat(second.announced()).isFalse();
+            assertThat(first).isNotDone();
+            holder.rollback();
+            assertThat(first.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS).announced()).isTrue();
+        }
+
+        // Through the API: the same overlap, announced by the Announcer, wakes the idle worker.
+        try (java.sql.Connection holder = producer.dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            store.insertJobs(holder, List.of(requested("other", "k2")));
+            java.util.concurrent.CompletableFuture<Job> first = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> producer.enqueue(JobRequest.of("work", new Work("a")).withQueue("other").withUniqueKey("k2")));
+            await().atMost(WAIT).until(() -> Jdbc.query(producer.dataSource(),
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                            + " AND query LIKE '%INSERT INTO skiplock_jobs%'", row -> row.getLong(1)).getFirst() == 1);
+            Job overlapping = producer.enqueue(JobRequest.of("work", new Work("b")));
+
+            awaitStatus(producer, overlapping.id(), JobStatus.SUCCEEDED);
+            holder.rollback();
+            first.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        }
+        // The warm-up, the first block's second job (queue default) and this one.
+        awaitCount(() -> worker.metrics().succeeded(), 3);
     }
 }

@@ -34,4 +34,13 @@ public interface Dialect {
      */
     default void planPerCall(PreparedStatement statement) throws SQLException {
     }
+
+    /**
+     * True if a statement can notify the listeners of other connections and processes, delivered
+     * at its commit (PostgreSQL's {@code NOTIFY}); then an enqueue statement asked to notify
+     * ({@code :notify}) needs no announcement after its commit. Default: false.
+     */
+    default boolean statementsNotify() {
+        return false;
+    }
 }

@@ -30,6 +30,11 @@ final class PostgresDialect implements Dialect {
      * PostgreSQL plans with each call's values.
      */
     @Override
+    public boolean statementsNotify() {
+        return true;
+    }
+
+    @Override
     public void planPerCall(PreparedStatement statement) throws SQLException {
         statement.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);
     }

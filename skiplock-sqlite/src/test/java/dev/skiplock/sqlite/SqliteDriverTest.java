@@ -15,7 +15,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The pool's durability setting: FULL unless the URL opts into NORMAL. */
+/** The pool's connections: durability (FULL unless the URL opts into NORMAL) and how a writer waits for the lock. */
 class SqliteDriverTest {
     @TempDir
     Path folder;
@@ -41,6 +41,63 @@ class SqliteDriverTest {
         assertThatThrownBy(() -> Skiplock.builder().url("jdbc:sqlite:" + folder.resolve("jobs.db")
                 + "?synchronous=fast").build()).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("synchronous:");
+    }
+
+    /**
+     * A writer that finds the write lock taken waits in {@link PromptBusyHandler} (parked between
+     * tries) and writes once the holder commits; the pool Skiplock creates opens its connections so.
+     */
+    @Test
+    void aWriterWaitsForTheWriteLockAndWritesOnceItIsReleased() throws Exception {
+        String url = "jdbc:sqlite:" + folder.resolve("jobs.db") + "?" + SqliteDriver.SETTINGS;
+        DataSource pool = new SqliteDriver().createDataSource("jdbc:sqlite:" + folder.resolve("jobs.db"),
+                PoolSettings.DEFAULTS);
+        try {
+            assertThat(((HikariDataSource) pool).getDataSource()).isInstanceOf(SqliteConnections.class);
+        } finally {
+            ((HikariDataSource) pool).close();
+        }
+        SqliteConnections connections = new SqliteConnections(url, SqliteDriver.BUSY_TIMEOUT_MILLIS);
+        try (Connection holder = connections.getConnection(); Connection writer = connections.getConnection()) {
+            holder.createStatement().execute("CREATE TABLE t (v INTEGER)");
+            holder.setAutoCommit(false);
+            holder.createStatement().execute("INSERT INTO t VALUES (1)"); // holds the write lock until commit
+            java.util.concurrent.FutureTask<Integer> write = new java.util.concurrent.FutureTask<>(
+                    () -> writer.createStatement().executeUpdate("INSERT INTO t VALUES (2)"));
+            Thread thread = Thread.ofPlatform().start(write);
+            // Parked between tries (the only wait on the writer's path in Java; SQLite's own busy
+            // timeout sleeps in native code, where the thread reads RUNNABLE).
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (thread.getState() != Thread.State.TIMED_WAITING && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(thread.getState()).isEqualTo(Thread.State.TIMED_WAITING);
+            assertThat(write).isNotDone();
+
+            holder.setAutoCommit(true); // commits (commit() would begin the next IMMEDIATE transaction at once)
+
+            assertThat(write.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1);
+            try (ResultSet count = holder.createStatement().executeQuery("SELECT count(*) FROM t")) {
+                count.next();
+                assertThat(count.getInt(1)).isEqualTo(2);
+            }
+        }
+    }
+
+    /** A writer gives up with SQLITE_BUSY once the busy timeout passed, as with SQLite's own timeout. */
+    @Test
+    void aWriterGivesUpWhenTheLockIsHeldLongerThanTheBusyTimeout() throws Exception {
+        SqliteConnections connections = new SqliteConnections("jdbc:sqlite:" + folder.resolve("jobs.db") + "?"
+                + SqliteDriver.SETTINGS, 50);
+        try (Connection holder = connections.getConnection(); Connection writer = connections.getConnection()) {
+            holder.createStatement().execute("CREATE TABLE t (v INTEGER)");
+            holder.setAutoCommit(false);
+            holder.createStatement().execute("INSERT INTO t VALUES (1)");
+
+            assertThatThrownBy(() -> writer.createStatement().executeUpdate("INSERT INTO t VALUES (2)"))
+                    .isInstanceOf(SQLException.class).hasMessageContaining("SQLITE_BUSY");
+            holder.rollback();
+        }
     }
 
     private static String pragma(String url, String name) throws SQLException {

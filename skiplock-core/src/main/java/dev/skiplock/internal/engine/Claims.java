@@ -1,5 +1,6 @@
 package dev.skiplock.internal.engine;
 
+import dev.skiplock.Job;
 import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.store.ClaimParams;
 import dev.skiplock.internal.store.Claimed;
@@ -48,6 +49,11 @@ final class Claims {
     /** Orphans of {@code queue} (lease cleared by a reaper), taken under a fresh token (DESIGN §2, adoption). */
     List<Claimed> adopt(String queue, int limit) {
         return store.adoptOrphans(claimParams(queue), config.leaseTtl().toMillis(), limit);
+    }
+
+    /** Takes {@code job} through claim and completion, rolled back ({@link Warmup}). */
+    List<Claimed> rehearse(Job job) {
+        return store.rehearse(job, claimParams(job.queue()));
     }
 
     private ClaimParams claimParams(String queue) {

@@ -37,6 +37,7 @@ public final class Engine implements Worker {
     private final Completer completer;
     private final Stopper stopper;
     private final JobRunner runner;
+    private final Claims claims;
     private final Claimers claimers;
     private final LeaseKeeper leaseKeeper;
     private final ScheduledThreadPoolExecutor timers = Timers.create();
@@ -56,7 +57,7 @@ public final class Engine implements Worker {
         this.runner = new JobRunner(stores, config.defaultTimeout(),
                 new JobRunner.Parts(handlers, outcomes, registry, counters, stopper, timeouts, completer,
                         new HandlerServices(stores, completer, outcomes, config, dataSource, hook), tracing));
-        Claims claims = new Claims(config, stores.jobs(), counters, lostClaims, handlers.resumableKindsJson());
+        this.claims = new Claims(config, stores.jobs(), counters, lostClaims, handlers.resumableKindsJson());
         List<QueueClaimer> perQueue = new ArrayList<>();
         config.queues().forEach((queue, concurrency) -> perQueue.add(
                 new QueueClaimer(queue, concurrency, config.claimBatchSize(), config.pollInterval(), clock, claims,
@@ -74,7 +75,7 @@ public final class Engine implements Worker {
         if (config.retention() != null) {
             new Retention(stores.jobs(), stores.cron(), config.retention()).start(timers, config.pruneInterval());
         }
-        Warmup.run(handlers, stores.jobs());
+        Warmup.run(config.queues().keySet(), handlers, claims, counters, runner);
         claimers.start();
         LOG.info("skiplock worker {} started on queues {}", config.workerId(), config.queues());
     }

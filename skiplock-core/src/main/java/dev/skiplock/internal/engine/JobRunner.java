@@ -77,6 +77,30 @@ final class JobRunner {
         execution.releaseSlot();
     }
 
+    /**
+     * Takes the first-use costs of starting an execution ({@link Warmup}): {@code rehearsed} (a
+     * job nobody holds) is registered in a registry of its own and removed, and a task on the
+     * handlers' executor does for it what surrounds a handler (MDC, context, outcome) without a
+     * handler (nor a span: an application's tracer would export it).
+     */
+    void warmUp(Claimed rehearsed) throws InterruptedException {
+        Registry scratch = new Registry();
+        Execution execution = new Execution(rehearsed, () -> { });
+        scratch.add(execution);
+        scratch.get(execution.attempt());
+        scratch.remove(execution);
+        try {
+            handlerThreads.submit(() -> {
+                try (JobMdc mdc = JobMdc.of(execution.job())) {
+                    new ExecutionContext<>(null, execution, parts.services());
+                    parts.outcomes().fromHandler(execution, JobOutcome.complete(), null);
+                }
+            }).get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
     /** Interrupts handlers still running (after shutdown released their jobs). */
     void stop() {
         handlerThreads.shutdownNow();

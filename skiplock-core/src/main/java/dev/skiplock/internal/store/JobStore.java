@@ -59,12 +59,14 @@ public final class JobStore {
         this.inserter = new JobInserter(sql, bulk);
     }
 
-    /**
-     * Inserts the jobs on {@code connection} (the caller's transaction), or on connections of the pool
-     * when it is {@code null}: see {@link JobInserter#insertJobs}.
-     */
+    /** Inserts the jobs on {@code connection}, in the caller's transaction: see {@link JobInserter#insertJobs}. */
     public List<Job> insertJobs(Connection connection, List<Job> jobs) {
         return inserter.insertJobs(connection, jobs);
+    }
+
+    /** Inserts the jobs in a transaction of its own: see {@link JobInserter#insertCommitted}. */
+    public Inserted insertJobs(List<Job> jobs) {
+        return inserter.insertCommitted(jobs);
     }
 
     public Optional<Job> getJob(String tenant, UUID id) {
@@ -108,15 +110,43 @@ public final class JobStore {
 
     /** Claims up to {@code limit} queued jobs of {@code queue} under {@code token} (fresh per call). */
     public List<Claimed> claimJobs(ClaimParams claim, int limit) {
-        List<Job> jobs = withConnection(connection -> sql.query(connection, "claim_jobs", Params.of(
-                "queue", claim.queue(), "worker", claim.worker(), "host", claim.host(), "token", claim.token(),
-                "lease_ms", claim.leaseMillis(), "resumable_kinds", claim.resumableKinds(), "limit", limit),
+        List<Job> jobs = withConnection(connection -> sql.query(connection, "claim_jobs", claimParams(claim, limit),
                 new JobRows(sql.dialect())));
         List<Claimed> claimed = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
             claimed.add(new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), claim.token(), 0));
         }
         return claimed;
+    }
+
+    /**
+     * Takes {@code job} the whole hot path on a pooled connection, in a transaction rolled back at
+     * the end: insert, claim (as {@code claim}), complete, and a look for orphans (an idle claimer's
+     * first statement when woken). Nothing stays, nothing is announced; what remains is warmth
+     * (issue #12): this JVM has run the code that writes and reads those statements, and the
+     * connection's backend has planned them and compiled the trigger functions they fire. Returns
+     * the claim of the job.
+     */
+    public List<Claimed> rehearse(Job job, ClaimParams claim) {
+        return withConnection(connection -> sql.rolledBack(connection, transaction -> {
+            inserter.insertJobs(transaction, List.of(job));
+            List<Claimed> jobs = sql.query(transaction, "claim_jobs", claimParams(claim, 1), new JobRows(sql.dialect()))
+                    .stream().map(row -> new Claimed(row, new HeldAttempt(row.id(), row.attempt(), claim.token()),
+                            claim.token(), 0)).toList();
+            for (Claimed rehearsed : jobs) {
+                sql.query(transaction, "complete_jobs", Params.of("completions", completionsJson(List.of(
+                        new Completion(rehearsed.lease(), JobStatus.SUCCEEDED, 0, null, null, 0)))), this::lease);
+            }
+            Map<String, Object> adopt = claimParams(claim, 1);
+            adopt.put("host_stale_ms", claim.leaseMillis());
+            sql.query(transaction, "adopt_orphans", adopt, row -> 1);
+            return jobs;
+        }));
+    }
+
+    private static Map<String, Object> claimParams(ClaimParams claim, int limit) {
+        return Params.of("queue", claim.queue(), "worker", claim.worker(), "host", claim.host(), "token", claim.token(),
+                "lease_ms", claim.leaseMillis(), "resumable_kinds", claim.resumableKinds(), "limit", limit);
     }
 
     /**

@@ -83,6 +83,24 @@ final class SqlRunner {
         });
     }
 
+    /** Runs {@code work} in a transaction on {@code connection} and rolls it back, whatever happens. */
+    <T> T rolledBack(Connection connection, java.util.function.Function<Connection, T> work) {
+        try {
+            connection.setAutoCommit(false);
+            try {
+                return work.apply(connection);
+            } finally {
+                try {
+                    connection.rollback();
+                } finally {
+                    connection.setAutoCommit(true);
+                }
+            }
+        } catch (SQLException e) {
+            throw failure("transaction", e);
+        }
+    }
+
     Dialect dialect() {
         return dialect;
     }

@@ -2,12 +2,11 @@
 -- One statement for any number of jobs: the batch arrives as one JSON array, so a batch of 1,000
 -- costs one round trip. A live job with the same unique key wins (ON CONFLICT DO NOTHING); the
 -- caller then reads it with find_live_by_unique_key. Each job's first status event is written by
--- the same statement (so is every status event: see migration 0005). In the caller's transaction
--- (:in_caller_transaction) one notification per queue wakes the listeners; PostgreSQL delivers it
--- only on commit, so a rolled-back enqueue wakes nobody. In Skiplock's own transaction the driver
--- announces the queue after the commit instead (PostgresNotifier's Announcer: notifying commits
--- queue on one lock). A job born failed (a dependency had already failed) is announced to its
--- followers at once.
+-- the same statement (so is every status event: see migration 0005). With :notify one notification
+-- per queue wakes the listeners; PostgreSQL delivers it only on commit, so a rolled-back enqueue
+-- wakes nobody. Without it the queue is announced after the commit (JobInserter.insertCommitted:
+-- overlapping enqueues in Skiplock's own transactions, whose notifying commits would queue on one
+-- lock). A job born failed (a dependency had already failed) is announced to its followers at once.
 WITH inserted AS (
     INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, traceparent, priority, status,
                                max_attempts, available_at, requested_at, finished_at, timeout_seconds,
@@ -31,7 +30,7 @@ WITH inserted AS (
 SELECT inserted.id, inserted.available_at, inserted.requested_at FROM inserted
 CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'q:' || queues.queue))
             FROM (SELECT DISTINCT queue FROM inserted) AS queues
-            WHERE CAST(:in_caller_transaction AS boolean)) AS notified
+            WHERE CAST(:notify AS boolean)) AS notified
 CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || failed.id))
             FROM inserted AS failed WHERE failed.status = 'failed') AS announced
 
