@@ -16,6 +16,9 @@ public enum JobStatus {
 
     private static final Map<String, JobStatus> BY_WIRE_NAME = new HashMap<>();
 
+    /** Made once: every outcome a worker writes names its status (was a lower-casing per call). */
+    private final String wireName = name().toLowerCase(Locale.ROOT);
+
     static {
         for (JobStatus status : values()) {
             BY_WIRE_NAME.put(status.wireName(), status);
@@ -25,7 +28,7 @@ public enum JobStatus {
     /** The name used in the database and the API, e.g. {@code timed_out}. */
     @JsonValue
     public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
+        return wireName;
     }
 
     /** True for the four statuses a job never leaves without an explicit retry. */
