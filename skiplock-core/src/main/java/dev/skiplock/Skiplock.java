@@ -411,7 +411,10 @@ public final class Skiplock implements SkiplockClient {
             return this;
         }
 
-        /** Your data source (e.g. your application's pool); Skiplock does not close it. */
+        /**
+         * Your data source (e.g. your application's pool), whose connections start in autocommit
+         * mode, as a pool's do by default; Skiplock does not close it.
+         */
         public Builder dataSource(DataSource value) {
             this.dataSource = value;
             return this;
@@ -561,7 +564,7 @@ public final class Skiplock implements SkiplockClient {
                         + ": only with url; a dataSource you give is configured by you");
             }
             if (dataSource != null) {
-                return new Database(dataSource, driver != null ? driver : driverForDataSource(dataSource), false);
+                return new Database(dataSource, driverForDataSource(dataSource, driver), false);
             }
             Driver chosen = driver != null ? driver : driverForUrl(url);
             String jdbcUrl = jdbcUrlOf(chosen, url).orElseThrow(() -> new IllegalArgumentException("url: driver "
@@ -607,12 +610,25 @@ public final class Skiplock implements SkiplockClient {
             }
         }
 
-        private static Driver driverForDataSource(DataSource source) {
+        /**
+         * The driver for {@code source}'s database ({@code chosen} if one was given), once its
+         * connections are seen to start in autocommit: Skiplock's single statements commit that way,
+         * and on a pool whose connections start in a transaction they would be rolled back when the
+         * connection goes back (an enqueue returned, then lost).
+         */
+        private static Driver driverForDataSource(DataSource source, Driver chosen) {
             String product;
             try (Connection connection = source.getConnection()) {
+                if (!connection.getAutoCommit()) {
+                    throw new IllegalArgumentException("dataSource: its connections must start in autocommit mode "
+                            + "(Skiplock commits its single statements that way; HikariCP: autoCommit=true, the default)");
+                }
                 product = connection.getMetaData().getDatabaseProductName();
             } catch (SQLException e) {
                 throw new SkiplockException("cannot connect to the database: " + e.getMessage(), e);
+            }
+            if (chosen != null) {
+                return chosen;
             }
             for (Driver candidate : ServiceLoader.load(Driver.class)) {
                 if (candidate.acceptsProduct(product)) {

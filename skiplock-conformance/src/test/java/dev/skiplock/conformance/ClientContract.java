@@ -232,6 +232,23 @@ abstract class ClientContract extends ContractBase {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("user:");
     }
 
+    /**
+     * A pool whose connections start in a transaction would roll back Skiplock's single statements
+     * when each connection goes back (an enqueue returned, then lost): refused, naming the field.
+     */
+    @Test
+    void aDataSourceWhoseConnectionsDoNotAutocommitIsRefused() {
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(database.url());
+        config.setAutoCommit(false);
+        config.setMaximumPoolSize(2);
+        try (com.zaxxer.hikari.HikariDataSource inTransaction = new com.zaxxer.hikari.HikariDataSource(config)) {
+            assertThatThrownBy(() -> Skiplock.builder().dataSource(inTransaction).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("dataSource:")
+                    .hasMessageContaining("autocommit");
+        }
+    }
+
     /** Issue #15: a producer builds a client that runs nothing and never migrates behind its workers' back. */
     @Test
     void aClientRefusesAnUnmigratedSchemaAndEnqueuesOnceItIsMigrated() {

@@ -41,6 +41,35 @@ class PostgresFastPathTest extends FastPathContract {
         awaitCount(() -> worker.metrics().succeeded(), 2);
     }
 
+    /** A lone enqueue's own statement notifies: the listeners hear of it at its commit, with no announcement after it. */
+    @Test
+    void aLoneEnqueueNotifiesInItsStatement() throws Exception {
+        Skiplock producer = client();
+        dev.skiplock.internal.store.JobStore store = new dev.skiplock.internal.store.JobStore(producer.dataSource(),
+                new dev.skiplock.postgres.PostgresDriver());
+        try (java.sql.Connection listener = java.sql.DriverManager.getConnection(database.url());
+                java.sql.Statement statement = listener.createStatement()) {
+            String schema;
+            try (java.sql.ResultSet row = statement.executeQuery("SELECT current_schema()")) {
+                row.next();
+                schema = row.getString(1);
+            }
+            statement.execute("LISTEN \"skiplock:" + schema + "\"");
+
+            // The store alone: nothing but the statement itself can notify (the Announcer is the client's).
+            assertThat(store.insertJobs(List.of(requested("lonely", null))).announced()).isTrue();
+
+            org.postgresql.PGConnection postgres = listener.unwrap(org.postgresql.PGConnection.class);
+            List<String> payloads = new java.util.ArrayList<>();
+            await().atMost(WAIT).until(() -> {
+                for (org.postgresql.PGNotification notification : postgres.getNotifications(100)) {
+                    payloads.add(notification.getParameter());
+                }
+                return payloads.contains("q:lonely");
+            });
+        }
+    }
+
     /**
      * Forced overlap: enqueue A (unique key "k") waits on a transaction that holds a live job with
      * that key, uncommitted; enqueue B, started while A is in flight, must not notify in its

@@ -14,11 +14,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends the notifications of enqueues that committed in Skiplock's own transactions, after their
- * commit, from one thread: whatever arrived while the previous statement ran goes out in the next
- * one, once per distinct payload.
+ * Sends the notifications of enqueues that committed in Skiplock's own transactions while others
+ * of the same instance were in flight (a lone enqueue notifies in its statement:
+ * {@code JobInserter.insertCommitted}), after their commit, from one thread: whatever arrived while
+ * the previous statement ran goes out in the next one, once per distinct payload.
  *
- * <p>Why not {@code pg_notify} in the enqueue's own statement: PostgreSQL takes one lock for every
+ * <p>Why not {@code pg_notify} in each enqueue's own statement: PostgreSQL takes one lock for every
  * committing transaction that notifies, and holds it through the commit's WAL flush, so notifying
  * enqueues commit one at a time: the HTTP submit path's backends waited on that lock
  * ({@code Lock:object}); wrk against {@code skiplock serve}, 8 connections: 1,891 submits/s, p99

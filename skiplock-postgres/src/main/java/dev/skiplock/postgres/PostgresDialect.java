@@ -23,17 +23,18 @@ final class PostgresDialect implements Dialect {
         }
     }
 
+    /** {@code pg_notify} in a statement reaches every listening connection when it commits. */
+    @Override
+    public boolean statementsNotify() {
+        return true;
+    }
+
     /**
      * pgjdbc names (server-prepares) a statement after five uses, and PostgreSQL may then keep one
      * generic plan for any values: for the job list's optional filters that plan walked the whole
      * history (10 million jobs: 1 to 3 s per page). Threshold 0 keeps the statement unnamed, which
      * PostgreSQL plans with each call's values.
      */
-    @Override
-    public boolean statementsNotify() {
-        return true;
-    }
-
     @Override
     public void planPerCall(PreparedStatement statement) throws SQLException {
         statement.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);

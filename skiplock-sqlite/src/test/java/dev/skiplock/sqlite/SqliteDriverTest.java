@@ -100,6 +100,31 @@ class SqliteDriverTest {
         }
     }
 
+    /** The handler's contract with SQLite: non-zero tries again, zero gives up once the timeout passed. */
+    @Test
+    void theBusyHandlerTriesAgainUntilItsTimeoutThenGivesUp() {
+        PromptBusyHandler patient = new PromptBusyHandler(SqliteDriver.BUSY_TIMEOUT_MILLIS);
+        assertThat(patient.callback(0)).isEqualTo(1);
+        assertThat(patient.callback(1)).isEqualTo(1);
+
+        PromptBusyHandler impatient = new PromptBusyHandler(0);
+        assertThat(impatient.callback(0)).isEqualTo(1); // a wait's first call always tries again once
+        assertThat(impatient.callback(1)).isEqualTo(0);
+    }
+
+    /** An interrupted thread (a handler's timeout) still pauses between tries, and keeps its interrupt. */
+    @Test
+    void anInterruptedWriterKeepsItsInterrupt() {
+        PromptBusyHandler handler = new PromptBusyHandler(SqliteDriver.BUSY_TIMEOUT_MILLIS);
+        Thread.currentThread().interrupt();
+        try {
+            assertThat(handler.callback(0)).isEqualTo(1);
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
     private static String pragma(String url, String name) throws SQLException {
         DataSource dataSource = new SqliteDriver().createDataSource(url, PoolSettings.DEFAULTS);
         try (Connection connection = dataSource.getConnection();

@@ -15,11 +15,11 @@ import org.slf4j.LoggerFactory;
  * started, so its first jobs do not pay them (issue #12: a cold worker made its first jobs wait
  * ~60 ms, serially: the first real claim took 13–35 ms and the first start of an execution 13 ms).
  * The args deserializers are built; a job is inserted, claimed and completed on a pooled
- * connection in a transaction rolled back at the end, so that this JVM has run that code (and the
+ * connection, all rolled back at the end, so that this JVM has run that code (and the
  * connection's backend planned the statements and compiled the triggers they fire); the
  * queues' meters are made; the claimed job is registered in a registry of its own; one task runs
- * on the handlers' executor. Nothing stays in the database. Failing here never stops a start:
- * it only costs the time.
+ * on the handlers' executor. No row stays in the database. Failing here never stops a start (it
+ * only costs the first jobs the time); it is logged as a warning.
  */
 final class Warmup {
     private static final Logger LOG = LoggerFactory.getLogger(Warmup.class);
@@ -34,11 +34,15 @@ final class Warmup {
         try {
             handlers.prepareArgsReaders();
             counters.warmUp(queues);
-            for (Claimed rehearsed : claims.rehearse(rehearsalJob())) {
-                runner.warmUp(rehearsed);
+            List<Claimed> rehearsed = claims.rehearse(rehearsalJob());
+            if (rehearsed.isEmpty()) {
+                LOG.warn("warm-up: the rehearsal job was not claimed and completed; the first jobs pay for the first use");
+            }
+            for (Claimed claimed : rehearsed) {
+                runner.warmUp(claimed);
             }
         } catch (RuntimeException e) {
-            LOG.debug("warm-up incomplete: {}", e.getMessage());
+            LOG.warn("warm-up failed; the first jobs pay for the first use: {}", e.toString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

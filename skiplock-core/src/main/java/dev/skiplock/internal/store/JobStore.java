@@ -122,25 +122,30 @@ public final class JobStore {
     /**
      * Takes {@code job} the whole hot path on a pooled connection, in a transaction rolled back at
      * the end: insert, claim (as {@code claim}), complete, and a look for orphans (an idle claimer's
-     * first statement when woken). Nothing stays, nothing is announced; what remains is warmth
-     * (issue #12): this JVM has run the code that writes and reads those statements, and the
-     * connection's backend has planned them and compiled the trigger functions they fire. Returns
-     * the claim of the job.
+     * first statement when woken). No row stays and nothing is announced (PostgreSQL keeps the dead
+     * row versions until vacuum); what remains is warmth (issue #12): this JVM has run the code that
+     * writes and reads those statements, and that one connection's backend has planned them and
+     * compiled the trigger functions they fire. Returns the job's claim if its completion applied.
      */
     public List<Claimed> rehearse(Job job, ClaimParams claim) {
         return withConnection(connection -> sql.rolledBack(connection, transaction -> {
             inserter.insertJobs(transaction, List.of(job));
+            // Only its own job: a queue of that name may hold an application's jobs (untouched, rolled back).
             List<Claimed> jobs = sql.query(transaction, "claim_jobs", claimParams(claim, 1), new JobRows(sql.dialect()))
-                    .stream().map(row -> new Claimed(row, new HeldAttempt(row.id(), row.attempt(), claim.token()),
+                    .stream().filter(row -> row.id().equals(job.id()))
+                    .map(row -> new Claimed(row, new HeldAttempt(row.id(), row.attempt(), claim.token()),
                             claim.token(), 0)).toList();
+            List<Claimed> completed = new ArrayList<>();
             for (Claimed rehearsed : jobs) {
-                sql.query(transaction, "complete_jobs", Params.of("completions", completionsJson(List.of(
-                        new Completion(rehearsed.lease(), JobStatus.SUCCEEDED, 0, null, null, 0)))), this::lease);
+                if (!sql.query(transaction, "complete_jobs", Params.of("completions", completionsJson(List.of(
+                        new Completion(rehearsed.lease(), JobStatus.SUCCEEDED, 0, null, null, 0)))), this::lease).isEmpty()) {
+                    completed.add(rehearsed);
+                }
             }
             Map<String, Object> adopt = claimParams(claim, 1);
             adopt.put("host_stale_ms", claim.leaseMillis());
             sql.query(transaction, "adopt_orphans", adopt, row -> 1);
-            return jobs;
+            return completed;
         }));
     }
 

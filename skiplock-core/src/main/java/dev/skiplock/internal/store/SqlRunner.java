@@ -83,17 +83,28 @@ final class SqlRunner {
         });
     }
 
-    /** Runs {@code work} in a transaction on {@code connection} and rolls it back, whatever happens. */
+    /**
+     * Runs {@code work} on {@code connection} and undoes it, whatever happens: to a savepoint, so a
+     * transaction the connection was already in keeps what it did before (a pool that hands out
+     * connections in a transaction), and so SQLite's driver does not begin the next transaction,
+     * taking the write lock again, as its {@code rollback()} does.
+     */
     <T> T rolledBack(Connection connection, java.util.function.Function<Connection, T> work) {
         try {
-            connection.setAutoCommit(false);
+            boolean autoCommit = connection.getAutoCommit();
+            if (autoCommit) {
+                connection.setAutoCommit(false);
+            }
             try {
-                return work.apply(connection);
-            } finally {
+                java.sql.Savepoint start = connection.setSavepoint();
                 try {
-                    connection.rollback();
+                    return work.apply(connection);
                 } finally {
-                    connection.setAutoCommit(true);
+                    connection.rollback(start);
+                }
+            } finally {
+                if (autoCommit) {
+                    connection.setAutoCommit(true); // ends the (now empty) transaction
                 }
             }
         } catch (SQLException e) {
