@@ -48,6 +48,16 @@ abstract class FastPathContract extends ContractBase {
                 .status(JobStatus.QUEUED).maxAttempts(3).uniqueKey(uniqueKey).dependsOn(List.of()).build();
     }
 
+    /** Listens on {@code statement}'s connection to the notifications of its schema's Skiplock (PostgreSQL). */
+    static void listen(java.sql.Statement statement) throws java.sql.SQLException {
+        String schema;
+        try (java.sql.ResultSet row = statement.executeQuery("SELECT current_schema()")) {
+            row.next();
+            schema = row.getString(1);
+        }
+        statement.execute("LISTEN \"skiplock:" + schema + "\"");
+    }
+
     /** Rows of the job, event and counts tables, and the counts: what a rehearsal must leave as it was. */
     private static List<Object> tables(Skiplock skiplock) {
         return List.of(
@@ -191,12 +201,7 @@ abstract class FastPathContract extends ContractBase {
                 .handler("work", Work.class, context -> JobOutcome.complete()));
         try (java.sql.Connection listener = java.sql.DriverManager.getConnection(database.url());
                 java.sql.Statement statement = listener.createStatement()) {
-            String schema;
-            try (java.sql.ResultSet row = statement.executeQuery("SELECT current_schema()")) {
-                row.next();
-                schema = row.getString(1);
-            }
-            statement.execute("LISTEN \"skiplock:" + schema + "\"");
+            listen(statement);
             List<JobRequest> requests = java.util.stream.IntStream.range(0, 300)
                     .mapToObj(i -> JobRequest.of("work", new Work("x" + i))).toList();
             Set<String> ids = new java.util.HashSet<>();

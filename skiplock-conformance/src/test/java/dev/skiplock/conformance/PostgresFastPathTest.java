@@ -49,12 +49,7 @@ class PostgresFastPathTest extends FastPathContract {
                 new dev.skiplock.postgres.PostgresDriver());
         try (java.sql.Connection listener = java.sql.DriverManager.getConnection(database.url());
                 java.sql.Statement statement = listener.createStatement()) {
-            String schema;
-            try (java.sql.ResultSet row = statement.executeQuery("SELECT current_schema()")) {
-                row.next();
-                schema = row.getString(1);
-            }
-            statement.execute("LISTEN \"skiplock:" + schema + "\"");
+            listen(statement);
 
             // The store alone: nothing but the statement itself can notify (the Announcer is the client's).
             assertThat(store.insertJobs(List.of(requested("lonely", null))).announced()).isTrue();
