@@ -31,7 +31,8 @@ abstract class FastPathContract extends ContractBase {
     record Work(String label) {
     }
 
-    private JobStore store(Skiplock skiplock) {
+    /** A store on {@code skiplock}'s pool, with the driver it runs on. */
+    static JobStore store(Skiplock skiplock) {
         Driver driver = ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
                 .filter(candidate -> candidate.name().equals(skiplock.driverName())).findFirst().orElseThrow();
         return new JobStore(skiplock.dataSource(), driver);

@@ -26,8 +26,7 @@ class PostgresFastPathTest extends FastPathContract {
      */
     @Test
     void enqueueInTheCallersTransactionWakesTheWorkerAtCommitWithoutPolling() throws Exception {
-        Skiplock worker = started(builder(config -> config.queue("default", 1).pollInterval(Duration.ofMinutes(10)))
-                .handler("work", Work.class, context -> JobOutcome.complete()));
+        Skiplock worker = idleWorker();
         Skiplock producer = client();
         awaitStatus(producer, producer.enqueue(JobRequest.of("work", new Work("warm-up"))).id(), JobStatus.SUCCEEDED);
         Job job;
@@ -45,8 +44,7 @@ class PostgresFastPathTest extends FastPathContract {
     @Test
     void aLoneEnqueueNotifiesInItsStatement() throws Exception {
         Skiplock producer = client();
-        dev.skiplock.internal.store.JobStore store = new dev.skiplock.internal.store.JobStore(producer.dataSource(),
-                new dev.skiplock.postgres.PostgresDriver());
+        dev.skiplock.internal.store.JobStore store = store(producer);
         try (java.sql.Connection listener = java.sql.DriverManager.getConnection(database.url());
                 java.sql.Statement statement = listener.createStatement()) {
             listen(statement);
@@ -73,21 +71,17 @@ class PostgresFastPathTest extends FastPathContract {
      */
     @Test
     void anEnqueueOverlappingAnotherIsAnnouncedAfterItsCommitAndStillWakesTheWorker() throws Exception {
-        Skiplock worker = started(builder(config -> config.queue("default", 1).pollInterval(Duration.ofMinutes(10)))
-                .handler("work", Work.class, context -> JobOutcome.complete()));
+        Skiplock worker = idleWorker();
         Skiplock producer = client();
         awaitStatus(producer, producer.enqueue(JobRequest.of("work", new Work("warm-up"))).id(), JobStatus.SUCCEEDED);
-        dev.skiplock.internal.store.JobStore store = new dev.skiplock.internal.store.JobStore(producer.dataSource(),
-                new dev.skiplock.postgres.PostgresDriver());
+        dev.skiplock.internal.store.JobStore store = store(producer);
 
         try (java.sql.Connection holder = producer.dataSource().getConnection()) {
             holder.setAutoCommit(false);
             store.insertJobs(holder, List.of(requested("other", "k")));
             java.util.concurrent.CompletableFuture<dev.skiplock.internal.store.Inserted> first =
                     java.util.concurrent.CompletableFuture.supplyAsync(() -> store.insertJobs(List.of(requested("other", "k"))));
-            await().atMost(WAIT).until(() -> Jdbc.query(producer.dataSource(),
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-                            + " AND query LIKE '%INSERT INTO skiplock_jobs%'", row -> row.getLong(1)).getFirst() == 1);
+            awaitAnInsertWaitingOnALock(producer);
 
             dev.skiplock.internal.store.Inserted second = store.insertJobs(List.of(requested("default", null)));
 
@@ -103,9 +97,7 @@ class PostgresFastPathTest extends FastPathContract {
             store.insertJobs(holder, List.of(requested("other", "k2")));
             java.util.concurrent.CompletableFuture<Job> first = java.util.concurrent.CompletableFuture.supplyAsync(
                     () -> producer.enqueue(JobRequest.of("work", new Work("a")).withQueue("other").withUniqueKey("k2")));
-            await().atMost(WAIT).until(() -> Jdbc.query(producer.dataSource(),
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-                            + " AND query LIKE '%INSERT INTO skiplock_jobs%'", row -> row.getLong(1)).getFirst() == 1);
+            awaitAnInsertWaitingOnALock(producer);
             Job overlapping = producer.enqueue(JobRequest.of("work", new Work("b")));
 
             awaitStatus(producer, overlapping.id(), JobStatus.SUCCEEDED);
@@ -114,5 +106,18 @@ class PostgresFastPathTest extends FastPathContract {
         }
         // The warm-up, the first block's second job (queue default) and this one.
         awaitCount(() -> worker.metrics().succeeded(), 3);
+    }
+
+    /** A worker of queue default that polls every ten minutes: only a notification wakes it in time. */
+    private Skiplock idleWorker() {
+        return started(builder(config -> config.queue("default", 1).pollInterval(Duration.ofMinutes(10)))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+    }
+
+    /** Until one enqueue's INSERT waits on a lock (the uncommitted job holding its unique key). */
+    private static void awaitAnInsertWaitingOnALock(Skiplock skiplock) {
+        await().atMost(WAIT).until(() -> Jdbc.query(skiplock.dataSource(),
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                        + " AND query LIKE '%INSERT INTO skiplock_jobs%'", row -> row.getLong(1)).getFirst() == 1);
     }
 }
