@@ -8,16 +8,21 @@ import dev.skiplock.JobQuery;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Two worker pools on one database: every job runs, none twice at once, none lost. */
+/**
+ * Two worker pools on one database: every job runs, none twice at once, none lost. One worker
+ * whose outcomes cannot be written stops claiming once it holds its bound.
+ */
 abstract class ConcurrencyContract extends ContractBase {
     static final int JOBS = 5_000;
 
@@ -61,6 +66,53 @@ abstract class ConcurrencyContract extends ContractBase {
         assertThat(pools).allSatisfy(pool -> assertThat(pool.metrics().claimed()).isPositive());
         assertThat(pools).allSatisfy(pool -> assertThat(pool.metrics().staleCompletions()).isZero());
         assertThat(countWithStatus(client, JobStatus.SUCCEEDED)).isEqualTo(JOBS);
+    }
+
+    // A worker whose writes stall (a slow or locked database) used to keep claiming: every finished
+    // job waited in memory for the completer, still running in the database, without bound.
+    @Test
+    void aWorkerHoldsAtMostItsConcurrencyPlusOneBatchOfJobsWhoseOutcomesAreNotWritten() {
+        int concurrency = 5;
+        int bound = concurrency + 1_000; // a queue's slots plus the completer's largest batch
+        int jobs = bound + 45;
+        Skiplock client = client();
+        List<JobRequest> requests = new ArrayList<>();
+        for (int i = 0; i < jobs; i++) {
+            requests.add(JobRequest.of("count", new Numbered(i)));
+        }
+        for (int from = 0; from < jobs; from += 500) {
+            client.enqueueMany(requests.subList(from, Math.min(jobs, from + 500)));
+        }
+        CountDownLatch writesMayGo = new CountDownLatch(1);
+        AtomicInteger runs = new AtomicInteger();
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        Skiplock worker = track(Skiplock.builder()
+                .dataSource(LostAnswers.held(client.dataSource(), "complete_jobs", writesMayGo))
+                .config(fastConfig().queue("default", concurrency).build()).meterRegistry(meters)
+                .handler("count", Numbered.class, context -> {
+                    runs.incrementAndGet();
+                    return JobOutcome.complete();
+                })
+                .build()).start();
+
+        try {
+            await().atMost(Duration.ofMinutes(1)).until(() -> runs.get() >= bound);
+            // Three more rounds of the claimer (each poll that times out is followed by a claim
+            // attempt) find the bound reached and claim nothing.
+            var polls = meters.get("skiplock.claimer.wakeups").tags("queue", "default", "cause", "poll").counter();
+            double seen = polls.count();
+            await().atMost(Duration.ofMinutes(1)).until(() -> polls.count() >= seen + 3);
+            assertThat(runs).hasValue(bound);
+            assertThat(worker.metrics().claimed()).isEqualTo(bound);
+            assertThat(countWithStatus(client, JobStatus.RUNNING)).isEqualTo(bound);
+            assertThat(countWithStatus(client, JobStatus.QUEUED)).isEqualTo(jobs - bound);
+        } finally {
+            writesMayGo.countDown(); // a held write would keep the worker from closing
+        }
+
+        await().atMost(Duration.ofMinutes(1)).until(() -> worker.metrics().succeeded() == jobs);
+        assertThat(runs).hasValue(jobs);
+        assertThat(countWithStatus(client, JobStatus.SUCCEEDED)).isEqualTo(jobs);
     }
 
     private static int countWithStatus(Skiplock client, JobStatus status) {

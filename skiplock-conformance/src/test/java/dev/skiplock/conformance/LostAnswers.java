@@ -18,14 +18,16 @@ import javax.sql.DataSource;
  * next answer to one statement on the way back (the statement runs and commits in autocommit, then
  * the caller gets a connection error instead of the rows, as when the connection drops between the
  * server's commit and the client reading the reply); {@link #rejecting} makes the database refuse
- * any statement that carries a marker string, as it refuses a value it cannot store.
+ * any statement that carries a marker string, as it refuses a value it cannot store;
+ * {@link #held} keeps a statement from reaching the database until the test lets it go.
  */
 final class LostAnswers {
     /** The text that identifies each statement whose answer can be dropped, in both dialects. */
     private static final java.util.Map<String, Pattern> STATEMENTS = java.util.Map.of(
             "claim_jobs", Pattern.compile("SET status = 'running', attempt = (j\\.)?attempt \\+ 1"),
             "unclaim_jobs", Pattern.compile("attempt = attempt - 1, locked_by = NULL"),
-            "touch_worker", Pattern.compile("UPDATE skiplock_workers SET last_heartbeat_at"));
+            "touch_worker", Pattern.compile("UPDATE skiplock_workers SET last_heartbeat_at"),
+            "complete_jobs", Pattern.compile("max_attempts = (j|skiplock_jobs)\\.max_attempts \\+ c\\.extra_attempts"));
 
     private LostAnswers() {
     }
@@ -58,6 +60,32 @@ final class LostAnswers {
                         inner.getName().equals("prepareStatement") && text.matcher((String) innerArgs[0]).find()
                                 ? failingStatement((PreparedStatement) innerResult, failures) : innerResult)
                 : result);
+    }
+
+    /**
+     * Holds every run of {@code statement} in autocommit before it reaches the database until
+     * {@code release} opens (the worker's warm-up runs its statements in a transaction and passes).
+     */
+    static DataSource held(DataSource target, String statement, java.util.concurrent.CountDownLatch release) {
+        Pattern text = STATEMENTS.get(statement);
+        return proxy(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
+                ? proxy(Connection.class, (Connection) result, (inner, innerArgs, innerResult) ->
+                        inner.getName().equals("prepareStatement") && text.matcher((String) innerArgs[0]).find()
+                                ? checkedStatement((PreparedStatement) innerResult, (call, callArgs) -> {
+                                    if (call.getName().startsWith("execute") && ((Connection) result).getAutoCommit()) {
+                                        awaitQuietly(release);
+                                    }
+                                })
+                                : innerResult)
+                : result);
+    }
+
+    private static void awaitQuietly(java.util.concurrent.CountDownLatch release) {
+        try {
+            release.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static PreparedStatement failingStatement(PreparedStatement target,

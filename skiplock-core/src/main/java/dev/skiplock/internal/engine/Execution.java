@@ -47,8 +47,10 @@ final class Execution {
     private final UUID executionId;
     private final long elapsedMillis;
     private final Runnable releaseSlot;
+    private final Runnable releaseHold;
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
     private final AtomicBoolean slotReleased = new AtomicBoolean();
+    private final AtomicBoolean holdReleased = new AtomicBoolean();
     private final Object interruptLock = new Object();
     private Thread thread;
     private boolean inStoreCall;
@@ -59,12 +61,23 @@ final class Execution {
     private final long takenNanos = System.nanoTime();
     private volatile long outcomeNanos;
 
-    Execution(Claimed claimed, Runnable releaseSlot) {
+    /** An execution of {@code claimed} that gives back its queue's slot and hold through {@code slots}. */
+    Execution(Claimed claimed, Slots slots) {
+        this(claimed, slots::release, slots::releaseHold);
+    }
+
+    /** An execution outside any queue's slots (in-memory jobs, the warm-up's rehearsal). */
+    Execution(Claimed claimed) {
+        this(claimed, () -> { }, () -> { });
+    }
+
+    private Execution(Claimed claimed, Runnable releaseSlot, Runnable releaseHold) {
         this.job = claimed.job();
         this.attempt = claimed.lease();
         this.executionId = claimed.executionId();
         this.elapsedMillis = claimed.elapsedMillis();
         this.releaseSlot = releaseSlot;
+        this.releaseHold = releaseHold;
     }
 
     Job job() {
@@ -229,6 +242,13 @@ final class Execution {
     void releaseSlot() {
         if (slotReleased.compareAndSet(false, true)) {
             releaseSlot.run();
+        }
+    }
+
+    /** Its job is no longer held by this worker ({@link Registry#remove}); idempotent. */
+    void releaseHold() {
+        if (holdReleased.compareAndSet(false, true)) {
+            releaseHold.run();
         }
     }
 

@@ -40,9 +40,12 @@ final class JobRunner {
         this.parts = parts;
     }
 
-    /** Runs a freshly claimed job; its slot is given back to {@code slots} when its outcome is known. */
+    /**
+     * Runs a freshly claimed job; its slot is given back to {@code slots} when its outcome is known,
+     * its hold when it leaves the {@link Registry} (outcome durable or dropped, or lease gone).
+     */
     void start(Claimed claimed, Slots slots) {
-        Execution execution = new Execution(claimed, slots::release);
+        Execution execution = new Execution(claimed, slots);
         parts.registry().add(execution);
         scheduleTimeout(execution);
         handlerThreads.execute(() -> execute(execution, false));
@@ -61,7 +64,7 @@ final class JobRunner {
         Job job = orphan.job();
         parts.counters().adopted(job);
         parts.stopper().stopRunning(job.id(), Execution.StopReason.LEASE_LOST);
-        Execution execution = new Execution(orphan, slots::release);
+        Execution execution = new Execution(orphan, slots);
         parts.registry().add(execution);
         if (parts.handlers().isResumable(job.kind())) {
             LOG.info("adopting job {} attempt {}: resuming its execution", job.id(), job.attempt());
@@ -85,7 +88,7 @@ final class JobRunner {
      */
     void warmUp(Claimed rehearsed) throws InterruptedException {
         Registry scratch = new Registry();
-        Execution execution = new Execution(rehearsed, () -> { });
+        Execution execution = new Execution(rehearsed);
         scratch.add(execution);
         scratch.get(execution.attempt());
         scratch.remove(execution);

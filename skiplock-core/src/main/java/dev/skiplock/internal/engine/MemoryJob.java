@@ -171,7 +171,7 @@ final class MemoryJob {
             job = job.toBuilder().attempt(job.attempt() + 1).status(JobStatus.RUNNING)
                     .startedAt(runtime.clock().instant()).build();
             started = new Execution(new Claimed(job, new HeldAttempt(job.id(), job.attempt(), UUID.randomUUID()),
-                    UUID.randomUUID(), 0), () -> { });
+                    UUID.randomUUID(), 0));
             execution = started;
             event("status", JobStatus.RUNNING.wireName(), null, null, null);
         }

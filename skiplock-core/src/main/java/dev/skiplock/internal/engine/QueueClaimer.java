@@ -8,10 +8,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Claims jobs of one queue for this worker: as many as it has free slots (at most the claim batch
- * size), in one statement, hands each to the {@link JobRunner}, then sleeps until woken (enqueue,
- * freed slot while work remains, reaper) or the poll interval passes. The loop never dies: a failing database is logged and
- * retried with backoff.
+ * Claims jobs of one queue for this worker: as many as it has free slots and holds ({@link Slots};
+ * at most the claim batch size), in one statement, hands each to the {@link JobRunner}, then sleeps
+ * until woken (enqueue, freed slot or holds while work remains, reaper) or the poll interval passes.
+ * The loop never dies: a failing database is logged and retried with backoff.
  */
 final class QueueClaimer {
     private static final Logger LOG = LoggerFactory.getLogger(QueueClaimer.class);
@@ -36,7 +36,7 @@ final class QueueClaimer {
         this.queue = queue;
         this.counters = counters;
         this.claimBatchSize = claimBatchSize;
-        this.slots = new Slots(concurrency, doorbell);
+        this.slots = new Slots(concurrency, claimBatchSize, doorbell);
         this.pollInterval = pollInterval;
         this.clock = clock;
         this.claims = claims;
@@ -95,7 +95,7 @@ final class QueueClaimer {
         }
     }
 
-    /** One round; true if it filled every free slot, so more jobs are probably waiting. */
+    /** One round; true if it used every slot it took, so more jobs are probably waiting. */
     private boolean claimOnce() {
         int free = slots.take(claimBatchSize);
         if (free == 0) {

@@ -14,8 +14,10 @@ final class Registry {
         executions.put(execution.attempt(), execution);
     }
 
+    /** The attempt is no longer held: its outcome is durable or dropped, or its lease is gone. */
     void remove(Execution execution) {
         executions.remove(execution.attempt(), execution);
+        execution.releaseHold();
     }
 
     List<Execution> snapshot() {

@@ -47,7 +47,7 @@ final class Stopper {
                 LOG.warn("job {} attempt {} lost its lease; its execution was stopped", job.id(), job.attempt());
             }
             case SHUTDOWN -> {
-                return; // the slot and the lease are given back by Engine.close()
+                return; // the hold and the lease are given back by Engine.close()
             }
         }
         execution.releaseSlot();
