@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** DESIGN §5: the event log, progress, queue pause/resume, the worker registry, delete. */
@@ -88,6 +89,48 @@ abstract class EventsContract extends ContractBase {
                 .containsExactly(tuple("queued", null), tuple("running", null),
                         tuple("queued", "java.lang.IllegalStateException: broken on purpose"), tuple("running", null),
                         tuple("failed", null));
+    }
+
+    /**
+     * A retried success keeps the first attempt's events exactly as they were listed before (seq,
+     * time, attempt): PostgreSQL reads the enqueue, start and success events from the job row
+     * (migration 0012) and must write them as rows before the retry and the next claim change it.
+     */
+    @Test
+    void aSucceededJobRetriedKeepsEveryEventOfItsFirstRun() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        Job job = worker.enqueue(JobRequest.of("work", new Work(0)));
+        awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
+        List<JobEvent> firstRun = worker.events(job.id(), 0, 100);
+        assertThat(firstRun).extracting(JobEvent::status, JobEvent::attempt)
+                .containsExactly(tuple("queued", 0), tuple("running", 1), tuple("succeeded", 1));
+
+        worker.retry(job.id());
+        awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
+
+        List<JobEvent> events = worker.events(job.id(), 0, 100);
+        assertThat(events.subList(0, 3)).isEqualTo(firstRun);
+        assertThat(events.subList(3, events.size())).extracting(JobEvent::status, JobEvent::attempt)
+                .containsExactly(tuple("queued", 1), tuple("running", 2), tuple("succeeded", 2));
+        assertThat(events).extracting(JobEvent::seq).isSorted().doesNotHaveDuplicates();
+        assertThat(worker.events(job.id(), firstRun.get(1).seq(), 2)).isEqualTo(events.subList(2, 4));
+    }
+
+    /** A large batch (PostgreSQL: COPY, its events' seqs drawn by bulk_clock) has each job's first event, in order. */
+    @Test
+    void everyJobOfALargeBatchHasItsQueuedEvent() {
+        Skiplock client = client();
+        List<Job> jobs = client.enqueueMany(IntStream.range(0, 150)
+                .mapToObj(i -> JobRequest.of("work", new Work(i)).withQueue("idle")).toList());
+
+        List<JobEvent> first = jobs.stream().map(job -> client.events(job.id(), 0, 10))
+                .map(events -> {
+                    assertThat(events).extracting(JobEvent::status, JobEvent::attempt).containsExactly(tuple("queued", 0));
+                    return events.getFirst();
+                }).toList();
+        assertThat(first).extracting(JobEvent::seq).isSorted().doesNotHaveDuplicates();
+        assertThat(first).extracting(JobEvent::jobId).containsExactlyElementsOf(jobs.stream().map(Job::id).toList());
     }
 
     @Test

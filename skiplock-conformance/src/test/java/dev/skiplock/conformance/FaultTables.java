@@ -54,7 +54,7 @@ final class FaultTables {
                             OLD.max_attempts, OLD.last_error, CAST(OLD.result AS text), OLD.finished_at, clock_timestamp(),
                             (OLD.metadata -> 'cron' ->> 'schedule') || ' ' || (OLD.metadata -> 'cron' ->> 'slot'));
                         INSERT INTO fault_deleted_events SELECT job_id, seq, attempt, type, status, stream, message, ts
-                            FROM skiplock_job_events WHERE job_id = OLD.id;
+                            FROM skiplock_job_event_log WHERE job_id = OLD.id;
                         RETURN OLD;
                     END
                     $$""");
@@ -74,7 +74,7 @@ final class FaultTables {
                         OLD.last_error, OLD.result, OLD.finished_at, CAST(unixepoch('subsec') * 1000 AS INTEGER),
                         json_extract(OLD.metadata, '$.cron.schedule') || ' ' || json_extract(OLD.metadata, '$.cron.slot'));
                     INSERT INTO fault_deleted_events SELECT job_id, seq, attempt, type, status, stream, message, ts
-                        FROM skiplock_job_events WHERE job_id = OLD.id;
+                        FROM skiplock_job_event_log WHERE job_id = OLD.id;
                 END""");
     }
 
@@ -100,7 +100,7 @@ final class FaultTables {
     /** Every status and log event, live or deleted with its job, in order. */
     List<Event> events() {
         String columns = "job_id, seq, attempt, type, status, stream, message, " + millis("ts");
-        return Jdbc.query(dataSource, "SELECT * FROM (SELECT " + columns + " FROM skiplock_job_events"
+        return Jdbc.query(dataSource, "SELECT * FROM (SELECT " + columns + " FROM skiplock_job_event_log"
                 + " WHERE type IN ('status', 'log') UNION ALL SELECT " + columns + " FROM fault_deleted_events"
                 + " WHERE type IN ('status', 'log')) AS every_event ORDER BY seq",
                 row -> new Event(row.getString(1), row.getLong(2), row.getInt(3), row.getString(4), row.getString(5),

@@ -25,7 +25,7 @@ final class LostAnswers {
     /** The text that identifies each statement whose answer can be dropped, in both dialects. */
     private static final java.util.Map<String, Pattern> STATEMENTS = java.util.Map.of(
             "claim_jobs", Pattern.compile("SET status = 'running', attempt = (j\\.)?attempt \\+ 1"),
-            "unclaim_jobs", Pattern.compile("attempt = attempt - 1, locked_by = NULL"),
+            "unclaim_jobs", Pattern.compile("attempt = (j\\.)?attempt - 1, locked_by = NULL"),
             "touch_worker", Pattern.compile("UPDATE skiplock_workers SET last_heartbeat_at"),
             "complete_jobs", Pattern.compile("max_attempts = (j|skiplock_jobs)\\.max_attempts \\+ c\\.extra_attempts"));
 

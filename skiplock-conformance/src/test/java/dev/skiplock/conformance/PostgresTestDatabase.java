@@ -126,8 +126,8 @@ final class PostgresTestDatabase implements TestDatabase {
     @Override
     public void loseClaim(DataSource dataSource, UUID jobId) {
         Jdbc.update(dataSource, "UPDATE skiplock_jobs SET status = 'queued', attempt = attempt - 1, started_at = NULL,"
-                + " locked_by = NULL, locked_until = NULL, lease_token = NULL, claim_token = NULL, host = NULL"
-                + " WHERE id = ?", jobId);
+                + " started_seq = NULL, locked_by = NULL, locked_until = NULL, lease_token = NULL, claim_token = NULL,"
+                + " host = NULL WHERE id = ?", jobId);
     }
 
     @Override

@@ -50,8 +50,9 @@ public interface Driver {
     }
 
     /**
-     * The driver's bulk writer, if it has one; then its {@code sql/bulk.sql} defines {@code bulk_clock},
-     * {@code copy_jobs} and {@code copy_events}, and large enqueue batches go through it.
+     * The driver's bulk writer, if it has one; then its {@code sql/bulk.sql} defines {@code bulk_clock}
+     * (the transaction's clock and one event seq per job) and {@code copy_jobs} (whose rows carry each
+     * job's first status event as {@code requested_seq}), and large enqueue batches go through it.
      */
     default Optional<BulkCopy> bulkCopy() {
         return Optional.empty();

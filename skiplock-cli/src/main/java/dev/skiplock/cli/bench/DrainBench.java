@@ -14,25 +14,30 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class DrainBench {
     private static final long TIMEOUT_SECONDS = 1800;
-    /** Finished jobs as the engine leaves them, with UUIDv7 ids in time order over the last week. */
+    /**
+     * Finished jobs as the engine leaves them, with UUIDv7 ids in time order over the last week: the
+     * enqueue, start and success events are read from the row (seqs from the events' sequence, three
+     * per job above :base), a failure's event is a row (POSTGRES_HISTORY_EVENTS).
+     */
     private static final String POSTGRES_HISTORY = """
             INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status, attempt,
-                max_attempts, available_at, requested_at, started_at, finished_at, timeout_seconds, result, last_error)
+                max_attempts, available_at, requested_at, started_at, finished_at, timeout_seconds, result, last_error,
+                requested_seq, started_seq, finished_seq)
             SELECT CAST(lpad(to_hex(ms), 12, '0') || '7' || lpad(to_hex(i % 4096), 3, '0') || '8'
                         || lpad(to_hex(i % 4096), 3, '0') || lpad(to_hex(i), 12, '0') AS uuid),
                    'default', 'default', 'noop', 'null', '{}', 0,
                    CASE WHEN i % 1000 = 0 THEN 'failed' ELSE 'succeeded' END, 1, 3, t, t, t,
-                   t + interval '5 ms', NULL, 'null', CASE WHEN i % 1000 = 0 THEN 'failed' END
+                   t + interval '5 ms', NULL, 'null', CASE WHEN i % 1000 = 0 THEN 'failed' END,
+                   :base + 3 * i, :base + 3 * i + 1, CASE WHEN i % 1000 <> 0 THEN :base + 3 * i + 2 END
             FROM (SELECT i, now() - interval '7 days' + i * (interval '7 days' / :history) AS t,
                          CAST(extract(epoch FROM now() - interval '7 days' + i * (interval '7 days' / :history)) * 1000
                               AS bigint) AS ms
                   FROM generate_series(1, :history) AS i) history
             """;
     private static final String POSTGRES_HISTORY_EVENTS = """
-            INSERT INTO skiplock_job_events (job_id, ts, attempt, type, status, message)
-            SELECT id, requested_at, 0, 'status', 'queued', NULL FROM skiplock_jobs
-            UNION ALL SELECT id, started_at, 1, 'status', 'running', NULL FROM skiplock_jobs
-            UNION ALL SELECT id, finished_at, 1, 'status', status, last_error FROM skiplock_jobs
+            INSERT INTO skiplock_job_events (seq, job_id, ts, attempt, type, status, message) OVERRIDING SYSTEM VALUE
+            SELECT started_seq + 1, id, finished_at, 1, 'status', status, last_error FROM skiplock_jobs
+            WHERE status = 'failed' AND started_seq BETWEEN :base AND :base + 3 * :history + 2
             """;
 
     private final BenchSettings settings;
@@ -94,8 +99,15 @@ final class DrainBench {
         if (client.driverName().equals("postgres")) {
             try (java.sql.Connection connection = client.dataSource().getConnection();
                     java.sql.Statement statement = connection.createStatement()) {
-                statement.execute(POSTGRES_HISTORY.replace(":history", Integer.toString(settings.history())));
-                statement.execute(POSTGRES_HISTORY_EVENTS);
+                long base;
+                try (java.sql.ResultSet row = statement.executeQuery("SELECT nextval('skiplock_job_events_seq_seq')")) {
+                    row.next();
+                    base = row.getLong(1);
+                }
+                String history = Integer.toString(settings.history());
+                statement.execute(POSTGRES_HISTORY.replace(":history", history).replace(":base", Long.toString(base)));
+                statement.execute(POSTGRES_HISTORY_EVENTS.replace(":history", history).replace(":base", Long.toString(base)));
+                statement.execute("SELECT setval('skiplock_job_events_seq_seq', " + base + " + 3 * " + history + " + 2)");
             } catch (java.sql.SQLException e) {
                 throw new dev.skiplock.SkiplockException("writing the history failed: " + e.getMessage(), e);
             }

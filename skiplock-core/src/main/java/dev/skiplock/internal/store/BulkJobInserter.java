@@ -17,7 +17,9 @@ import java.util.regex.Pattern;
  * {@code insert_jobs}: for 1,000 jobs the database spends about half the time parsing and inserting
  * (measured: ~5.5 ms COPY against ~10.5 ms for the JSON-fed INSERT). Takes only plain queued jobs
  * (no unique key to check, no dependency to resolve), on a transaction it owns; the result is the
- * same rows, the same first status event and the same wake-up as {@code insert_jobs}.
+ * same rows, the same first status event and the same wake-up as {@code insert_jobs}. Every job here
+ * is queued, so its first status event is read from its row: {@code bulk_clock} draws one event
+ * seq per job and {@code copy_jobs} writes it as {@code requested_seq} (PostgreSQL migration 0012).
  */
 final class BulkJobInserter {
     /** Below this the three extra round trips cost more than COPY saves. */
@@ -26,37 +28,46 @@ final class BulkJobInserter {
     private static final Pattern COLUMN_LIST = Pattern.compile("\\(([^)]*)\\)");
     private static final Instant LAST_COPYABLE_INSTANT = Instant.parse("9999-12-31T23:59:59.999Z");
 
+    /** The column of {@code copy_jobs} that takes the job's first event seq (not a {@link Job} field). */
+    static final String REQUESTED_SEQ = "requested_seq";
+
     private final SqlRunner sql;
     private final BulkCopy bulkCopy;
     /** The columns {@code copy_jobs} names, in its order: each row is derived from them. */
     private final List<JobColumns.Column<?>> copyColumns;
+    /** Where {@link #REQUESTED_SEQ} is in that order. */
+    private final int requestedSeqIndex;
 
     BulkJobInserter(SqlRunner sql, BulkCopy bulkCopy) {
         this.sql = sql;
         this.bulkCopy = bulkCopy;
-        this.copyColumns = copyColumns(sql.text("copy_jobs"));
+        List<String> names = copyColumnNames(sql.text("copy_jobs"));
+        this.requestedSeqIndex = names.indexOf(REQUESTED_SEQ);
+        this.copyColumns = names.stream().<JobColumns.Column<?>>map(name -> name.equals(REQUESTED_SEQ) ? null
+                : JobColumns.named(name)).toList();
     }
 
     /**
      * The columns of a {@code COPY table (a, b, ...) FROM STDIN} statement. It must name every request
-     * column ({@link JobColumns#request()}) and {@code requested_at}: a driver whose {@code bulk.sql}
-     * misses one would drop that field from every large batch, so it fails here, at start.
+     * column ({@link JobColumns#request()}), {@code requested_at} and {@link #REQUESTED_SEQ}: a driver
+     * whose {@code bulk.sql} misses one would drop that field (or the first event) from every large
+     * batch, so it fails here, at start.
      */
-    static List<JobColumns.Column<?>> copyColumns(String copyStatement) {
+    static List<String> copyColumnNames(String copyStatement) {
         Matcher list = COLUMN_LIST.matcher(copyStatement);
         if (!list.find()) {
             throw new IllegalStateException("copy_jobs has no column list: " + copyStatement);
         }
-        List<JobColumns.Column<?>> columns = Arrays.stream(list.group(1).split(","))
-                .map(String::strip).<JobColumns.Column<?>>map(JobColumns::named).toList();
-        List<JobColumns.Column<?>> required = new ArrayList<>(JobColumns.request());
-        required.add(JobColumns.named("requested_at"));
-        required.removeAll(columns);
+        List<String> names = Arrays.stream(list.group(1).split(",")).map(String::strip).toList();
+        names.stream().filter(name -> !name.equals(REQUESTED_SEQ)).forEach(JobColumns::named); // unknown: fails
+        List<String> required = new ArrayList<>(JobColumns.request().stream().map(JobColumns.Column::name).toList());
+        required.add("requested_at");
+        required.add(REQUESTED_SEQ);
+        required.removeAll(names);
         if (!required.isEmpty()) {
-            throw new IllegalStateException("copy_jobs must write the columns "
-                    + required.stream().map(JobColumns.Column::name).toList());
+            throw new IllegalStateException("copy_jobs must write the columns " + required);
         }
-        return columns;
+        return names;
     }
 
     static boolean accepts(List<Job> jobs) {
@@ -80,24 +91,28 @@ final class BulkJobInserter {
      * {@code insert_jobs} does), as an INSERT would have set them.
      */
     List<Job> insert(Connection connection, List<Job> jobs) {
-        Instant now = sql.query(connection, "bulk_clock", Params.of(),
-                row -> sql.dialect().getInstant(row, row.findColumn("now"))).getFirst();
+        record Clock(Instant now, long seq) {
+        }
+        List<Clock> clock = sql.query(connection, "bulk_clock", Params.of("jobs", jobs.size()),
+                row -> new Clock(sql.dialect().getInstant(row, row.findColumn("now")), row.getLong("seq")));
+        if (clock.size() != jobs.size()) {
+            throw new IllegalStateException("bulk_clock drew " + clock.size() + " event seqs for " + jobs.size() + " jobs");
+        }
+        Instant now = clock.getFirst().now();
         List<Object[]> jobRows = new ArrayList<>(jobs.size());
-        List<Object[]> eventRows = new ArrayList<>(jobs.size());
         List<Job> stored = new ArrayList<>(jobs.size());
-        for (Job job : jobs) {
+        for (int j = 0; j < jobs.size(); j++) {
+            Job job = jobs.get(j);
             Instant availableAt = job.availableAt() != null ? Instant.ofEpochMilli(job.availableAt().toEpochMilli()) : now;
             Job inserted = JobInserter.inserted(job, availableAt, now);
             Object[] row = new Object[copyColumns.size()];
             for (int i = 0; i < row.length; i++) {
-                row[i] = copyColumns.get(i).copyValue(inserted);
+                row[i] = i == requestedSeqIndex ? clock.get(j).seq() : copyColumns.get(i).copyValue(inserted);
             }
             jobRows.add(row);
-            eventRows.add(new Object[] {job.id(), 0, "status", job.status().wireName()});
             stored.add(inserted);
         }
         sql.copy(connection, "copy_jobs", bulkCopy, jobRows);
-        sql.copy(connection, "copy_events", bulkCopy, eventRows);
         return stored;
     }
 }

@@ -44,7 +44,7 @@ public final class JobStore {
             "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
             "count_jobs", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
-    public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs", "copy_events");
+    public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs");
 
     private final SqlRunner sql;
     private final JobInserter inserter;

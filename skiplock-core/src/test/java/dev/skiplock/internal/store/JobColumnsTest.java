@@ -8,7 +8,10 @@ import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
-/** The one column list matches {@link Job}, and a COPY statement that misses a column fails at start. */
+/**
+ * The one column list matches {@link Job}, and a COPY statement that misses a column (or the first
+ * event's seq) fails at start.
+ */
 class JobColumnsTest {
 
     @Test
@@ -20,20 +23,20 @@ class JobColumnsTest {
 
     @Test
     void aCopyStatementMustNameEveryRequestColumn() {
-        assertThatThrownBy(() -> BulkJobInserter.copyColumns(
+        assertThatThrownBy(() -> BulkJobInserter.copyColumnNames(
                 "COPY skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status, max_attempts, "
                         + "available_at, requested_at, timeout_seconds, unique_key, depends_on, last_error) FROM STDIN"))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("[traceparent]");
-        assertThatThrownBy(() -> BulkJobInserter.copyColumns("COPY skiplock_jobs (id, no_such_column) FROM STDIN"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("[traceparent, requested_seq]");
+        assertThatThrownBy(() -> BulkJobInserter.copyColumnNames("COPY skiplock_jobs (id, no_such_column) FROM STDIN"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no_such_column");
     }
 
     @Test
     void aCopyStatementNamingEveryRequestColumnGivesThemInItsOrder() {
-        assertThat(BulkJobInserter.copyColumns("COPY skiplock_jobs (requested_at, id, tenant, queue, kind, args, "
+        assertThat(BulkJobInserter.copyColumnNames("COPY skiplock_jobs (requested_at, id, tenant, queue, kind, args, "
                 + "metadata, traceparent, priority, status, max_attempts, available_at, timeout_seconds, unique_key, "
-                + "depends_on, last_error) FROM STDIN")).extracting(JobColumns.Column::name)
-                .startsWith("requested_at", "id", "tenant");
+                + "depends_on, last_error, requested_seq) FROM STDIN"))
+                .startsWith("requested_at", "id", "tenant").endsWith("last_error", "requested_seq");
     }
 
     private static String snakeCase(String camel) {

@@ -1,8 +1,9 @@
 -- name: insert_jobs
 -- One statement for any number of jobs: the batch arrives as one JSON array, so a batch of 1,000
 -- costs one round trip. A live job with the same unique key wins (ON CONFLICT DO NOTHING); the
--- caller then reads it with find_live_by_unique_key. Each job's first status event is written by
--- the same statement (so is every status event: see migration 0005). With :notify one notification
+-- caller then reads it with find_live_by_unique_key. Each job's first status event comes from the
+-- same statement: a queued job's is read from its requested_seq (migration 0012), a waiting or
+-- failed job's is written as a row (as every status event not derived: see 0005). With :notify one notification
 -- per queue wakes the listeners; PostgreSQL delivers it only on commit, so a rolled-back enqueue
 -- wakes nobody. Without it the queue is announced after the commit (JobInserter.insertCommitted:
 -- overlapping enqueues in Skiplock's own transactions, whose notifying commits would queue on one
@@ -10,21 +11,21 @@
 WITH inserted AS (
     INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, traceparent, priority, status,
                                max_attempts, available_at, requested_at, finished_at, timeout_seconds,
-                               unique_key, depends_on, last_error)
+                               unique_key, depends_on, last_error, requested_seq)
     SELECT r.id, r.tenant, r.queue, r.kind, r.args, r.metadata, r.traceparent, r.priority, r.status,
            r.max_attempts, COALESCE(to_timestamp(r.available_at / 1000.0), now()), now(),
            CASE WHEN r.status = 'failed' THEN now() END, r.timeout_seconds, r.unique_key, r.depends_on,
-           r.last_error
+           r.last_error, CASE WHEN r.status = 'queued' THEN nextval('skiplock_job_events_seq_seq') END
     -- One key per request column of JobColumns (times as epoch milliseconds; available_at null: now).
     FROM jsonb_to_recordset(CAST(:jobs AS jsonb)) AS r(id uuid, tenant text, queue text, kind text, args jsonb,
          metadata jsonb, traceparent text, priority integer, status text, max_attempts integer,
          available_at bigint, timeout_seconds integer, unique_key text, depends_on jsonb, last_error text)
     ON CONFLICT (tenant, unique_key) WHERE unique_key IS NOT NULL AND status IN ('waiting', 'queued', 'running')
     DO NOTHING
-    RETURNING id, available_at, requested_at, queue, status
+    RETURNING id, available_at, requested_at, queue, status, requested_seq
 ), events AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, status)
-    SELECT inserted.id, 0, 'status', inserted.status FROM inserted
+    SELECT inserted.id, 0, 'status', inserted.status FROM inserted WHERE inserted.requested_seq IS NULL
 )
 -- Only what the client cannot know: it builds each Job from its own request plus these times.
 SELECT inserted.id, inserted.available_at, inserted.requested_at FROM inserted
@@ -111,9 +112,12 @@ LIMIT :limit
 -- skiplock_jobs_claimable. The attempt is counted here, at claim, so a job that kills its worker
 -- still uses up an attempt. Lease times use the database clock, never the worker's. :token is
 -- a fresh random token the worker draws for this statement: the fence of every later write of
--- this execution (see migration 0006), and its identity (claim_token) through adoptions.
+-- this execution (see migration 0006), and its identity (claim_token) through adoptions. The
+-- started event is read from started_seq (migration 0012); the previous attempt's, which this
+-- claim overwrites, is written as a row first.
 WITH next AS (
-    SELECT id FROM skiplock_jobs
+    -- FOR UPDATE returns the locked row version: the previous attempt's started_seq is current.
+    SELECT id, started_seq, started_at, attempt FROM skiplock_jobs
     WHERE status = 'queued' AND queue = :queue AND available_at <= now()
       AND NOT EXISTS (SELECT 1 FROM skiplock_queues AS q WHERE q.queue = :queue AND q.paused)
     ORDER BY priority DESC, available_at, id
@@ -123,7 +127,7 @@ WITH next AS (
 UPDATE skiplock_jobs AS j
 SET status = 'running', attempt = j.attempt + 1, locked_by = :worker,
     locked_until = now() + :lease_ms * interval '1 millisecond', started_at = now(),
-    lease_token = :token, claim_token = :token,
+    started_seq = nextval('skiplock_job_events_seq_seq'), lease_token = :token, claim_token = :token,
     -- A resumable kind's execution (a command's process) lives on this host: adoption heeds it.
     host = CASE WHEN j.kind IN (SELECT jsonb_array_elements_text(CAST(:resumable_kinds AS jsonb))) THEN :host END
 FROM next
@@ -133,9 +137,11 @@ WHERE j.id = next.id
   -- (its outcome is rejected, its run directory is its own). Measured: drain ~30k -> ~57k jobs/s.
   AND set_config('synchronous_commit', 'off', true) IS NOT NULL
 RETURNING j.*
-), events AS (
-    INSERT INTO skiplock_job_events (job_id, attempt, type, status)
-    SELECT claimed.id, claimed.attempt, 'status', 'running' FROM claimed
+), previous_attempts AS (
+    INSERT INTO skiplock_job_events (seq, job_id, ts, attempt, type, status) OVERRIDING SYSTEM VALUE
+    SELECT next.started_seq, next.id, next.started_at, next.attempt, 'status', 'running'
+    FROM next JOIN claimed ON claimed.id = next.id
+    WHERE next.started_seq IS NOT NULL
 )
 SELECT * FROM claimed
 
@@ -220,15 +226,18 @@ SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelle
     last_error = COALESCE(c.error, j.last_error),
     locked_by = NULL,
     locked_until = NULL,
-    lease_token = NULL
+    lease_token = NULL,
+    -- A success that leaves last_error as it was is read from the row (migration 0012).
+    finished_seq = CASE WHEN c.status = 'succeeded' AND c.error IS NULL
+                        THEN nextval('skiplock_job_events_seq_seq') END
 FROM locked JOIN c ON c.id = locked.id AND c.token = locked.lease_token
 WHERE j.id = locked.id AND locked.status = 'running'
 -- An event carries last_error only when this outcome changed it (as SQLite's trigger decides).
-RETURNING j.id, j.attempt, c.token, j.status,
+RETURNING j.id, j.attempt, c.token, j.status, j.finished_seq,
           CASE WHEN j.last_error IS DISTINCT FROM locked.last_error THEN j.last_error END AS message
 ), events AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, status, message)
-    SELECT done.id, done.attempt, 'status', done.status, done.message FROM done
+    SELECT done.id, done.attempt, 'status', done.status, done.message FROM done WHERE done.finished_seq IS NULL
 )
 -- Followers of every job that just became terminal learn it from one notification per 100 ids.
 SELECT done.id, done.attempt, done.token FROM done
@@ -285,14 +294,25 @@ CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || chun
 -- execution used that attempt. A job whose cancel was requested meanwhile ends cancelled, as at
 -- release. Matches nothing when the claim did not commit. Idempotent; committed durably (no
 -- asynchronous commit here: a lost give-back would leave a lease nobody renews until the reaper).
-WITH given_back AS (
-    UPDATE skiplock_jobs
-    SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'queued' END,
-        finished_at = CASE WHEN cancel_requested THEN now() END,
-        attempt = attempt - 1, locked_by = NULL, locked_until = NULL,
-        lease_token = NULL, claim_token = NULL, host = NULL
+-- The claim's started event stays (its attempt is given back, but it happened): it becomes a row.
+WITH held AS (
+    SELECT id, started_seq, started_at, attempt FROM skiplock_jobs
     WHERE queue = :queue AND status = 'running' AND lease_token = :token AND claim_token = :token -- skiplock_jobs_running
-    RETURNING id, attempt, queue, status
+    FOR UPDATE
+), given_back AS (
+    UPDATE skiplock_jobs AS j
+    SET status = CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'queued' END,
+        finished_at = CASE WHEN j.cancel_requested THEN now() END,
+        attempt = j.attempt - 1, locked_by = NULL, locked_until = NULL,
+        lease_token = NULL, claim_token = NULL, host = NULL, started_seq = NULL
+    FROM held
+    WHERE j.id = held.id
+    RETURNING j.id, j.attempt, j.queue, j.status
+), started AS (
+    INSERT INTO skiplock_job_events (seq, job_id, ts, attempt, type, status) OVERRIDING SYSTEM VALUE
+    SELECT held.started_seq, held.id, held.started_at, held.attempt, 'status', 'running'
+    FROM held JOIN given_back ON given_back.id = held.id
+    WHERE held.started_seq IS NOT NULL
 ), events AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, status)
     SELECT given_back.id, given_back.attempt, 'status', given_back.status FROM given_back
@@ -355,19 +375,30 @@ CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(),
 -- One more attempt for a terminal job; attempt keeps counting, max_attempts grows if used up. A
 -- job whose dependencies have not all succeeded waits for them again; one with a failed, timed
 -- out or cancelled dependency is not retried (the caller names it: failed_dependency).
-WITH retried AS (
+-- A succeeded job's finished event, read from its row until now (migration 0012), becomes a row.
+WITH held AS (
+    SELECT id, finished_seq, finished_at, attempt FROM skiplock_jobs
+    WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+    FOR UPDATE
+), retried AS (
     UPDATE skiplock_jobs AS j
     SET status = CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                                    JOIN skiplock_jobs AS p ON p.id = d.depends_on
                                    WHERE d.job_id = j.id AND p.status <> 'succeeded')
                       THEN 'waiting' ELSE 'queued' END,
-        available_at = now(), finished_at = NULL, cancel_requested = false,
-        result = NULL, max_attempts = GREATEST(max_attempts, attempt + 1)
-    WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+        available_at = now(), finished_at = NULL, cancel_requested = false, finished_seq = NULL,
+        result = NULL, max_attempts = GREATEST(j.max_attempts, j.attempt + 1)
+    FROM held
+    WHERE j.id = held.id
       AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                       JOIN skiplock_jobs AS p ON p.id = d.depends_on
                       WHERE d.job_id = j.id AND p.status IN ('failed', 'timed_out', 'cancelled'))
-    RETURNING *
+    RETURNING j.*
+), finished AS (
+    INSERT INTO skiplock_job_events (seq, job_id, ts, attempt, type, status) OVERRIDING SYSTEM VALUE
+    SELECT held.finished_seq, held.id, held.finished_at, held.attempt, 'status', 'succeeded'
+    FROM held JOIN retried ON retried.id = held.id
+    WHERE held.finished_seq IS NOT NULL
 ), events AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, status)
     SELECT retried.id, retried.attempt, 'status', retried.status FROM retried
