@@ -1,0 +1,4 @@
+-- PostgreSQL's 0013 turns its dependency trigger into a statement trigger, so that PL/pgSQL is not
+-- called for every finished job. SQLite's skiplock_dependency_finished (0009) runs inside the
+-- engine, and its WHEN clause already costs a job without dependents one index probe: nothing
+-- changes here; the number keeps both dialects' migrations in step.
