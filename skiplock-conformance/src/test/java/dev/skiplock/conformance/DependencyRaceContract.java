@@ -55,6 +55,45 @@ abstract class DependencyRaceContract extends ContractBase {
         assertThat(client.get(job.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
     }
 
+    /**
+     * Two retries of one succeeded job that wait on the same row lock: the first retries it and
+     * writes its success event as a row (PostgreSQL read it from the job row until then, migration
+     * 0012); the second, re-checking the row it finally locks, finds it queued and changes nothing.
+     * Both retries are held at the row lock of a third transaction until both wait there.
+     */
+    @Test
+    void twoRetriesOfASucceededJobWaitingOnEachOtherRetryItOnce() throws Exception {
+        assumeThat(database.concurrentWriters()).as("%s has one writer at a time", database.name()).isTrue();
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        Job job = worker.enqueue(JobRequest.of("work", new Work("x")));
+        awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
+        JobStore store = new JobStore(worker.dataSource(), driver(worker));
+
+        CompletableFuture<java.util.Optional<Job>> first;
+        CompletableFuture<java.util.Optional<Job>> second;
+        // Two threads of their own: the common pool may have only one on a small machine.
+        try (Connection holding = worker.dataSource().getConnection();
+                java.util.concurrent.ExecutorService retrying = java.util.concurrent.Executors.newFixedThreadPool(2)) {
+            holding.setAutoCommit(false);
+            Transactions.update(holding, "UPDATE skiplock_jobs SET metadata = metadata WHERE id = ?", job.id());
+            first = CompletableFuture.supplyAsync(() -> store.retryJob(job.tenant(), job.id()), retrying);
+            second = CompletableFuture.supplyAsync(() -> store.retryJob(job.tenant(), job.id()), retrying);
+            await().atMost(WAIT).until(() -> first.isCompletedExceptionally() || second.isCompletedExceptionally()
+                    || Jdbc.query(worker.dataSource(), "SELECT count(*) FROM pg_stat_activity"
+                    + " WHERE wait_event_type = 'Lock' AND strpos(query, 'finished_seq') > 0",
+                    row -> row.getLong(1)).getFirst() == 2);
+            holding.commit();
+        }
+
+        assertThat(List.of(first.get(WAIT.toSeconds(), TimeUnit.SECONDS), second.get(WAIT.toSeconds(), TimeUnit.SECONDS)))
+                .filteredOn(java.util.Optional::isPresent).hasSize(1);
+        awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
+        await().atMost(WAIT).until(() -> worker.events(job.id(), 0, 100).size() == 6);
+        assertThat(worker.events(job.id(), 0, 100)).extracting(event -> event.status() + "@" + event.attempt())
+                .containsExactly("queued@0", "running@1", "succeeded@1", "queued@1", "running@2", "succeeded@2");
+    }
+
     // Fault 2: two dependencies finishing in concurrent transactions release their dependent.
     @Test
     void dependentIsReleasedWhenItsTwoDependenciesSucceedInConcurrentTransactions() throws Exception {
