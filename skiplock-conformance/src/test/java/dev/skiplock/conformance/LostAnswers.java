@@ -27,7 +27,8 @@ final class LostAnswers {
             "claim_jobs", Pattern.compile("SET status = 'running', attempt = (j\\.)?attempt \\+ 1"),
             "unclaim_jobs", Pattern.compile("attempt = (j\\.)?attempt - 1, locked_by = NULL"),
             "touch_worker", Pattern.compile("UPDATE skiplock_workers SET last_heartbeat_at"),
-            "complete_jobs", Pattern.compile("max_attempts = (j|skiplock_jobs)\\.max_attempts \\+ c\\.extra_attempts"));
+            "complete_jobs", Pattern.compile("max_attempts = (j|skiplock_jobs)\\.max_attempts \\+ c\\.extra_attempts"),
+            "append_logs", Pattern.compile("INSERT INTO skiplock_job_events \\(job_id, attempt, type, stream, message"));
 
     private LostAnswers() {
     }

@@ -105,6 +105,30 @@ abstract class ProtocolRaceContract extends ContractBase {
         awaitCount(() -> worker.metrics().succeeded(), 1);
     }
 
+    // Found by the fault suite: a connection cut between the commit of a batch of log lines and its
+    // answer; the worker wrote the batch again, and the line was stored twice.
+    @Test
+    void logLinesWhoseAnswerWasLostAreStoredOnceWhenWrittenAgain() {
+        Skiplock pool = client();
+        AtomicBoolean dropNextLinesAnswer = new AtomicBoolean(true);
+        DataSource flaky = LostAnswers.dropping(pool.dataSource(), "append_logs", dropNextLinesAnswer);
+        Job job = pool.enqueue(JobRequest.of("work", new Work("x")));
+        track(Skiplock.builder().dataSource(flaky).config(fastConfig().queue("default", 1).build())
+                .handler("work", Work.class, context -> {
+                    context.log("stdout", "first");
+                    context.log("stderr", "second");
+                    context.log("stdout", "third");
+                    return JobOutcome.complete();
+                })
+                .build()).start();
+
+        assertThat(awaitTerminal(pool, job.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(dropNextLinesAnswer).isFalse(); // the answer of one batch of lines was dropped
+        assertThat(pool.events(job.id(), 0, 100)).filteredOn(event -> event.type().equals("log"))
+                .extracting(event -> event.stream() + ": " + event.message())
+                .containsExactly("stdout: first", "stderr: second", "stdout: third");
+    }
+
     // Fault 8: a claim whose answer never reached the worker uses no attempt.
     @Test
     void claimWhoseAnswerWasLostIsGivenBackWithoutUsingTheAttempt() {

@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * <p>What one job carries can never block another's outcome ({@link IsolatingWriter}): the item
  * at fault alone is written in a storable form (an outcome as {@code failed} with a clear
  * {@code lastError}, a log line as a note saying it could not be stored). Everything written leaves
- * the batch at once, so a line is not written again when the rest is retried (only a batch whose
- * commit answer the connection lost may be written twice).
+ * the batch at once, so a line is not written again when the rest is retried. A batch whose commit
+ * answer the connection lost is written again whole: its lines carry their place in their stream,
+ * and those already stored are skipped.
  */
 final class Completer {
     private static final Logger LOG = LoggerFactory.getLogger(Completer.class);
@@ -203,7 +204,7 @@ final class Completer {
     }
 
     private static EventStore.LogLine storableLine(EventStore.LogLine line) {
-        return new EventStore.LogLine(line.attempt(), line.stream(),
+        return new EventStore.LogLine(line.attempt(), line.stream(), line.line(),
                 "[skiplock: a log line of " + line.message().length() + " characters could not be stored]");
     }
 

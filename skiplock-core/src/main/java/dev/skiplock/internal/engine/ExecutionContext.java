@@ -16,6 +16,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What a handler sees of its execution. Its own database calls (progress, logged lines,
@@ -34,10 +36,19 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     private final java.util.List<EventStore.LogLine> transactionLines = new java.util.ArrayList<>();
     /** How many of {@link #transactionLines} a completion wrote in the transaction: gone from the buffer once it commits. */
     private int linesWithCompletion;
+    /**
+     * The place of the next line of each stream in this attempt (the key that stores a line once):
+     * from 0 in a claimed attempt; from what is recorded where an adopter resumes one, since the
+     * execution it adopts wrote the lines before.
+     */
+    private final Map<String, AtomicLong> nextLine = new ConcurrentHashMap<>();
+    private final boolean resumed;
 
-    ExecutionContext(A args, Execution execution, HandlerServices services) {
+    /** {@code resumed}: an adopter resumes an execution that another worker (or this one) started. */
+    ExecutionContext(A args, Execution execution, HandlerServices services, boolean resumed) {
         super(args, execution, new DatabaseCheckpoints(execution, services), services.config());
         this.services = services;
+        this.resumed = resumed;
     }
 
     @Override
@@ -58,20 +69,30 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     @Override
     public long loggedLines(String stream) {
         String checked = Names.check("stream", stream);
-        return execution.storeCall(() -> services.stores().events().countLogs(execution.attempt(), checked));
+        long logged = countLogs(checked);
+        if (resumed) {
+            nextLine.putIfAbsent(checked, new AtomicLong(logged)); // where the resumed output goes on
+        }
+        return logged;
+    }
+
+    private long countLogs(String stream) {
+        return execution.storeCall(() -> services.stores().events().countLogs(execution.attempt(), stream));
     }
 
     @Override
     public void log(String stream, String message) {
-        EventStore.LogLine line = new EventStore.LogLine(execution.attempt(), Names.check("stream", stream),
-                message == null ? "" : StorableText.of(message));
-        synchronized (transactionLines) {
+        String checked = Names.check("stream", stream);
+        String text = message == null ? "" : StorableText.of(message);
+        AtomicLong next = nextLine.computeIfAbsent(checked, name -> new AtomicLong(resumed ? countLogs(name) : 0));
+        synchronized (transactionLines) { // numbered in the order the lines are handed on
+            EventStore.LogLine line = new EventStore.LogLine(execution.attempt(), checked, next.getAndIncrement(), text);
             if (transaction != null) {
                 transactionLines.add(line);
-                return;
+            } else {
+                services.completer().submitLog(line);
             }
         }
-        services.completer().submitLog(line);
     }
 
     @Override

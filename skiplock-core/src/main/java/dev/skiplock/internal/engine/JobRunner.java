@@ -95,7 +95,7 @@ final class JobRunner {
         try {
             handlerThreads.submit(() -> {
                 try (JobMdc mdc = JobMdc.of(execution.job())) {
-                    new ExecutionContext<>(null, execution, parts.services());
+                    new ExecutionContext<>(null, execution, parts.services(), false);
                     parts.outcomes().fromHandler(execution, JobOutcome.complete(), null);
                 }
             }).get();
@@ -190,7 +190,7 @@ final class JobRunner {
     private <A> Completion resume(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
         A args = parts.handlers().readArgs(binding, job);
         ResumableHandler<A> handler = (ResumableHandler<A>) binding.handler();
-        Optional<JobOutcome> outcome = handler.resume(new ExecutionContext<>(args, execution, parts.services()));
+        Optional<JobOutcome> outcome = handler.resume(new ExecutionContext<>(args, execution, parts.services(), true));
         if (outcome.isEmpty()) {
             LOG.info("job {} attempt {}: its execution is gone", job.id(), job.attempt());
             return parts.outcomes().orphaned(execution, binding.retryPolicy());
@@ -201,7 +201,7 @@ final class JobRunner {
 
     private <A> Completion invoke(HandlerBinding<A> binding, Execution execution, Job job) throws Exception {
         A args = parts.handlers().readArgs(binding, job);
-        JobContext<A> context = new ExecutionContext<>(args, execution, parts.services());
+        JobContext<A> context = new ExecutionContext<>(args, execution, parts.services(), false);
         JobOutcome outcome = binding.handler().handle(context);
         return parts.outcomes().fromHandler(execution, outcome, binding.retryPolicy());
     }

@@ -19,8 +19,11 @@ public final class EventStore {
     /** The statements every driver's {@code events.sql} must define. */
     public static final List<String> STATEMENTS = List.of("list_events", "append_logs", "count_logs", "update_progress");
 
-    /** One log line of a running execution, fenced on its lease token. */
-    public record LogLine(HeldAttempt attempt, String stream, String message) {
+    /**
+     * One log line of a running execution, fenced on its lease token. {@code line} is its place in
+     * its attempt's stream (0, 1, ...): the key that stores it once when its batch is written again.
+     */
+    public record LogLine(HeldAttempt attempt, String stream, long line, String message) {
     }
 
     private final SqlRunner sql;
@@ -47,7 +50,9 @@ public final class EventStore {
     /**
      * Appends log lines of executions that still hold their lease. Lines of an execution whose
      * lease is gone (reaped, adopted by another worker, finalized) are dropped: after adoption, only
-     * the adopter writes them, and none lands after the job's terminal status.
+     * the adopter writes them, and none lands after the job's terminal status. A line already stored
+     * (same attempt, stream and place) is skipped: a batch whose commit's answer was lost with its
+     * connection is written again, and each line is stored once.
      */
     public void appendLogs(List<LogLine> lines) {
         if (!lines.isEmpty()) {
@@ -72,6 +77,7 @@ public final class EventStore {
                 json.writeStringField("token", line.attempt().token().toString());
                 json.writeNumberField("attempt", line.attempt().attempt());
                 json.writeStringField("stream", line.stream());
+                json.writeNumberField("line", line.line());
                 json.writeStringField("message", line.message());
                 json.writeEndObject();
             }

@@ -16,22 +16,25 @@ LIMIT :limit
 -- only the adopter writes (it re-reads the execution's output from what was recorded). The rows
 -- are locked FOR SHARE first (in id order, like every statement of a worker): adopt_orphans skips
 -- (SKIP LOCKED) a row while lines of its old execution are being written and takes it at a later
--- round, so the adopter's count_logs always sees every line written under the old token.
+-- round, so the adopter's count_logs always sees every line written under the old token. A line
+-- carries its place in its attempt's stream: one already stored (its batch committed, the answer
+-- was lost with the connection, and the worker writes the batch again) is skipped (migration 0014).
 WITH lines AS (
-    SELECT l.job_id, l.token, l.attempt, l.stream, l.message, l.n
+    SELECT l.job_id, l.token, l.attempt, l.stream, l.line, l.message, l.n
     FROM ROWS FROM (jsonb_to_recordset(CAST(:lines AS jsonb))
-                    AS (job_id uuid, token uuid, attempt integer, stream text, message text))
-         WITH ORDINALITY AS l(job_id, token, attempt, stream, message, n)
+                    AS (job_id uuid, token uuid, attempt integer, stream text, line bigint, message text))
+         WITH ORDINALITY AS l(job_id, token, attempt, stream, line, message, n)
 ), held AS (
     SELECT j.id, j.lease_token FROM skiplock_jobs AS j
     WHERE j.id IN (SELECT job_id FROM lines)
     ORDER BY j.id
     FOR SHARE
 ), appended AS (
-    INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message)
-    SELECT lines.job_id, lines.attempt, 'log', lines.stream, lines.message
+    INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message, line)
+    SELECT lines.job_id, lines.attempt, 'log', lines.stream, lines.message, lines.line
     FROM lines JOIN held ON held.id = lines.job_id AND held.lease_token = lines.token
     ORDER BY lines.n -- the join may reorder rows; seq must follow the order the lines were written
+    ON CONFLICT DO NOTHING
     RETURNING job_id
 )
 SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || jobs.job_id)) AS notified

@@ -12,12 +12,16 @@ LIMIT :limit
 -- execution still holds the job's lease (its token): a line of an execution that was reaped,
 -- adopted by another worker, or already finalized (a handler logging after its cancel) is
 -- dropped, so no line lands after the terminal status, and after adoption only the adopter writes.
-INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message)
-SELECT value ->> '$.job_id', value ->> '$.attempt', 'log', value ->> '$.stream', value ->> '$.message'
+-- A line carries its place in its attempt's stream: one already stored (a batch written again
+-- after a failure that left its outcome unknown) is skipped (migration 0014).
+INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message, line)
+SELECT value ->> '$.job_id', value ->> '$.attempt', 'log', value ->> '$.stream', value ->> '$.message',
+       value ->> '$.line'
 FROM json_each(:lines)
 WHERE EXISTS (SELECT 1 FROM skiplock_jobs AS j WHERE j.id = value ->> '$.job_id'
               AND j.lease_token = value ->> '$.token' AND j.status = 'running')
 ORDER BY key -- seq must follow the order the lines were written
+ON CONFLICT DO NOTHING
 RETURNING seq
 
 -- name: count_logs
