@@ -42,10 +42,14 @@ public final class UnservedQueues {
         if (live == null) {
             return; // the registry could not be read: say nothing rather than something false
         }
+        String warned = null; // a batch is nearly always of one queue: look at its warning once
         for (String queue : queues) {
             if (!live.contains(queue)) {
                 counters.enqueuedToUnservedQueue();
-                warn(queue);
+                if (!queue.equals(warned)) {
+                    warn(queue);
+                    warned = queue;
+                }
             }
         }
     }
