@@ -205,6 +205,33 @@ abstract class CommandAdoptionContract extends ContractBase {
         assertThat(Files.readAllLines(ledger)).containsExactly("run");
     }
 
+    // Found in review: Skiplock's note about a step file it could not record was logged on the
+    // command's stderr, and the adopter, resuming stderr after as many lines as that stream held,
+    // skipped a line the command printed.
+    @Test
+    void anAdopterResumesTheCommandsStderrAfterItsOwnLinesNotAfterSkiplocksNotes() throws Exception {
+        Path gate = ledger.resolveSibling(ledger.getFileName() + ".go");
+        Job job = runOnDoomedWorker("echo first >&2; mkdir \"$SKIPLOCK_STEPS/cache\"; while [ ! -e " + gate
+                + " ]; do sleep 0.05; done; echo second >&2", 1);
+        Skiplock client = client();
+        String note = "skiplock: step file cache not recorded: not a regular file";
+        await().atMost(WAIT).until(() -> logLines(client, job).contains("stderr:first")
+                && logLines(client, job).stream().anyMatch(line -> line.endsWith(":" + note)));
+        WorkerProcess.kill(worker);
+        Files.createFile(gate);
+        try {
+            Skiplock adopter = adopter();
+            Job done = awaitTerminal(adopter, job.id());
+
+            assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+            assertThat(logLines(adopter, job)).filteredOn(line -> line.startsWith("stderr:"))
+                    .containsExactly("stderr:first", "stderr:second");
+            assertThat(logLines(adopter, job)).contains("skiplock:" + note);
+        } finally {
+            Files.deleteIfExists(gate);
+        }
+    }
+
     private void assertNoLogLineAfterTheTerminalStatus(Skiplock skiplock, Job job) throws Exception {
         List<dev.skiplock.JobEvent> events = skiplock.events(job.id(), 0, 1000);
         long terminal = events.stream().filter(event -> event.type().equals("status")

@@ -173,7 +173,7 @@ abstract class WorkflowContract extends ContractBase {
     }
 
     @Test
-    void stepFilesThatCannotBeRecordedBecomeLogLinesAndTheCommandGoesOn() throws Exception {
+    void stepFilesThatCannotBeRecordedBecomeNotesAndTheCommandGoesOn() throws Exception {
         Path runDir = Files.createTempDirectory("skiplock-runs-");
         String script = """
                 mkdir "$SKIPLOCK_STEPS/cache"
@@ -192,7 +192,7 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(Jdbc.query(skiplock.dataSource(), "SELECT name, output FROM skiplock_job_steps WHERE job_id = '"
                 + done.id() + "' ORDER BY name", row -> row.getString(1) + " " + row.getString(2).replace(" ", "")))
                 .containsExactly("count {\"files\":3}", "status \"200OK\"");
-        assertThat(skiplock.events(done.id(), 0, 100).stream().filter(event -> "stderr".equals(event.stream()))
+        assertThat(skiplock.events(done.id(), 0, 100).stream().filter(event -> "skiplock".equals(event.stream()))
                 .map(JobEvent::message)).containsExactlyInAnyOrder(
                         "skiplock: step file binary not recorded: Input length = 1",
                         "skiplock: step file cache not recorded: not a regular file");

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The built-in {@code command} kind: runs the stored argv (no shell) with the job's env and cwd.
- * stdout and stderr lines become {@code log} events; exit code 0 succeeds, anything else fails
+ * stdout and stderr lines become {@code log} events (Skiplock's notes about the run: stream
+ * {@value #NOTES}); exit code 0 succeeds, anything else fails
  * with the code in {@code lastError}. When the engine interrupts the handler (timeout, cancel,
  * shutdown) the process tree gets SIGTERM, then SIGKILL after the grace period.
  *
@@ -35,6 +36,12 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
     /** Variables passed through from the server's environment; everything else comes from the job. */
     private static final List<String> INHERITED = List.of("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR");
     private static final long STOP_CHECK_MILLIS = 100;
+    /**
+     * The stream of Skiplock's own notes about a run (an output file it cannot read, a step file it
+     * cannot record). Not the command's stderr: an adopter resumes each output file after as many
+     * lines as that stream holds, so a note counted there made it skip a line the command printed.
+     */
+    static final String NOTES = "skiplock";
 
     private final Duration grace;
     private final Path runs;

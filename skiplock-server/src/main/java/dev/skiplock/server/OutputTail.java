@@ -61,7 +61,7 @@ final class OutputTail implements Runnable {
                 emit();
             }
         } catch (IOException e) {
-            context.log("stderr", "skiplock: cannot read " + stream + ": " + e.getMessage());
+            context.log(CommandRunner.NOTES, "skiplock: cannot read " + stream + ": " + e.getMessage());
         } catch (InterruptedException e) {
             // the execution was handed over to another worker: it reads on from what was recorded
         }

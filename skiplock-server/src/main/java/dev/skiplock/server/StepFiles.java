@@ -112,12 +112,12 @@ final class StepFiles {
                 JsonNode output = read(file);
                 context.step(name, () -> output);
             } catch (IOException e) {
-                context.log("stderr", "skiplock: step file " + name + " not recorded: " + e.getMessage());
+                context.log(CommandRunner.NOTES, "skiplock: step file " + name + " not recorded: " + e.getMessage());
             } catch (JobStateException e) {
                 stale = true; // this execution lost the job: whoever holds it now records the rest
                 return;
             } catch (IllegalArgumentException | IllegalStateException e) {
-                context.log("stderr", "skiplock: step file " + name + " not recorded: " + e.getMessage());
+                context.log(CommandRunner.NOTES, "skiplock: step file " + name + " not recorded: " + e.getMessage());
             } catch (RuntimeException e) {
                 seen.remove(name); // the database did not answer: try again at the next look
                 return;

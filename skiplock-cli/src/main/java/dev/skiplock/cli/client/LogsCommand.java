@@ -13,6 +13,9 @@ import picocli.CommandLine.Parameters;
 /** {@code skiplock logs [-f] ID}: prints a job's events; {@code -f} follows until the job ends. */
 @Command(name = "logs", description = "Print a job's events; -f follows until it ends (with a live status line on a terminal).")
 public final class LogsCommand implements Callable<Integer> {
+    /** Log streams printed on stderr: a command's own, and Skiplock's notes about its run. */
+    private static final java.util.Set<String> TO_STDERR = java.util.Set.of("stderr", "skiplock");
+
     @ParentCommand
     Main cli;
 
@@ -60,7 +63,7 @@ public final class LogsCommand implements Callable<Integer> {
 
     static void print(JsonNode event) {
         switch (event.path("type").asText()) {
-            case "log" -> (event.path("stream").asText().equals("stderr") ? System.err : System.out)
+            case "log" -> (TO_STDERR.contains(event.path("stream").asText()) ? System.err : System.out)
                     .println(event.path("message").asText());
             case "status" -> System.out.println("[" + event.path("ts").asText() + "] " + event.path("status").asText()
                     + (event.path("message").isTextual() ? " (" + event.path("message").asText() + ")" : ""));
