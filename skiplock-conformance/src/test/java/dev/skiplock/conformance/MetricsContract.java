@@ -111,6 +111,13 @@ abstract class MetricsContract extends ContractBase {
         awaitTerminal(skiplock, ok.id());
         awaitTerminal(skiplock, doomed.id());
         awaitTerminal(skiplock, dependent.id());
+        // A job born failed (its dependency already failed) counts, and finished in this minute; a
+        // second enqueue of a live unique key inserts nothing and counts nothing.
+        Job bornFailed = skiplock.enqueue(JobRequest.of("ok", new Work("g")).withDependsOn(List.of(doomed.id())));
+        assertThat(bornFailed.status()).isEqualTo(JobStatus.FAILED);
+        Job unique = skiplock.enqueue(JobRequest.of("ok", new Work("h")).withQueue("parked").withUniqueKey("h"));
+        assertThat(skiplock.enqueue(JobRequest.of("ok", new Work("h")).withQueue("parked").withUniqueKey("h")).id())
+                .isEqualTo(unique.id());
         skiplock.cancel(parked.id());
         skiplock.delete(ok.id());
         Job retried = skiplock.retry(doomed.id());
@@ -120,19 +127,20 @@ abstract class MetricsContract extends ContractBase {
         assertThat(waiting.status()).isEqualTo(JobStatus.WAITING);
 
         assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock))
-                .containsEntry("parked/queued", 151L).containsEntry("parked/waiting", 1L)
+                .containsEntry("parked/queued", 152L).containsEntry("parked/waiting", 1L)
                 .containsEntry("parked/cancelled", 1L).containsEntry("default/succeeded", 1L)
-                .containsEntry("default/failed", 1L);
+                .containsEntry("default/failed", 2L);
         // The reaper folds the deltas; the counts stay the same.
         await().atMost(WAIT).until(() -> foldedRows(skiplock) == counted(skiplock).size());
         assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock));
 
-        // Finishes per minute: ok, doomed (twice: before and after its retry), the dependent, and
-        // the cancel; the delete subtracts nothing. Only parked has jobs waiting to run.
+        // Finishes per minute: ok, doomed (twice: before and after its retry), the dependent, the
+        // job born failed, and the cancel; the delete subtracts nothing. Only parked has jobs
+        // waiting to run.
         Map<String, QueueActivity> activity = skiplock.activity().stream()
                 .collect(Collectors.toMap(QueueActivity::queue, queue -> queue));
         assertThat(activity.get("default").finishedPerMinute()).hasSize(QueueActivity.MINUTES);
-        assertThat(finishedLately(activity.get("default"))).isEqualTo(4);
+        assertThat(finishedLately(activity.get("default"))).isEqualTo(5);
         assertThat(finishedLately(activity.get("parked"))).isEqualTo(1);
         assertThat(activity.get("default").oldestQueuedAt()).isNull();
         Instant oldest = activity.get("parked").oldestQueuedAt();

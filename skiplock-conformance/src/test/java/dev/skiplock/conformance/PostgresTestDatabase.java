@@ -60,9 +60,12 @@ final class PostgresTestDatabase implements TestDatabase {
 
     @Override
     public void insertWithoutNotification(DataSource dataSource, UUID id, String kind) {
-        Jdbc.update(dataSource, "INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status,"
-                + " max_attempts, available_at, requested_at)"
-                + " VALUES (?, 'default', 'default', ?, '{}', '{}', 0, 'queued', 1, now(), now())", id, kind);
+        // counted as insert_jobs counts its jobs (migration 0015)
+        Jdbc.update(dataSource, "WITH inserted AS (INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata,"
+                + " priority, status, max_attempts, available_at, requested_at)"
+                + " VALUES (?, 'default', 'default', ?, '{}', '{}', 0, 'queued', 1, now(), now()) RETURNING id)"
+                + " INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)"
+                + " SELECT 'default', 'default', 'queued', count(*) FROM inserted", id, kind);
     }
 
     @Override

@@ -40,6 +40,14 @@ final class DrainBench {
             WHERE status = 'failed' AND started_seq BETWEEN :base AND :base + 3 * :history + 2
             """;
 
+    /** The history's count deltas, as an enqueue's statement appends them (PostgreSQL migration 0015). */
+    private static final String POSTGRES_HISTORY_COUNTS = """
+            INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
+            SELECT tenant, queue, status, count(*) FROM skiplock_jobs
+            WHERE requested_seq BETWEEN :base AND :base + 3 * :history + 2
+            GROUP BY tenant, queue, status
+            """;
+
     private final BenchSettings settings;
 
     DrainBench(BenchSettings settings) {
@@ -107,6 +115,7 @@ final class DrainBench {
                 String history = Integer.toString(settings.history());
                 statement.execute(POSTGRES_HISTORY.replace(":history", history).replace(":base", Long.toString(base)));
                 statement.execute(POSTGRES_HISTORY_EVENTS.replace(":history", history).replace(":base", Long.toString(base)));
+                statement.execute(POSTGRES_HISTORY_COUNTS.replace(":history", history).replace(":base", Long.toString(base)));
                 statement.execute("SELECT setval('skiplock_job_events_seq_seq', " + base + " + 3 * " + history + " + 2)");
             } catch (java.sql.SQLException e) {
                 throw new dev.skiplock.SkiplockException("writing the history failed: " + e.getMessage(), e);

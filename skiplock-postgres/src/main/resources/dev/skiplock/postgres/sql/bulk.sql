@@ -9,7 +9,14 @@
 -- would write; each seq is a job's requested_seq, its first status event (migration 0012), as
 -- insert_jobs draws it. No notification here: the client announces the queues after the commit
 -- (PostgresNotifier's Announcer).
--- Ascending: the jobs take them in the batch's order, as insert_jobs' rows do.
+-- Ascending: the jobs take them in the batch's order, as insert_jobs' rows do. It also appends the
+-- count deltas of the jobs copy_jobs then inserts (:counts, per tenant and queue; every job here is
+-- queued): COPY fires no counting trigger since migration 0015, and both run in one transaction.
+WITH counted AS (
+    INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
+    SELECT c.tenant, c.queue, 'queued', c.jobs
+    FROM jsonb_to_recordset(CAST(:counts AS jsonb)) AS c(tenant text, queue text, jobs bigint)
+)
 SELECT now() AS now, drawn.seq
 FROM (SELECT nextval('skiplock_job_events_seq_seq') AS seq FROM generate_series(1, :jobs)) AS drawn
 ORDER BY drawn.seq

@@ -8,6 +8,8 @@
 -- wakes nobody. Without it the queue is announced after the commit (JobInserter.insertCommitted:
 -- overlapping enqueues in Skiplock's own transactions, whose notifying commits would queue on one
 -- lock). A job born failed (a dependency had already failed) is announced to its followers at once.
+-- The statement appends the count deltas of the jobs it inserted (migration 0015; a failed one
+-- also counts as finished in this minute, as a finish of the update trigger does).
 WITH inserted AS (
     INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, traceparent, priority, status,
                                max_attempts, available_at, requested_at, finished_at, timeout_seconds,
@@ -22,10 +24,18 @@ WITH inserted AS (
          available_at bigint, timeout_seconds integer, unique_key text, depends_on jsonb, last_error text)
     ON CONFLICT (tenant, unique_key) WHERE unique_key IS NOT NULL AND status IN ('waiting', 'queued', 'running')
     DO NOTHING
-    RETURNING id, available_at, requested_at, queue, status, requested_seq
+    RETURNING id, available_at, requested_at, tenant, queue, status, requested_seq
 ), events AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, status)
     SELECT inserted.id, 0, 'status', inserted.status FROM inserted WHERE inserted.requested_seq IS NULL
+), counted AS (
+    INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
+    SELECT tenant, queue, status, count(*) FROM inserted GROUP BY tenant, queue, status
+), born_finished AS (
+    INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)
+    SELECT tenant, queue, date_trunc('minute', now()), count(*) FROM inserted
+    WHERE status = 'failed'
+    GROUP BY tenant, queue
 )
 -- Only what the client cannot know: it builds each Job from its own request plus these times.
 SELECT inserted.id, inserted.available_at, inserted.requested_at FROM inserted
