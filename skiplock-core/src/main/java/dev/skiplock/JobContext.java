@@ -58,6 +58,9 @@ public interface JobContext<A> {
     /**
      * How many {@code log} lines of this attempt are already recorded for {@code stream}: a
      * {@link ResumableHandler} resuming another worker's execution continues its output after them.
+     * Precisely, the place after the last recorded line (lines are numbered 0, 1, ... in their
+     * stream), which is their count unless a line could not be stored at all; the lines this
+     * context then logs are numbered on from it.
      */
     default long loggedLines(String stream) {
         return 0;

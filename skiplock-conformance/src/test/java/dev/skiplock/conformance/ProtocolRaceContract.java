@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.skiplock.Job;
+import dev.skiplock.JobContext;
+import dev.skiplock.JobHandler;
 import dev.skiplock.JobOutcome;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
+import dev.skiplock.ResumableHandler;
 import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockConfig;
 import java.time.Duration;
@@ -127,6 +130,64 @@ abstract class ProtocolRaceContract extends ContractBase {
         assertThat(pool.events(job.id(), 0, 100)).filteredOn(event -> event.type().equals("log"))
                 .extracting(event -> event.stream() + ": " + event.message())
                 .containsExactly("stdout: first", "stderr: second", "stdout: third");
+    }
+
+    /**
+     * An adopter numbers its lines on from the place after the last recorded one, not from their
+     * count: with a line missing (one the completer could not store at all; deleted here) the
+     * count is the place of a line already stored, and the adopter's first line took that place
+     * and was skipped as a repeat of it.
+     */
+    @Test
+    void anAdopterLogsAfterTheLastRecordedLineEvenWithALineMissing() throws Exception {
+        Skiplock pool = client();
+        CountDownLatch logged = new CountDownLatch(1);
+        // The first worker logs three lines, then holds the job; its first heartbeat is 30 s away,
+        // so from the database's view it is paused.
+        track(builder(config -> config.queue("default", 1).leaseTtl(Duration.ofSeconds(60))
+                .heartbeatInterval(Duration.ofSeconds(30)).reaperInterval(Duration.ofSeconds(60)))
+                .handler("work", Work.class, new Resuming(context -> {
+                    context.log("stdout", "one");
+                    context.log("stdout", "two");
+                    context.log("stdout", "three");
+                    logged.countDown();
+                    ContractBase.blockUntilInterrupted();
+                    return JobOutcome.complete();
+                })).build()).start();
+        Job job = pool.enqueue(JobRequest.of("work", new Work("x")));
+        assertThat(logged.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        await().atMost(WAIT).until(() -> logLines(pool, job).size() == 3);
+        Jdbc.update(pool.dataSource(), "DELETE FROM skiplock_job_events WHERE job_id = ? AND type = 'log' AND message = 'two'",
+                database.id(job.id()));
+
+        database.expireLease(pool.dataSource(), job.id());
+        Skiplock adopter = started(builder(config -> config.queue("default", 1))
+                .handler("work", Work.class, new Resuming(context -> {
+                    context.log("stdout", "resumed after " + context.loggedLines("stdout"));
+                    return JobOutcome.complete();
+                })));
+
+        assertThat(awaitTerminal(adopter, job.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(adopter.metrics().adopted()).isEqualTo(1);
+        assertThat(logLines(pool, job)).containsExactly("one", "three", "resumed after 3");
+    }
+
+    /** A resumable handler whose {@code handle} and {@code resume} both run {@code body}. */
+    private record Resuming(JobHandler<Work> body) implements ResumableHandler<Work> {
+        @Override
+        public JobOutcome handle(JobContext<Work> context) throws Exception {
+            return body.handle(context);
+        }
+
+        @Override
+        public java.util.Optional<JobOutcome> resume(JobContext<Work> context) throws Exception {
+            return java.util.Optional.of(body.handle(context));
+        }
+    }
+
+    private static List<String> logLines(Skiplock skiplock, Job job) {
+        return skiplock.events(job.id(), 0, 100).stream().filter(event -> event.type().equals("log"))
+                .map(event -> event.message()).toList();
     }
 
     // Fault 8: a claim whose answer never reached the worker uses no attempt.

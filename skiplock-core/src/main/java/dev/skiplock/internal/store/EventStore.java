@@ -93,7 +93,7 @@ public final class EventStore {
         return sql.isDataError(failure);
     }
 
-    /** The number of log lines recorded for one attempt and stream. */
+    /** How far one attempt's stream got: the place after its last recorded line (their count unless one is missing). */
     public long countLogs(HeldAttempt attempt, String stream) {
         return sql.query("count_logs", Params.of("job_id", attempt.id(), "attempt", attempt.attempt(), "stream", stream),
                 row -> row.getLong(1)).getFirst();

@@ -25,8 +25,12 @@ ON CONFLICT DO NOTHING
 RETURNING seq
 
 -- name: count_logs
--- Lines already recorded for one attempt's stream: where an adopter resumes the output.
-SELECT count(*) FROM skiplock_job_events
+-- How far one attempt's stream got: where an adopter resumes the output and numbers its lines on.
+-- That is the place after the last recorded line, which is the count of lines unless one is
+-- missing (a line the completer could not store at all): numbering on from the count would give
+-- the adopter's first line the place of one already stored, and it would be skipped as a repeat.
+-- Lines of a process older than migration 0014 have no place: then it is their count.
+SELECT max(count(*), COALESCE(max(line) + 1, 0)) FROM skiplock_job_events
 WHERE job_id = :job_id AND attempt = :attempt AND type = 'log' AND stream = :stream
 
 -- name: update_progress
