@@ -97,10 +97,14 @@ abstract class MetricsContract extends ContractBase {
         Skiplock skiplock = started(builder(config -> config.queue("default", 2))
                 .handler("ok", Work.class, context -> JobOutcome.complete())
                 .handler("doomed", Work.class, context -> JobOutcome.fail("always")));
-        // Enqueued one by one, as a batch (COPY on PostgreSQL from 100 jobs on), and to a queue nobody serves.
+        // Enqueued one by one, as a batch (COPY on PostgreSQL from 100 jobs on; to two queues), and to
+        // queues nobody serves.
         List<JobRequest> batch = new ArrayList<>();
         for (int i = 0; i < 150; i++) {
             batch.add(JobRequest.of("ok", new Work("bulk" + i)).withQueue("parked"));
+            if (i % 5 == 0) {
+                batch.add(JobRequest.of("ok", new Work("spare" + i)).withQueue("spare"));
+            }
         }
         skiplock.enqueueMany(batch);
         Job ok = skiplock.enqueue(JobRequest.of("ok", new Work("a")));
@@ -127,7 +131,7 @@ abstract class MetricsContract extends ContractBase {
         assertThat(waiting.status()).isEqualTo(JobStatus.WAITING);
 
         assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock))
-                .containsEntry("parked/queued", 152L).containsEntry("parked/waiting", 1L)
+                .containsEntry("parked/queued", 152L).containsEntry("spare/queued", 30L).containsEntry("parked/waiting", 1L)
                 .containsEntry("parked/cancelled", 1L).containsEntry("default/succeeded", 1L)
                 .containsEntry("default/failed", 2L);
         // The reaper folds the deltas; the counts stay the same.

@@ -38,8 +38,8 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
     private static final long STOP_CHECK_MILLIS = 100;
     /**
      * The stream of Skiplock's own notes about a run (an output file it cannot read, a step file it
-     * cannot record). Not the command's stderr: an adopter resumes each output file after as many
-     * lines as that stream holds, so a note counted there made it skip a line the command printed.
+     * cannot record). Not the command's stderr: an adopter resumes each output file after the place
+     * of its stream's last recorded line, so a note recorded there made it skip a line the command printed.
      */
     static final String NOTES = "skiplock";
 

@@ -17,9 +17,11 @@ final class DrainBench {
     /**
      * Finished jobs as the engine leaves them, with UUIDv7 ids in time order over the last week: the
      * enqueue, start and success events are read from the row (seqs from the events' sequence, three
-     * per job above :base), a failure's event is a row (POSTGRES_HISTORY_EVENTS).
+     * per job above :base), a failure's event is a row (POSTGRES_HISTORY_EVENTS); the statement
+     * also appends the history's count deltas.
      */
     private static final String POSTGRES_HISTORY = """
+            WITH inserted AS (
             INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status, attempt,
                 max_attempts, available_at, requested_at, started_at, finished_at, timeout_seconds, result, last_error,
                 requested_seq, started_seq, finished_seq)
@@ -33,19 +35,16 @@ final class DrainBench {
                          CAST(extract(epoch FROM now() - interval '7 days' + i * (interval '7 days' / :history)) * 1000
                               AS bigint) AS ms
                   FROM generate_series(1, :history) AS i) history
+            RETURNING tenant, queue, status
+            )
+            -- counted as an enqueue's statement counts its jobs (migration 0015)
+            INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
+            SELECT tenant, queue, status, count(*) FROM inserted GROUP BY tenant, queue, status
             """;
     private static final String POSTGRES_HISTORY_EVENTS = """
             INSERT INTO skiplock_job_events (seq, job_id, ts, attempt, type, status, message) OVERRIDING SYSTEM VALUE
             SELECT started_seq + 1, id, finished_at, 1, 'status', status, last_error FROM skiplock_jobs
             WHERE status = 'failed' AND started_seq BETWEEN :base AND :base + 3 * :history + 2
-            """;
-
-    /** The history's count deltas, as an enqueue's statement appends them (PostgreSQL migration 0015). */
-    private static final String POSTGRES_HISTORY_COUNTS = """
-            INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
-            SELECT tenant, queue, status, count(*) FROM skiplock_jobs
-            WHERE requested_seq BETWEEN :base AND :base + 3 * :history + 2
-            GROUP BY tenant, queue, status
             """;
 
     private final BenchSettings settings;
@@ -115,7 +114,6 @@ final class DrainBench {
                 String history = Integer.toString(settings.history());
                 statement.execute(POSTGRES_HISTORY.replace(":history", history).replace(":base", Long.toString(base)));
                 statement.execute(POSTGRES_HISTORY_EVENTS.replace(":history", history).replace(":base", Long.toString(base)));
-                statement.execute(POSTGRES_HISTORY_COUNTS.replace(":history", history).replace(":base", Long.toString(base)));
                 statement.execute("SELECT setval('skiplock_job_events_seq_seq', " + base + " + 3 * " + history + " + 2)");
             } catch (java.sql.SQLException e) {
                 throw new dev.skiplock.SkiplockException("writing the history failed: " + e.getMessage(), e);

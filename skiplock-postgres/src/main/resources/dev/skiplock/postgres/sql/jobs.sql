@@ -444,7 +444,7 @@ WHERE id IN (
 -- name: count_jobs
 -- Jobs per queue and status of one tenant, or of all with a null tenant (dashboards, GET /queues,
 -- depth gauges, benchmarks' final check): summed from skiplock_job_counts (migration 0011), whose
--- rows are deltas the triggers append; never a count over the jobs themselves.
+-- rows are deltas the triggers and the enqueue statements append; never a count over the jobs themselves.
 SELECT queue, status, sum(jobs) AS jobs FROM skiplock_job_counts
 WHERE CAST(:tenant AS text) IS NULL OR tenant = :tenant
 GROUP BY queue, status
