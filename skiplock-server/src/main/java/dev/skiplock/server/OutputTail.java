@@ -82,6 +82,13 @@ final class OutputTail implements Runnable {
         }
     }
 
+    /**
+     * Cuts the bytes into lines, and a long line into pieces: a piece ends before the first byte
+     * that starts a character once it holds {@link #MAX_LINE_BYTES}, so no character is cut. The
+     * cut depends only on the bytes, never on where a read ended: a worker tailing the file as it
+     * grows and an adopter reading it again from the start cut it into the same pieces, and the
+     * adopter's count of pieces to skip stays right.
+     */
     private void split(byte[] buffer, int length) {
         int start = 0;
         for (int i = 0; i < length; i++) {
@@ -89,18 +96,22 @@ final class OutputTail implements Runnable {
                 line.write(buffer, start, i - start);
                 emit();
                 start = i + 1;
-            } else if (line.size() + (i + 1 - start) >= MAX_LINE_BYTES && !continuesCharacter(buffer, i, length)) {
-                line.write(buffer, start, i + 1 - start);
+            } else if (endsPiece(line.size() + (i - start), buffer[i])) {
+                line.write(buffer, start, i - start);
                 emit();
-                start = i + 1;
+                start = i;
             }
         }
         line.write(buffer, start, length - start);
     }
 
-    /** True if the byte after {@code i} continues a UTF-8 character: a long line is not cut inside one. */
-    private static boolean continuesCharacter(byte[] buffer, int i, int length) {
-        return i + 1 < length && (buffer[i + 1] & 0xC0) == 0x80;
+    /**
+     * Whether a piece holding {@code size} bytes ends before {@code next}: once it is full, unless
+     * {@code next} continues a UTF-8 character (10xxxxxx). A character has at most three such
+     * bytes, so a longer run (not UTF-8: binary output) is cut anyway and a piece stays bounded.
+     */
+    private static boolean endsPiece(int size, byte next) {
+        return size >= MAX_LINE_BYTES && ((next & 0xC0) != 0x80 || size >= MAX_LINE_BYTES + 3);
     }
 
     /** Decodes the line; invalid UTF-8 becomes U+FFFD (and the worker replaces NUL the same way). */
