@@ -58,6 +58,99 @@ abstract class HostileDataContract extends ContractBase {
         }
     }
 
+    /**
+     * A handler's exception whose message cannot be read (its getMessage throws) ends its attempt
+     * like any other exception. Reading the message to describe the error used to throw on the
+     * handler's thread: the job was left running with its lease kept alive, and its slot was never
+     * given back.
+     */
+    @Test
+    void anExceptionWhoseMessageCannotBeReadFailsOnlyItsJob() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("hostile", Work.class, context -> {
+                    throw new IllegalStateException() {
+                        @Override
+                        public String getMessage() {
+                            throw new UnsupportedOperationException("no message today");
+                        }
+                    };
+                })
+                .handler("work", Work.class, context -> JobOutcome.complete("fine")));
+        Job hostile = worker.enqueue(JobRequest.of("hostile", new Work("x")).withMaxAttempts(1));
+
+        Job failed = awaitTerminal(worker, hostile.id());
+        assertThat(failed.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(failed.lastError()).contains(UnsupportedOperationException.class.getName());
+        // its one slot was given back: the next job runs
+        Job next = worker.enqueue(JobRequest.of("work", new Work("y")));
+        assertThat(awaitTerminal(worker, next.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+    }
+
+    /**
+     * An application's tracer that throws when a job's span starts (the first job) or ends (the
+     * second) harms no job: each runs and gets its outcome (the handler's thread used to die,
+     * leaving the job running with its lease kept alive and its slot taken).
+     */
+    @Test
+    void aTracerThatThrowsHarmsNoJob() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .openTelemetry(ThrowingTracer.openTelemetry())
+                .handler("work", Work.class, context -> JobOutcome.complete(context.args().label())));
+        Job first = worker.enqueue(JobRequest.of("work", new Work("first")));
+        Job second = worker.enqueue(JobRequest.of("work", new Work("second")));
+
+        assertThat(awaitTerminal(worker, first.id()).result().asText()).isEqualTo("first");
+        assertThat(awaitTerminal(worker, second.id()).result().asText()).isEqualTo("second");
+        // an in-memory job runs on the same tracer: its span's end throws too
+        Job inMemory = worker.enqueue(JobRequest.of("work", new Work("third")).withDurable(false));
+        assertThat(awaitTerminal(worker, inMemory.id()).result().asText()).isEqualTo("third");
+    }
+
+    /**
+     * An OpenTelemetry whose tracer throws when asked for the first span, and whose later spans
+     * throw when they end.
+     */
+    private static final class ThrowingTracer {
+        static io.opentelemetry.api.OpenTelemetry openTelemetry() {
+            java.util.concurrent.atomic.AtomicInteger spans = new java.util.concurrent.atomic.AtomicInteger();
+            io.opentelemetry.api.trace.Span span = proxy(io.opentelemetry.api.trace.Span.class, (self, name) -> switch (name) {
+                case "end" -> throw new IllegalStateException("tracer broken: end");
+                case "makeCurrent" -> io.opentelemetry.context.Scope.noop();
+                case "getSpanContext" -> io.opentelemetry.api.trace.SpanContext.getInvalid();
+                case "isRecording" -> false;
+                default -> self;
+            });
+            io.opentelemetry.api.trace.SpanBuilder builder = proxy(io.opentelemetry.api.trace.SpanBuilder.class,
+                    (self, name) -> name.equals("startSpan") ? span : self);
+            io.opentelemetry.api.trace.Tracer tracer = proxy(io.opentelemetry.api.trace.Tracer.class, (self, name) -> {
+                if (spans.getAndIncrement() == 0) {
+                    throw new IllegalStateException("tracer broken: " + name);
+                }
+                return builder;
+            });
+            io.opentelemetry.api.trace.TracerProvider provider =
+                    proxy(io.opentelemetry.api.trace.TracerProvider.class, (self, name) -> tracer);
+            return new io.opentelemetry.api.OpenTelemetry() {
+                @Override
+                public io.opentelemetry.api.trace.TracerProvider getTracerProvider() {
+                    return provider;
+                }
+
+                @Override
+                public io.opentelemetry.context.propagation.ContextPropagators getPropagators() {
+                    return io.opentelemetry.context.propagation.ContextPropagators.noop();
+                }
+            };
+        }
+
+        /** A {@code type} whose every method answers what {@code answer} gives for its name. */
+        private static <T> T proxy(Class<T> type, java.util.function.BiFunction<Object, String, Object> answer) {
+            return type.cast(java.lang.reflect.Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
+                    (self, method, args) -> method.getName().equals("toString") ? "throwing " + type.getSimpleName()
+                            : answer.apply(self, method.getName())));
+        }
+    }
+
     @Test
     void batchTheDatabaseRejectsForOneJobsDataIsSplitAndOnlyThatJobIsAffected() {
         Skiplock pool = client();

@@ -128,12 +128,12 @@ final class JobRunner {
             return; // stopped before it started (cancel, timeout): nothing ran, the stop decided the outcome
         }
         Completion completion;
-        io.opentelemetry.api.trace.Span span = parts.tracing().start(job);
+        io.opentelemetry.api.trace.Span span = parts.tracing().startOrNone(job);
         try (JobMdc mdc = JobMdc.of(job); io.opentelemetry.context.Scope scope = span.makeCurrent()) {
             completion = outcomeOf(execution, job, resume);
         }
         boolean decided = execution.completeByHandler();
-        JobTracing.end(span, execution, completion, decided);
+        JobTracing.endOrWarn(span, execution, completion, decided);
         if (decided) {
             if (completion == null) {
                 parts.completer().completedByHandler(execution);

@@ -28,6 +28,7 @@ public final class JobTracing {
     static final String OUTCOME = "skiplock.job.outcome";
 
     private static final String SCOPE = "dev.skiplock";
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JobTracing.class);
 
     /** The given instance's tracer, or null: {@code GlobalOpenTelemetry}'s, looked up when a span starts. */
     private final io.opentelemetry.api.trace.Tracer tracer;
@@ -37,8 +38,22 @@ public final class JobTracing {
         this.tracer = openTelemetry == null ? null : openTelemetry.getTracer(SCOPE);
     }
 
+    /**
+     * Starts the span of one execution of {@code job} (not yet current), or returns an invalid span
+     * when the application's tracer throws: its job runs and gets its outcome all the same (a
+     * handler thread that died here left its job running, its lease kept alive, for good).
+     */
+    Span startOrNone(Job job) {
+        try {
+            return start(job);
+        } catch (RuntimeException e) {
+            LOG.warn("job {}: the tracer failed to start its span; the job runs without one: {}", job.id(), e.toString());
+            return Span.getInvalid();
+        }
+    }
+
     /** Starts the span of one execution of {@code job} (not yet current). */
-    Span start(Job job) {
+    private Span start(Job job) {
         io.opentelemetry.api.trace.Tracer spans = tracer != null ? tracer
                 : io.opentelemetry.api.GlobalOpenTelemetry.getTracer(SCOPE);
         SpanBuilder span = spans.spanBuilder("skiplock.job " + job.kind()).setSpanKind(SpanKind.CONSUMER)
@@ -56,8 +71,17 @@ public final class JobTracing {
         return span.startSpan();
     }
 
+    /** As {@link #end}; a tracer that throws is logged, and the outcome is written all the same. */
+    static void endOrWarn(Span span, Execution execution, Completion completion, boolean decidedByHandler) {
+        try {
+            end(span, execution, completion, decidedByHandler);
+        } catch (RuntimeException e) {
+            LOG.warn("job {}: the tracer failed to end its span: {}", execution.job().id(), e.toString());
+        }
+    }
+
     /** Ends the span with the execution's outcome ({@code null}: the handler completed its job in its transaction). */
-    static void end(Span span, Execution execution, Completion completion, boolean decidedByHandler) {
+    private static void end(Span span, Execution execution, Completion completion, boolean decidedByHandler) {
         String outcome = decidedByHandler ? outcomeOf(execution, completion)
                 : execution.stopReason().name().toLowerCase(java.util.Locale.ROOT);
         span.setAttribute(OUTCOME, outcome);

@@ -194,12 +194,12 @@ final class MemoryJob {
         }
         try {
             Completion completion;
-            io.opentelemetry.api.trace.Span span = runtime.tracing().start(running.job());
+            io.opentelemetry.api.trace.Span span = runtime.tracing().startOrNone(running.job());
             try (JobMdc mdc = JobMdc.of(running.job()); io.opentelemetry.context.Scope scope = span.makeCurrent()) {
                 completion = runHandler(running);
             }
             boolean decided = running.completeByHandler();
-            JobTracing.end(span, running, completion, decided);
+            JobTracing.endOrWarn(span, running, completion, decided);
             if (decided) {
                 complete(running, completion);
             }

@@ -97,8 +97,17 @@ final class Outcomes {
         return new Completion(execution.attempt(), finalStatus, 0, null, truncate(message), 0);
     }
 
+    /**
+     * The error's class and message. The message is the handler's data: one that cannot be read
+     * (its {@code getMessage} throws) is named as such, and the attempt still gets its outcome.
+     */
     static String describe(Throwable error) {
-        String message = error.getMessage();
+        String message;
+        try {
+            message = error.getMessage();
+        } catch (RuntimeException | StackOverflowError unreadable) {
+            message = "(its message could not be read: " + unreadable.getClass().getName() + ")";
+        }
         return error.getClass().getName() + (message == null ? "" : ": " + message);
     }
 
