@@ -87,6 +87,44 @@ abstract class HostileDataContract extends ContractBase {
     }
 
     /**
+     * A resumable handler's clean-up after a durable outcome that throws an exception whose message
+     * cannot be read is logged: describing it threw on the completer's thread, which then wrote the
+     * batch again and counted the outcomes it had just written as stale.
+     */
+    @Test
+    void aCleanUpThatThrowsAnUnreadableExceptionLeavesTheOutcomesCounted() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("resumable", Work.class, new dev.skiplock.ResumableHandler<Work>() {
+                    @Override
+                    public JobOutcome handle(dev.skiplock.JobContext<Work> context) {
+                        return JobOutcome.complete(context.args().label());
+                    }
+
+                    @Override
+                    public java.util.Optional<JobOutcome> resume(dev.skiplock.JobContext<Work> context) {
+                        return java.util.Optional.empty();
+                    }
+
+                    @Override
+                    public void completed(java.util.UUID jobId, java.util.UUID executionId) {
+                        throw new IllegalStateException() {
+                            @Override
+                            public String getMessage() {
+                                throw new UnsupportedOperationException("no message today");
+                            }
+                        };
+                    }
+                }));
+        Job first = worker.enqueue(JobRequest.of("resumable", new Work("first")));
+        assertThat(awaitTerminal(worker, first.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+        Job second = worker.enqueue(JobRequest.of("resumable", new Work("second")));
+        assertThat(awaitTerminal(worker, second.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+
+        awaitCount(() -> worker.metrics().succeeded(), 2);
+        assertThat(worker.metrics().staleCompletions()).isZero();
+    }
+
+    /**
      * An application's tracer that throws when a job's span starts (the first job) or ends (the
      * second) harms no job: each runs and gets its outcome (the handler's thread used to die,
      * leaving the job running with its lease kept alive and its slot taken).

@@ -81,7 +81,8 @@ final class Handlers {
             try {
                 resumable.completed(job.id(), execution.executionId());
             } catch (RuntimeException e) {
-                LOG.warn("{} could not clean up after job {}: {}", job.kind(), job.id(), e.getMessage());
+                // describe: the message of the application's exception may itself throw, here on the completer's thread
+                LOG.warn("{} could not clean up after job {}: {}", job.kind(), job.id(), Outcomes.describe(e));
             }
         }
     }
