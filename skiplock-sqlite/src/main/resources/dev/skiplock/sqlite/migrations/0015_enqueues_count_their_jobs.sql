@@ -1,4 +1,4 @@
 -- PostgreSQL's 0015 counts an enqueue's jobs in its statements instead of a statement trigger,
--- whose PL/pgSQL call was a tenth of a one-job enqueue. SQLite's counting triggers (0011) run
+-- whose PL/pgSQL call cost a one-job insert about 50 microseconds. SQLite's counting triggers (0011) run
 -- inside the engine with no interpreter call: nothing changes here; the number keeps both
 -- dialects' migrations in step.
