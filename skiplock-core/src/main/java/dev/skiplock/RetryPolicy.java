@@ -10,6 +10,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param jitter fraction between 0 and 1 (0.1 = ±10 %)
  */
 public record RetryPolicy(Duration base, Duration cap, double jitter) {
+    /**
+     * The longest cap: a delay twice as long (jitter) still fits in milliseconds, and in any
+     * database's time range. Declared before {@link #DEFAULT}, whose construction reads it.
+     */
+    private static final Duration LONGEST = Duration.ofDays(36_500);
     /** 1 s, doubling, capped at 1 h, ±10 %. */
     public static final RetryPolicy DEFAULT = new RetryPolicy(Duration.ofSeconds(1), Duration.ofHours(1), 0.1);
 
@@ -19,6 +24,11 @@ public record RetryPolicy(Duration base, Duration cap, double jitter) {
         }
         if (cap == null || cap.compareTo(base) < 0) {
             throw new IllegalArgumentException("retryCap: must be at least retryBase");
+        }
+        // Delays are computed in milliseconds: a cap past what a long holds (a Duration of
+        // ChronoUnit.FOREVER) threw at the first retry, on the failing job's thread.
+        if (cap.compareTo(LONGEST) > 0) {
+            throw new IllegalArgumentException("retryCap: must be at most " + LONGEST.toDays() + " days, got " + cap);
         }
         if (!(jitter >= 0 && jitter <= 1)) {
             throw new IllegalArgumentException("retryJitter: must be between 0 and 1, got " + jitter);

@@ -34,5 +34,13 @@ class RetryPolicyTest {
                 .hasMessageStartingWith("retryCap:");
         assertThatThrownBy(() -> new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(1), 2))
                 .hasMessageStartingWith("retryJitter:");
+        assertThatThrownBy(() -> new RetryPolicy(Duration.ofSeconds(1), java.time.temporal.ChronoUnit.FOREVER.getDuration(), 0))
+                .hasMessageStartingWith("retryCap:");
+    }
+
+    @Test
+    void theLongestCapStillGivesADelay() {
+        RetryPolicy policy = new RetryPolicy(Duration.ofDays(36_500), Duration.ofDays(36_500), 1);
+        assertThat(policy.delayAfter(1000)).isBetween(Duration.ZERO, Duration.ofDays(73_000));
     }
 }
