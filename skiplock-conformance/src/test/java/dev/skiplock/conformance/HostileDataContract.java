@@ -125,6 +125,38 @@ abstract class HostileDataContract extends ContractBase {
     }
 
     /**
+     * A resumable handler's clean-up that throws an {@code Error} (an {@code assert} in application
+     * code) stops no later outcome: it ran on the completer's thread, which the error killed, and
+     * then no outcome of the worker was written while the heartbeat kept every lease alive.
+     */
+    @Test
+    void aCleanUpThatThrowsAnErrorStopsNoLaterOutcome() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("resumable", Work.class, new dev.skiplock.ResumableHandler<Work>() {
+                    @Override
+                    public JobOutcome handle(dev.skiplock.JobContext<Work> context) {
+                        return JobOutcome.complete(context.args().label());
+                    }
+
+                    @Override
+                    public java.util.Optional<JobOutcome> resume(dev.skiplock.JobContext<Work> context) {
+                        return java.util.Optional.empty();
+                    }
+
+                    @Override
+                    public void completed(java.util.UUID jobId, java.util.UUID executionId) {
+                        throw new AssertionError("clean-up expected something else");
+                    }
+                }));
+        for (String label : List.of("first", "second", "third")) {
+            Job job = worker.enqueue(JobRequest.of("resumable", new Work(label)));
+            assertThat(awaitTerminal(worker, job.id()).result().asText()).isEqualTo(label);
+        }
+        awaitCount(() -> worker.metrics().succeeded(), 3);
+        assertThat(worker.metrics().staleCompletions()).isZero();
+    }
+
+    /**
      * An application's tracer that throws when a job's span starts (the first job) or ends (the
      * second) harms no job: each runs and gets its outcome (the handler's thread used to die,
      * leaving the job running with its lease kept alive and its slot taken).

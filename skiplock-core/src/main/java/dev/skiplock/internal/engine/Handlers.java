@@ -80,8 +80,9 @@ final class Handlers {
                 && binding.handler() instanceof ResumableHandler<?> resumable) {
             try {
                 resumable.completed(job.id(), execution.executionId());
-            } catch (RuntimeException e) {
-                // describe: the message of the application's exception may itself throw, here on the completer's thread
+            } catch (Throwable e) {
+                // Any throwable: this runs on the completer's thread, whose death would stop every
+                // outcome of the worker; describe, since the exception's message may throw too.
                 LOG.warn("{} could not clean up after job {}: {}", job.kind(), job.id(), Outcomes.describe(e));
             }
         }

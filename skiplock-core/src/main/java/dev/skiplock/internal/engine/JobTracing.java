@@ -46,8 +46,9 @@ public final class JobTracing {
     Span startOrNone(Job job) {
         try {
             return start(job);
-        } catch (RuntimeException e) {
-            LOG.warn("job {}: the tracer failed to start its span; the job runs without one: {}", job.id(), e.toString());
+        } catch (Throwable e) {
+            LOG.warn("job {}: the tracer failed to start its span; the job runs without one: {}", job.id(),
+                    Outcomes.describe(e));
             return Span.getInvalid();
         }
     }
@@ -75,8 +76,8 @@ public final class JobTracing {
     static void endOrWarn(Span span, Execution execution, Completion completion, boolean decidedByHandler) {
         try {
             end(span, execution, completion, decidedByHandler);
-        } catch (RuntimeException e) {
-            LOG.warn("job {}: the tracer failed to end its span: {}", execution.job().id(), e.toString());
+        } catch (Throwable e) {
+            LOG.warn("job {}: the tracer failed to end its span: {}", execution.job().id(), Outcomes.describe(e));
         }
     }
 

@@ -105,7 +105,7 @@ final class Outcomes {
         String message;
         try {
             message = error.getMessage();
-        } catch (RuntimeException | StackOverflowError unreadable) {
+        } catch (Throwable unreadable) {
             message = "(its message could not be read: " + unreadable.getClass().getName() + ")";
         }
         return error.getClass().getName() + (message == null ? "" : ": " + message);
