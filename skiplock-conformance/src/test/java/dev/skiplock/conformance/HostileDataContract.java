@@ -94,27 +94,14 @@ abstract class HostileDataContract extends ContractBase {
     @Test
     void aCleanUpThatThrowsAnUnreadableExceptionLeavesTheOutcomesCounted() {
         Skiplock worker = started(builder(config -> config.queue("default", 1))
-                .handler("resumable", Work.class, new dev.skiplock.ResumableHandler<Work>() {
-                    @Override
-                    public JobOutcome handle(dev.skiplock.JobContext<Work> context) {
-                        return JobOutcome.complete(context.args().label());
-                    }
-
-                    @Override
-                    public java.util.Optional<JobOutcome> resume(dev.skiplock.JobContext<Work> context) {
-                        return java.util.Optional.empty();
-                    }
-
-                    @Override
-                    public void completed(java.util.UUID jobId, java.util.UUID executionId) {
-                        throw new IllegalStateException() {
-                            @Override
-                            public String getMessage() {
-                                throw new UnsupportedOperationException("no message today");
-                            }
-                        };
-                    }
-                }));
+                .handler("resumable", Work.class, withCleanUp(() -> {
+                    throw new IllegalStateException() {
+                        @Override
+                        public String getMessage() {
+                            throw new UnsupportedOperationException("no message today");
+                        }
+                    };
+                })));
         Job first = worker.enqueue(JobRequest.of("resumable", new Work("first")));
         assertThat(awaitTerminal(worker, first.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
         Job second = worker.enqueue(JobRequest.of("resumable", new Work("second")));
@@ -132,22 +119,9 @@ abstract class HostileDataContract extends ContractBase {
     @Test
     void aCleanUpThatThrowsAnErrorStopsNoLaterOutcome() {
         Skiplock worker = started(builder(config -> config.queue("default", 1))
-                .handler("resumable", Work.class, new dev.skiplock.ResumableHandler<Work>() {
-                    @Override
-                    public JobOutcome handle(dev.skiplock.JobContext<Work> context) {
-                        return JobOutcome.complete(context.args().label());
-                    }
-
-                    @Override
-                    public java.util.Optional<JobOutcome> resume(dev.skiplock.JobContext<Work> context) {
-                        return java.util.Optional.empty();
-                    }
-
-                    @Override
-                    public void completed(java.util.UUID jobId, java.util.UUID executionId) {
-                        throw new AssertionError("clean-up expected something else");
-                    }
-                }));
+                .handler("resumable", Work.class, withCleanUp(() -> {
+                    throw new AssertionError("clean-up expected something else");
+                })));
         for (String label : List.of("first", "second", "third")) {
             Job job = worker.enqueue(JobRequest.of("resumable", new Work(label)));
             assertThat(awaitTerminal(worker, job.id()).result().asText()).isEqualTo(label);
@@ -174,6 +148,26 @@ abstract class HostileDataContract extends ContractBase {
         // an in-memory job runs on the same tracer: its span's end throws too
         Job inMemory = worker.enqueue(JobRequest.of("work", new Work("third")).withDurable(false));
         assertThat(awaitTerminal(worker, inMemory.id()).result().asText()).isEqualTo("third");
+    }
+
+    /** A resumable handler that completes with its label and runs {@code cleanUp} after each durable outcome. */
+    private static dev.skiplock.ResumableHandler<Work> withCleanUp(Runnable cleanUp) {
+        return new dev.skiplock.ResumableHandler<>() {
+            @Override
+            public JobOutcome handle(dev.skiplock.JobContext<Work> context) {
+                return JobOutcome.complete(context.args().label());
+            }
+
+            @Override
+            public java.util.Optional<JobOutcome> resume(dev.skiplock.JobContext<Work> context) {
+                return java.util.Optional.empty();
+            }
+
+            @Override
+            public void completed(java.util.UUID jobId, java.util.UUID executionId) {
+                cleanUp.run();
+            }
+        };
     }
 
     /**
