@@ -22,6 +22,8 @@ final class OutputTail implements Runnable {
      * dump, a progress bar) costs bounded memory and each log event stays small.
      */
     static final int MAX_LINE_BYTES = 64 * 1024;
+    /** Bytes asked of the file per read (a regular file gives that many until its end). */
+    static final int READ_BYTES = 8192;
 
     private final Path file;
     private final String stream;
@@ -44,7 +46,7 @@ final class OutputTail implements Runnable {
             if (input == null) {
                 return;
             }
-            byte[] buffer = new byte[8192];
+            byte[] buffer = new byte[READ_BYTES];
             while (true) {
                 // Read the exit state before the file: data written before the exit is then surely seen.
                 boolean done = exited.getAsBoolean();

@@ -22,11 +22,12 @@ class OutputTailTest {
 
     /**
      * A long line of two-byte characters whose first piece fills exactly where a read of the file
-     * ends (8 reads of 8,192 bytes): the piece must not end inside a character, which a cut decided
+     * ends (reads of READ_BYTES): the piece must not end inside a character, which a cut decided
      * by the byte after the read's end did (each half became U+FFFD).
      */
     @Test
     void aLongLineIsCutBetweenCharactersWhereverAReadEnds() throws Exception {
+        assertThat(MAX % OutputTail.READ_BYTES).as("a piece fills exactly where a read ends").isZero();
         String text = "a" + "é".repeat(40_000);
         List<String> lines = tail(bytes(text + "\n"), 0);
 
