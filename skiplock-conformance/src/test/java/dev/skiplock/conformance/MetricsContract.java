@@ -76,6 +76,35 @@ abstract class MetricsContract extends ContractBase {
         assertThat(gauge(registry, "skiplock.workers", "status", "active")).isGreaterThanOrEqualTo(1);
     }
 
+    /**
+     * An application's meter registry whose meters throw stops no job and miscounts nothing in
+     * {@code metrics()}: its meters were updated between a statement's commit and what follows it
+     * (a completed batch was written again and counted stale; claimed jobs were never started).
+     */
+    @Test
+    void aMeterRegistryThatThrowsStopsNoJob() {
+        SimpleMeterRegistry broken = new SimpleMeterRegistry() {
+            @Override
+            protected io.micrometer.core.instrument.Counter newCounter(io.micrometer.core.instrument.Meter.Id id) {
+                return new io.micrometer.core.instrument.cumulative.CumulativeCounter(id) {
+                    @Override
+                    public void increment(double amount) {
+                        throw new IllegalStateException("meter broken");
+                    }
+                };
+            }
+        };
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1)).meterRegistry(broken)
+                .handler("ok", Work.class, context -> JobOutcome.complete(context.args().name())));
+        for (String name : List.of("first", "second", "third")) {
+            Job job = skiplock.enqueue(JobRequest.of("ok", new Work(name)));
+            assertThat(awaitTerminal(skiplock, job.id()).result().asText()).isEqualTo(name);
+        }
+        awaitCount(() -> skiplock.metrics().succeeded(), 3);
+        assertThat(skiplock.metrics().claimed()).isEqualTo(3);
+        assertThat(skiplock.metrics().staleCompletions()).isZero();
+    }
+
     @Test
     void aRegistryAddedAfterTheMetersExistStillReceivesThem() {
         Skiplock skiplock = started(builder(config -> config.queue("default", 1))

@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the engine counts, in two forms: this instance's totals ({@link SkiplockMetrics}, read by
@@ -26,6 +28,7 @@ import java.util.concurrent.atomic.LongAdder;
  * costs next to nothing without children. Thread-safe.
  */
 public final class Counters {
+    private static final Logger LOG = LoggerFactory.getLogger(Counters.class);
     private static final double[] PERCENTILES = {0.5, 0.95, 0.99};
 
     private final LongAdder claimed = new LongAdder();
@@ -55,6 +58,8 @@ public final class Counters {
     /** The (queue, status) series of {@link #depth} published so far. */
     private final java.util.Set<Tags> depthSeen = new java.util.LinkedHashSet<>();
     private final MultiGauge workers;
+    /** Whether a meter update has failed (its warning is logged once). */
+    private final java.util.concurrent.atomic.AtomicBoolean registryFailed = new java.util.concurrent.atomic.AtomicBoolean();
 
     public Counters(MeterRegistry registry) {
         this.registry = registry;
@@ -95,76 +100,97 @@ public final class Counters {
         }
         claimed.add(jobs.size());
         claimStatements.increment();
-        QueueMeters meters = of(queue);
-        meters.claimed().increment(jobs.size());
-        meters.claimBatchSize().record(jobs.size());
-        for (Claimed claim : jobs) {
-            Job job = claim.job();
-            if (job.startedAt() != null && job.availableAt() != null) {
-                Duration wait = Duration.between(job.availableAt(), job.startedAt());
-                of(job).waitTime().record(wait.isNegative() ? Duration.ZERO : wait);
+        publish(() -> {
+            QueueMeters meters = of(queue);
+            meters.claimed().increment(jobs.size());
+            meters.claimBatchSize().record(jobs.size());
+            for (Claimed claim : jobs) {
+                Job job = claim.job();
+                if (job.startedAt() != null && job.availableAt() != null) {
+                    Duration wait = Duration.between(job.availableAt(), job.startedAt());
+                    of(job).waitTime().record(wait.isNegative() ? Duration.ZERO : wait);
+                }
             }
-        }
+        });
     }
 
     /** An outcome made durable: counted by status; a terminal one also records its attempts. */
     void finished(Execution execution, JobStatus status) {
-        KindMeters meters = of(execution.job());
         switch (status) {
-            case SUCCEEDED -> count(succeeded, meters.succeeded());
-            case FAILED -> count(failed, meters.failed());
-            case CANCELLED -> count(cancelled, meters.cancelled());
-            case TIMED_OUT -> count(timedOut, meters.timedOut());
-            case QUEUED -> count(retried, meters.retried());
+            case SUCCEEDED -> count(succeeded, execution.job(), KindMeters::succeeded);
+            case FAILED -> count(failed, execution.job(), KindMeters::failed);
+            case CANCELLED -> count(cancelled, execution.job(), KindMeters::cancelled);
+            case TIMED_OUT -> count(timedOut, execution.job(), KindMeters::timedOut);
+            case QUEUED -> count(retried, execution.job(), KindMeters::retried);
             default -> throw new IllegalStateException("unexpected outcome status " + status);
         }
-        meters.runTime().record(execution.runNanos(), TimeUnit.NANOSECONDS);
-        if (status != JobStatus.QUEUED) {
-            meters.attempts().record(execution.attempt().attempt());
-        }
+        publish(() -> {
+            KindMeters meters = of(execution.job());
+            meters.runTime().record(execution.runNanos(), TimeUnit.NANOSECONDS);
+            if (status != JobStatus.QUEUED) {
+                meters.attempts().record(execution.attempt().attempt());
+            }
+        });
     }
 
-    private static void count(LongAdder adder, Counter counter) {
+    /** Counts one event of {@code job} in this instance's totals and in its meter. */
+    private void count(LongAdder adder, Job job, java.util.function.Function<KindMeters, Counter> meter) {
         adder.increment();
-        counter.increment();
+        publish(() -> meter.apply(of(job)).increment());
+    }
+
+    /**
+     * Updates Micrometer meters. A registry that throws (an application's, added to the instance's
+     * composite) is logged, once, and never stops the claimer, a handler or the completer: these
+     * calls sit between a statement's commit and what must follow it (starting the claimed jobs,
+     * settling a written batch).
+     */
+    private void publish(Runnable update) {
+        try {
+            update.run();
+        } catch (RuntimeException e) {
+            if (registryFailed.compareAndSet(false, true)) {
+                LOG.warn("a meter registry failed; Skiplock's meters may miss events from now on: {}", Outcomes.describe(e));
+            }
+        }
     }
 
     void staleCompletion(Execution execution) {
-        count(staleCompletions, of(execution.job()).staleFinalizations());
+        count(staleCompletions, execution.job(), KindMeters::staleFinalizations);
     }
 
     void completionBatch(int outcomes) {
         completionBatches.increment();
-        completionBatchSize.record(outcomes);
+        publish(() -> completionBatchSize.record(outcomes));
     }
 
     void leaseLost(Job job) {
-        count(leasesLost, of(job).leasesLost());
+        count(leasesLost, job, KindMeters::leasesLost);
     }
 
     void adopted(Job job) {
-        count(adopted, of(job).adopted());
+        count(adopted, job, KindMeters::adopted);
     }
 
     void resumed(Job job) {
-        count(resumed, of(job).resumed());
+        count(resumed, job, KindMeters::resumed);
     }
 
     void released(int jobs) {
         released.add(jobs);
-        releasedJobs.increment(jobs);
+        publish(() -> releasedJobs.increment(jobs));
     }
 
     void reaped(Map<String, Integer> leasesPerQueue) {
         leasesPerQueue.forEach((queue, leases) -> {
             leasesReaped.add(leases);
-            of(queue).leasesReaped().increment(leases);
+            publish(() -> of(queue).leasesReaped().increment(leases));
         });
     }
 
     void enqueuedToUnservedQueue() {
         enqueuedToUnservedQueues.increment();
-        enqueuedUnserved.increment();
+        publish(enqueuedUnserved::increment);
     }
 
     /**
@@ -172,8 +198,10 @@ public final class Counters {
      * enqueue, a freed slot, a reaper) or timed out ({@code poll}).
      */
     void wokeUp(String queue, boolean rung) {
-        QueueMeters meters = of(queue);
-        (rung ? meters.wakeUpsByNotification() : meters.wakeUpsByPoll()).increment();
+        publish(() -> {
+            QueueMeters meters = of(queue);
+            (rung ? meters.wakeUpsByNotification() : meters.wakeUpsByPoll()).increment();
+        });
     }
 
     /**
@@ -199,7 +227,7 @@ public final class Counters {
      * they occur, not all at start: most never do).
      */
     void warmUp(Iterable<String> queues) {
-        queues.forEach(this::of);
+        publish(() -> queues.forEach(this::of));
         CompositeMeterRegistry scratch = new CompositeMeterRegistry()
                 .add(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
         KindMeters rehearsal = new KindMeters(scratch, Tags.of("queue", Warmup.REHEARSAL, "kind", Warmup.REHEARSAL));
