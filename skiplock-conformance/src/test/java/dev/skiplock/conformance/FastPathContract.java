@@ -33,9 +33,13 @@ abstract class FastPathContract extends ContractBase {
 
     /** A store on {@code skiplock}'s pool, with the driver it runs on. */
     static JobStore store(Skiplock skiplock) {
-        Driver driver = ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
+        return new JobStore(skiplock.dataSource(), driver(skiplock));
+    }
+
+    /** The driver {@code skiplock} runs on. */
+    static Driver driver(Skiplock skiplock) {
+        return ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
                 .filter(candidate -> candidate.name().equals(skiplock.driverName())).findFirst().orElseThrow();
-        return new JobStore(skiplock.dataSource(), driver);
     }
 
     private static ClaimParams claim(String worker) {

@@ -1,6 +1,7 @@
 package dev.skiplock.internal.engine;
 
 import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
 
 /** This worker's claimers, one per queue; routes wake-ups to the claimer of their queue. */
 final class Claimers implements Waker {
@@ -10,8 +11,9 @@ final class Claimers implements Waker {
         this.claimers = List.copyOf(claimers);
     }
 
-    void start() {
-        claimers.forEach(QueueClaimer::start);
+    /** Starts every claimer, their look-behinds on {@code lookBehinds}. */
+    void start(ScheduledExecutorService lookBehinds) {
+        claimers.forEach(claimer -> claimer.start(lookBehinds));
     }
 
     /** Stops claiming; returns when every claimer's thread has ended. */

@@ -2,10 +2,12 @@ package dev.skiplock.internal.engine;
 
 import dev.skiplock.Job;
 import dev.skiplock.SkiplockConfig;
+import dev.skiplock.internal.store.ClaimFloor;
 import dev.skiplock.internal.store.ClaimParams;
 import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.JobStore;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -32,18 +34,24 @@ final class Claims {
      * Claims with a fresh token. If the answer is lost (the connection dropped after the claim
      * committed), the jobs are leased to this worker, which does not run them: they are given back
      * at once without using their attempt, or by the next heartbeat if the database is unreachable.
+     * The claim starts from {@code floor} (null: from the start of the queue).
      */
-    List<Claimed> claim(String queue, int limit) {
+    List<Claimed> claim(String queue, ClaimFloor floor, int limit) {
         ClaimParams claim = claimParams(queue);
         List<Claimed> jobs;
         try {
-            jobs = store.claimJobs(claim, limit);
+            jobs = store.claimJobs(claim, floor, limit);
         } catch (RuntimeException e) {
             lostClaims.giveBack(claim);
             throw e;
         }
         counters.claimed(queue, jobs);
         return jobs;
+    }
+
+    /** The first claimable job of {@code priority} in {@code queue}, in claim order (a claimer's look-behind). */
+    Optional<ClaimFloor> firstClaimable(String queue, int priority) {
+        return store.firstClaimable(queue, priority);
     }
 
     /** Orphans of {@code queue} (lease cleared by a reaper), taken under a fresh token (DESIGN §2, adoption). */

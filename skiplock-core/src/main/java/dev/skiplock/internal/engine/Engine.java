@@ -41,6 +41,8 @@ public final class Engine implements Worker {
     private final Claimers claimers;
     private final LeaseKeeper leaseKeeper;
     private final ScheduledThreadPoolExecutor timers = Timers.create();
+    /** The claimers' look-behinds (QueueClaimer): reads that may wait on the database, kept off the timers. */
+    private final ScheduledThreadPoolExecutor lookBehinds = Timers.single("skiplock-look-behind");
 
     public Engine(SkiplockConfig config, Stores stores, Map<String, HandlerBinding<?>> bindings,
             Counters counters, EventSignals signals, DataSource dataSource, ExecutionHook hook, JobTracing tracing) {
@@ -76,7 +78,7 @@ public final class Engine implements Worker {
             new Retention(stores.jobs(), stores.cron(), config.retention()).start(timers, config.pruneInterval());
         }
         Warmup.run(config.queues().keySet(), handlers, claims, counters, runner);
-        claimers.start();
+        claimers.start(lookBehinds);
         LOG.info("skiplock worker {} started on queues {}", config.workerId(), config.queues());
     }
 
@@ -107,6 +109,7 @@ public final class Engine implements Worker {
     @Override
     public void close() throws InterruptedException {
         claimers.stop();
+        lookBehinds.shutdownNow();
         // A wait of this thread, measured by the monotonic timer rather than the configured clock:
         // a clock a test moves by hand (or a wall clock set back) must not hold up a shutdown.
         long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();

@@ -19,6 +19,13 @@ final class Timers {
         return timers;
     }
 
+    /** One named thread for tasks that must not hold up the timers (they may wait on the database). */
+    static ScheduledThreadPoolExecutor single(String name) {
+        ScheduledThreadPoolExecutor thread = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().name(name).daemon().factory());
+        thread.setRemoveOnCancelPolicy(true);
+        return thread;
+    }
+
     /** Runs a periodic task so that it never dies: a failure is logged and the task runs again. */
     static void guarded(String task, Runnable body) {
         try {

@@ -40,7 +40,7 @@ import javax.sql.DataSource;
 public final class JobStore {
     /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
-            "list_jobs", "get_job_tenant", "list_jobs_all_tenants", "claim_jobs", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
+            "list_jobs", "get_job_tenant", "list_jobs_all_tenants", "claim_jobs", "first_claimable", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
             "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
             "count_jobs", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
@@ -110,8 +110,16 @@ public final class JobStore {
 
     /** Claims up to {@code limit} queued jobs of {@code queue} under {@code token} (fresh per call). */
     public List<Claimed> claimJobs(ClaimParams claim, int limit) {
-        List<Job> jobs = withConnection(connection -> sql.query(connection, "claim_jobs", claimParams(claim, limit),
-                new JobRows(sql.dialect())));
+        return claimJobs(claim, null, limit);
+    }
+
+    /**
+     * Claims as {@link #claimJobs(ClaimParams, int)} does, starting from {@code floor} (null: from
+     * the start of the queue); see {@link ClaimFloor}.
+     */
+    public List<Claimed> claimJobs(ClaimParams claim, ClaimFloor floor, int limit) {
+        List<Job> jobs = withConnection(connection -> sql.query(connection, "claim_jobs",
+                claimParams(claim, floor, limit), new JobRows(sql.dialect())));
         List<Claimed> claimed = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
             claimed.add(new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), claim.token(), 0));
@@ -131,7 +139,7 @@ public final class JobStore {
         return withConnection(connection -> sql.rolledBack(connection, transaction -> {
             inserter.insertJobs(transaction, List.of(job));
             // Only its own job: a queue of that name may hold an application's jobs (untouched, rolled back).
-            List<Claimed> jobs = sql.query(transaction, "claim_jobs", claimParams(claim, 1), new JobRows(sql.dialect()))
+            List<Claimed> jobs = sql.query(transaction, "claim_jobs", claimParams(claim, null, 1), new JobRows(sql.dialect()))
                     .stream().filter(row -> row.id().equals(job.id()))
                     .map(row -> new Claimed(row, new HeldAttempt(row.id(), row.attempt(), claim.token()),
                             claim.token(), 0)).toList();
@@ -142,16 +150,34 @@ public final class JobStore {
                     completed.add(rehearsed);
                 }
             }
-            Map<String, Object> adopt = claimParams(claim, 1);
+            Map<String, Object> adopt = claimParams(claim, null, 1);
             adopt.put("host_stale_ms", claim.leaseMillis());
             sql.query(transaction, "adopt_orphans", adopt, row -> 1);
             return completed;
         }));
     }
 
-    private static Map<String, Object> claimParams(ClaimParams claim, int limit) {
+    /** The parameters of claim_jobs (also of the rehearsal's adopt_orphans, which has no floor); a null floor claims from the start. */
+    private static Map<String, Object> claimParams(ClaimParams claim, ClaimFloor floor, int limit) {
         return Params.of("queue", claim.queue(), "worker", claim.worker(), "host", claim.host(), "token", claim.token(),
-                "lease_ms", claim.leaseMillis(), "resumable_kinds", claim.resumableKinds(), "limit", limit);
+                "lease_ms", claim.leaseMillis(), "resumable_kinds", claim.resumableKinds(), "limit", limit,
+                // Without a floor, a priority above every int: the whole queue is the lower part, in order.
+                // Always a long: a priority bound as an int with a floor would change its type between calls.
+                "floor_priority", floor == null ? Integer.MAX_VALUE + 1L : (long) floor.priority(),
+                "floor_recent_at", floor == null ? null : floor.recentFrom(),
+                "floor_at", floor == null ? null : floor.availableAt(),
+                "floor_id", floor == null ? null : floor.id());
+    }
+
+    /**
+     * The first claimable job of {@code priority} in {@code queue}, in claim order, if there is one:
+     * the claimer's look-behind (see {@link ClaimFloor}).
+     */
+    public Optional<ClaimFloor> firstClaimable(String queue, int priority) {
+        return withConnection(connection -> sql.query(connection, "first_claimable",
+                Params.of("queue", queue, "priority", priority),
+                row -> new ClaimFloor(priority, sql.dialect().getInstant(row, 1), sql.dialect().getUuid(row, 2))))
+                .stream().findFirst();
     }
 
     /**

@@ -69,7 +69,9 @@ LIMIT :limit
 -- process) queue on busy_timeout and never take the same row. The subquery walks
 -- skiplock_jobs_claimable. The attempt is counted at claim. :token is a fresh random token the
 -- worker draws for this statement: the fence of every later write of this execution (migration
--- 0006), and its identity (claim_token) through adoptions.
+-- 0006), and its identity (claim_token) through adoptions. The claim floor (:floor_priority,
+-- :floor_at, ...) is not used: SQLite removes a claimed job's index entry in the claim itself, so the
+-- walk from the start of the index meets no job claimed before (see the PostgreSQL statement).
 UPDATE skiplock_jobs
 SET status = 'running', attempt = attempt + 1, locked_by = :worker,
     locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms,
@@ -85,6 +87,15 @@ WHERE id IN (
     ORDER BY priority DESC, available_at, id
     LIMIT :limit)
 RETURNING *
+
+-- name: first_claimable
+-- The first claimable job of one priority in claim order (the claimer's look-behind; see the
+-- PostgreSQL statement of the same name).
+SELECT available_at, id FROM skiplock_jobs
+WHERE status = 'queued' AND queue = :queue AND priority = :priority
+  AND available_at <= CAST(unixepoch('subsec') * 1000 AS INTEGER)
+ORDER BY available_at, id
+LIMIT 1
 
 -- name: adopt_orphans
 -- Takes over running jobs whose lease the reaper cleared under a new token; the attempt is not

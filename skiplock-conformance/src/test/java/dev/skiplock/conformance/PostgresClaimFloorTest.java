@@ -1,0 +1,138 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.JobRequest;
+import dev.skiplock.Skiplock;
+import dev.skiplock.internal.Json;
+import dev.skiplock.internal.sql.NamedStatement;
+import dev.skiplock.internal.sql.SqlFile;
+import dev.skiplock.internal.store.ClaimFloor;
+import dev.skiplock.internal.store.ClaimParams;
+import dev.skiplock.internal.store.Claimed;
+import dev.skiplock.internal.store.JobStore;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class PostgresClaimFloorTest extends ClaimFloorContract {
+    private static final int CLAIMED_BEFORE = 20_000;
+
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+
+    /**
+     * A REPEATABLE READ transaction held open (a long analytics query) keeps the index entry of
+     * every job claimed since from vacuum. The claim from the floor reads a few buffers of
+     * skiplock_jobs_claimable and the heap; the same statement from the start of the queue, as every
+     * claim ran before the floor, reads past all 20,000 jobs claimed before it. Buffers, not time:
+     * the count does not depend on the machine.
+     */
+    @Test
+    void underAHeldSnapshotAClaimFromTheFloorReadsNoJobClaimedBeforeIt() throws Exception {
+        Skiplock producer = client();
+        JobStore store = FastPathContract.store(producer);
+        try (Connection snapshot = DriverManager.getConnection(database.url());
+                Connection explain = DriverManager.getConnection(database.url())) {
+            snapshot.setAutoCommit(false);
+            snapshot.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            try (Statement statement = snapshot.createStatement()) {
+                statement.executeQuery("SELECT count(*) FROM skiplock_jobs").close();
+            }
+
+            // One millisecond apart, an hour ago: the floor's lag covers a hundred of them.
+            Instant hourAgo = Instant.now().minus(Duration.ofHours(1));
+            List<JobRequest> requests = new ArrayList<>();
+            for (int i = 0; i < CLAIMED_BEFORE; i++) {
+                requests.add(JobRequest.of("work", new Work("old-" + i)).withRunAt(hourAgo.plusMillis(i)));
+            }
+            for (int from = 0; from < CLAIMED_BEFORE; from += 10_000) {
+                producer.enqueueMany(requests.subList(from, from + 10_000));
+            }
+            ClaimFloor floor = null;
+            int claimed = 0;
+            for (int round = 0; round < 40 && claimed < CLAIMED_BEFORE; round++) {
+                for (Claimed job : store.claimJobs(claim(), floor, 1_000)) {
+                    floor = floor == null ? ClaimFloor.of(job.job()) : floor.later(ClaimFloor.of(job.job()));
+                    claimed++;
+                }
+            }
+            assertThat(claimed).isEqualTo(CLAIMED_BEFORE);
+            producer.enqueue(JobRequest.of("work", new Work("new")));
+
+            NamedStatement claimJobs = SqlFile.load(FastPathContract.driver(producer).resourceRoot() + "/sql/jobs.sql")
+                    .get("claim_jobs");
+            long fromTheFloor = claimableIndexBuffers(explain, claimJobs, floor);
+            long fromTheStart = claimableIndexBuffers(explain, claimJobs, null);
+
+            assertThat(fromTheStart).as("from the start: past every claimed job (from the floor: %d)", fromTheFloor)
+                    .isGreaterThan(100);
+            assertThat(fromTheFloor).as("from the floor (from the start: %d)", fromTheStart).isLessThan(fromTheStart / 10);
+            snapshot.rollback();
+        }
+    }
+
+    private static ClaimParams claim() {
+        return new ClaimParams("default", "worker-1", "host-1", UUID.randomUUID(), 60_000, "[]");
+    }
+
+    /**
+     * Runs claim_jobs from {@code floor} (null: from the start) under EXPLAIN (ANALYZE, BUFFERS) in
+     * a transaction rolled back, and sums the buffers its scans of skiplock_jobs_claimable read
+     * (index and heap pages).
+     */
+    private static long claimableIndexBuffers(Connection connection, NamedStatement claim, ClaimFloor floor)
+            throws Exception {
+        connection.setAutoCommit(false);
+        try (PreparedStatement statement = connection.prepareStatement(
+                "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + claim.jdbcSql())) {
+            List<String> names = claim.parameters();
+            for (int i = 0; i < names.size(); i++) {
+                statement.setObject(i + 1, switch (names.get(i)) {
+                    case "queue" -> "default";
+                    case "worker" -> "worker-1";
+                    case "host" -> "host-1";
+                    case "token" -> UUID.randomUUID();
+                    case "lease_ms" -> 60_000L;
+                    case "resumable_kinds" -> "[]";
+                    case "limit" -> 10;
+                    case "floor_priority" -> floor == null ? Integer.MAX_VALUE + 1L : (long) floor.priority();
+                    case "floor_recent_at" -> floor == null ? null : floor.recentFrom().atOffset(ZoneOffset.UTC);
+                    case "floor_at" -> floor == null ? null : floor.availableAt().atOffset(ZoneOffset.UTC);
+                    case "floor_id" -> floor == null ? null : floor.id();
+                    default -> throw new IllegalStateException("claim_jobs has a new parameter: " + names.get(i));
+                });
+            }
+            try (ResultSet plan = statement.executeQuery()) {
+                plan.next();
+                return claimableIndexBuffers(Json.read(plan.getString(1)));
+            }
+        } finally {
+            connection.rollback();
+            connection.setAutoCommit(true);
+        }
+    }
+
+    private static long claimableIndexBuffers(JsonNode node) {
+        long sum = 0;
+        if (node.isObject() && "skiplock_jobs_claimable".equals(node.path("Index Name").asText())) {
+            sum += node.path("Shared Hit Blocks").asLong() + node.path("Shared Read Blocks").asLong();
+        }
+        for (JsonNode child : node) {
+            sum += claimableIndexBuffers(child);
+        }
+        return sum;
+    }
+}

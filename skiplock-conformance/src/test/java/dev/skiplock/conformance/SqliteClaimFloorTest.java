@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteClaimFloorTest extends ClaimFloorContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}
