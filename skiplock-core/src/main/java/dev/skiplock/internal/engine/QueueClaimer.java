@@ -6,18 +6,15 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Claims jobs of one queue for this worker: as many as it has free slots and holds ({@link Slots};
- * at most the claim batch size), in one statement, hands each to the {@link JobRunner}, then sleeps
- * until woken (enqueue, freed slot or holds while work remains, reaper) or the poll interval passes.
- * The loop never dies: a failing database is logged and retried with backoff.
+ * at most the claim batch size), in one statement from its {@link QueueFloor}, hands each to the
+ * {@link JobRunner}, then sleeps until woken (enqueue, freed slot or holds while work remains, reaper,
+ * its {@link LookBehind}) or the poll interval passes. The loop never dies: a failing database is
+ * logged and retried with backoff.
  */
 final class QueueClaimer {
     private static final Logger LOG = LoggerFactory.getLogger(QueueClaimer.class);
@@ -37,15 +34,8 @@ final class QueueClaimer {
     private volatile boolean adoptionDue = true;
     /** Where the next claim starts (issue #12, held snapshots); lowered by the look-behind. */
     private final QueueFloor floor = new QueueFloor();
-    /** Until when the look-behind skips its turns (read and written by one look-behind at a time). */
-    private volatile long nextLookBehindNanos = System.nanoTime();
-    /** IDLE, or a look-behind waits for its turn or runs (ASKED), and was asked for again meanwhile (ASKED_AGAIN). */
-    private final AtomicInteger lookBehinds = new AtomicInteger(IDLE);
-    private static final int IDLE = 0;
-    private static final int ASKED = 1;
-    private static final int ASKED_AGAIN = 2;
-    private volatile ScheduledExecutorService lookBehindThread;
-    private volatile ScheduledFuture<?> periodicLookBehind;
+    /** Finds jobs left behind the floor (a job whose enqueue committed long after it began). */
+    private final LookBehind lookBehind;
     private long lastAdoptionMillis;
 
     QueueClaimer(String queue, int concurrency, int claimBatchSize, Duration pollInterval, Clock clock, Claims claims,
@@ -60,83 +50,22 @@ final class QueueClaimer {
         this.runner = runner;
         this.lastAdoptionMillis = clock.millis();
         this.thread = Thread.ofPlatform().name("skiplock-claim-" + queue).daemon().unstarted(this::loop);
+        this.lookBehind = new LookBehind(queue, pollInterval, floor, claims, this::wake);
     }
 
     String queue() {
         return queue;
     }
 
-    /**
-     * Starts claiming, and the look-behind every poll interval on {@code lookBehinds}: its own
-     * thread, since the look-behind waits on the database and the worker's timers must not.
-     */
+    /** Starts claiming, and the look-behind on {@code lookBehinds} (see {@link LookBehind#start}). */
     void start(ScheduledExecutorService lookBehinds) {
-        this.lookBehindThread = lookBehinds;
         thread.start();
-        long poll = Math.max(1, pollInterval.toNanos());
-        periodicLookBehind = lookBehinds.scheduleWithFixedDelay(this::lookBehindSoon, poll, poll, TimeUnit.NANOSECONDS);
-    }
-
-    /**
-     * Asks for a look-behind on a timer thread: every poll interval, and after a claim that took
-     * fewer jobs than it asked for (a job whose enqueue committed long after it began rang the
-     * claimer, which found nothing from its floor). One runs at a time; a request made while one
-     * runs makes it run again after it, since its read may have come before the request's job.
-     */
-    private void lookBehindSoon() {
-        if (lookBehinds.getAndUpdate(state -> state == IDLE ? ASKED : ASKED_AGAIN) == IDLE) {
-            submitLookBehind(0);
-        }
-    }
-
-    /**
-     * Looks for a claimable job behind the claim floor (an enqueue that committed long after it
-     * began, a backdated job) and wakes the claimer to take it. Under a held snapshot this read
-     * walks every job claimed since, so it starts at most once per twenty times its own last
-     * duration (at most a twentieth of one connection's time), and at most once per
-     * {@link ClaimFloor#LAG} in any case; a look-behind asked for sooner waits for its turn.
-     */
-    private void lookBehind() {
-        long started = System.nanoTime();
-        long wait = nextLookBehindNanos - started;
-        if (wait > 0) {
-            submitLookBehind(wait);
-            return;
-        }
-        boolean read = false;
-        try {
-            if (floor.lookBehind(priority -> claims.firstClaimable(queue, priority))) {
-                wake();
-            }
-            read = true;
-        } catch (RuntimeException e) {
-            LOG.warn("look-behind of queue {} failed; will run again within a poll interval: {}", queue, e.getMessage());
-        } finally {
-            // Only a read that answered measures the walk: a failure (waiting out a connection
-            // timeout, say) must not hold the next one off for twenty times as long.
-            nextLookBehindNanos = started + (read ? Math.max(20 * (System.nanoTime() - started), ClaimFloor.LAG.toNanos())
-                    : pollInterval.toNanos());
-            if (!lookBehinds.compareAndSet(ASKED, IDLE)) {
-                lookBehinds.set(ASKED);
-                submitLookBehind(nextLookBehindNanos - System.nanoTime());
-            }
-        }
-    }
-
-    private void submitLookBehind(long delayNanos) {
-        try {
-            lookBehindThread.schedule(this::lookBehind, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException stopped) {
-            lookBehinds.set(IDLE); // the worker is closing
-        }
+        lookBehind.start(lookBehinds);
     }
 
     void stop() throws InterruptedException {
         running = false;
-        ScheduledFuture<?> periodic = periodicLookBehind;
-        if (periodic != null) {
-            periodic.cancel(false);
-        }
+        lookBehind.stop();
         wake();
         thread.join();
     }
@@ -204,7 +133,7 @@ final class QueueClaimer {
             List<Claimed> claimed = free > used ? claims.claim(queue, from, free - used) : List.of();
             floor.claimed(from, claimed);
             if (claimed.size() < free - used) {
-                lookBehindSoon();
+                lookBehind.ask();
             }
             for (Claimed job : claimed) {
                 used++;
