@@ -41,7 +41,7 @@ public final class Engine implements Worker {
     private final Claimers claimers;
     private final LeaseKeeper leaseKeeper;
     private final ScheduledThreadPoolExecutor timers = Timers.create();
-    /** The claimers' look-behinds (QueueClaimer): reads that may wait on the database, kept off the timers. */
+    /** The claimers' look-behinds (LookBehind): reads that may wait on the database, kept off the timers. */
     private final ScheduledThreadPoolExecutor lookBehinds = Timers.single("skiplock-look-behind");
 
     public Engine(SkiplockConfig config, Stores stores, Map<String, HandlerBinding<?>> bindings,

@@ -29,7 +29,7 @@ final class LookBehind {
     private final String queue;
     private final Duration pollInterval;
     private final QueueFloor floor;
-    private final Claims claims;
+    private final QueueFloor.FirstClaimable firstClaimable;
     private final Runnable wakeClaimer;
     /** IDLE; a look waits for its turn or runs (ASKED); and was asked for again meanwhile (ASKED_AGAIN). */
     private final AtomicInteger state = new AtomicInteger(IDLE);
@@ -38,15 +38,19 @@ final class LookBehind {
     private volatile ScheduledExecutorService thread;
     private volatile ScheduledFuture<?> periodic;
 
-    LookBehind(String queue, Duration pollInterval, QueueFloor floor, Claims claims, Runnable wakeClaimer) {
+    LookBehind(String queue, Duration pollInterval, QueueFloor floor, QueueFloor.FirstClaimable firstClaimable,
+            Runnable wakeClaimer) {
         this.queue = queue;
         this.pollInterval = pollInterval;
         this.floor = floor;
-        this.claims = claims;
+        this.firstClaimable = firstClaimable;
         this.wakeClaimer = wakeClaimer;
     }
 
-    /** Looks on {@code thread} (its own: a look waits on the database, the worker's timers must not), every poll interval. */
+    /**
+     * Looks on {@code thread} (shared by the worker's look-behinds and nothing else: a look waits on
+     * the database, the worker's timers must not), every poll interval. Before the claimer starts.
+     */
     void start(ScheduledExecutorService thread) {
         this.thread = thread;
         long poll = Math.max(1, pollInterval.toNanos());
@@ -76,7 +80,7 @@ final class LookBehind {
         }
         boolean read = false;
         try {
-            if (floor.lookBehind(priority -> claims.firstClaimable(queue, priority))) {
+            if (floor.lookBehind(firstClaimable)) {
                 wakeClaimer.run();
             }
             read = true;
@@ -95,8 +99,13 @@ final class LookBehind {
     }
 
     private void submit(long delayNanos) {
+        ScheduledExecutorService on = thread;
+        if (on == null) {
+            state.set(IDLE); // asked before start: the periodic look after it covers this
+            return;
+        }
         try {
-            thread.schedule(this::look, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+            on.schedule(this::look, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException closing) {
             state.set(IDLE);
         }

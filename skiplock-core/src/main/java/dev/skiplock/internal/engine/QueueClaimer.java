@@ -50,7 +50,8 @@ final class QueueClaimer {
         this.runner = runner;
         this.lastAdoptionMillis = clock.millis();
         this.thread = Thread.ofPlatform().name("skiplock-claim-" + queue).daemon().unstarted(this::loop);
-        this.lookBehind = new LookBehind(queue, pollInterval, floor, claims, this::wake);
+        this.lookBehind = new LookBehind(queue, pollInterval, floor, priority -> claims.firstClaimable(queue, priority),
+                this::wake);
     }
 
     String queue() {
@@ -59,8 +60,8 @@ final class QueueClaimer {
 
     /** Starts claiming, and the look-behind on {@code lookBehinds} (see {@link LookBehind#start}). */
     void start(ScheduledExecutorService lookBehinds) {
+        lookBehind.start(lookBehinds); // first: the claimer's first short claim asks for a look
         thread.start();
-        lookBehind.start(lookBehinds);
     }
 
     void stop() throws InterruptedException {
@@ -132,12 +133,13 @@ final class QueueClaimer {
             ClaimFloor from = floor.current();
             List<Claimed> claimed = free > used ? claims.claim(queue, from, free - used) : List.of();
             floor.claimed(from, claimed);
-            if (claimed.size() < free - used) {
-                lookBehind.ask();
-            }
+            boolean tookFewer = claimed.size() < free - used;
             for (Claimed job : claimed) {
                 used++;
                 runner.start(job, slots);
+            }
+            if (tookFewer) {
+                lookBehind.ask();
             }
             boolean backlog = used == free;
             slots.backlog(backlog);

@@ -202,7 +202,7 @@ SELECT * FROM claimed
 -- The first claimable job of one priority in claim order (the claimer's look-behind: a job behind
 -- the claim floor lowers it; see claim_jobs). Not locking: a job another claimer is taking right
 -- now may show, and then only lowers the floor for one claim. Under a held snapshot this walks the
--- jobs claimed since, like a claim from the start; the claimer throttles it (QueueClaimer).
+-- jobs claimed since, like a claim from the start; the claimer throttles it (LookBehind).
 SELECT available_at, id FROM skiplock_jobs
 WHERE status = 'queued' AND queue = :queue AND priority = :priority AND available_at <= now()
 ORDER BY available_at, id
