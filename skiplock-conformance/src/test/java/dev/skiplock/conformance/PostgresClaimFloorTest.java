@@ -84,6 +84,37 @@ class PostgresClaimFloorTest extends ClaimFloorContract {
         }
     }
 
+    /**
+     * Two connections, forced order: a job enqueued in an application's transaction (its
+     * available_at is that transaction's start) commits only after the database clock passed the
+     * floor's lag and the worker claimed a job enqueued later; it lies behind the floor, and only the
+     * look-behind after the short claim its commit rang can find it (the poll interval is ten
+     * minutes). SQLite has no such case: an open write transaction there keeps every other writer out.
+     */
+    @Test
+    void anEnqueueCommittedLongAfterItsTransactionBeganIsClaimedByTheLookBehind() throws Exception {
+        List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Skiplock worker = started(builder(config -> config.queue("default", 1).pollInterval(Duration.ofMinutes(10)))
+                .handler("work", Work.class, context -> {
+                    ran.add(context.args().label());
+                    return dev.skiplock.JobOutcome.complete();
+                }));
+        try (Connection application = worker.dataSource().getConnection()) {
+            application.setAutoCommit(false);
+            dev.skiplock.Job late = worker.enqueue(application, JobRequest.of("work", new Work("late")));
+            Instant pastTheLag = late.availableAt().plus(ClaimFloor.LAG).plusMillis(50);
+            org.awaitility.Awaitility.await().atMost(WAIT).until(() -> Jdbc.query(worker.dataSource(), "SELECT now()",
+                    row -> row.getObject(1, java.time.OffsetDateTime.class).toInstant()).getFirst().isAfter(pastTheLag));
+            dev.skiplock.Job after = worker.enqueue(JobRequest.of("work", new Work("after")));
+            awaitStatus(worker, after.id(), dev.skiplock.JobStatus.SUCCEEDED);
+
+            application.commit();
+
+            awaitStatus(worker, late.id(), dev.skiplock.JobStatus.SUCCEEDED);
+        }
+        assertThat(ran).containsExactly("after", "late");
+    }
+
     private static ClaimParams claim() {
         return new ClaimParams("default", "worker-1", "host-1", UUID.randomUUID(), 60_000, "[]");
     }
