@@ -42,8 +42,10 @@ abstract class CommandAdoptionContract extends ContractBase {
         if (worker != null) {
             WorkerProcess.kill(worker);
         }
-        for (Path run : Files.list(runDir).toList()) {
-            CommandRuns.killAndDelete(run);
+        try (var runs = Files.list(runDir)) {
+            for (Path run : runs.toList()) {
+                CommandRuns.killAndDelete(run);
+            }
         }
         Files.deleteIfExists(runDir);
         try (var runs = Files.list(otherRunDir)) {
@@ -282,23 +284,31 @@ abstract class CommandAdoptionContract extends ContractBase {
         }
 
         static boolean alive(Path runDir, Job job) throws Exception {
-            Path pid = of(runDir, job).resolve("pid");
-            if (!Files.exists(pid) || Files.readString(pid).isBlank()) {
-                return false;
+            return process(of(runDir, job)).map(ProcessHandle::isAlive).orElse(false);
+        }
+
+        /**
+         * The run's process, if its pid is recorded and the process lives. A worker removes the run
+         * once its outcome is durable, possibly between any two reads here, so a vanished file is an
+         * answer (no process), not an error.
+         */
+        private static java.util.Optional<ProcessHandle> process(Path run) throws Exception {
+            String pid;
+            try {
+                pid = Files.readString(run.resolve("pid")).trim();
+            } catch (java.nio.file.NoSuchFileException gone) {
+                return java.util.Optional.empty();
             }
-            return ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).map(ProcessHandle::isAlive).orElse(false);
+            return pid.isEmpty() ? java.util.Optional.empty() : ProcessHandle.of(Long.parseLong(pid));
         }
 
         /** Kills a run's process tree (it outlives workers by design) and removes its files. */
         static void killAndDelete(Path run) throws Exception {
-            Path pid = run.resolve("pid");
-            if (Files.exists(pid) && !Files.readString(pid).isBlank()) {
-                ProcessHandle.of(Long.parseLong(Files.readString(pid).trim())).ifPresent(process -> {
-                    process.descendants().forEach(ProcessHandle::destroyForcibly);
-                    process.destroyForcibly();
-                    process.onExit().join();
-                });
-            }
+            process(run).ifPresent(process -> {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+                process.onExit().join();
+            });
             try (var files = Files.walk(run)) {
                 for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
                     Files.deleteIfExists(file);
