@@ -120,7 +120,7 @@ final class ServeCommand implements Callable<Integer> {
             }
             work.forEach(builder::queue);
         }
-        Skiplock skiplock = workerOptions.handlers(Skiplock.builder().url(cli.options().jdbcUrl()).config(builder.build())).build();
+        Skiplock skiplock = workerOptions.builder(cli.options().jdbcUrl(), builder.build()).build();
         SkiplockServer server;
         try {
             skiplock.start();

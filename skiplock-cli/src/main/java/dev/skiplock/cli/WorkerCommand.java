@@ -43,7 +43,7 @@ final class WorkerCommand implements Callable<Integer> {
         queues.forEach(queue -> builder.queue(queue, concurrency));
         builder.retention(Durations.parse("--retention", retention))
                 .pruneInterval(Durations.parse("--prune-interval", pruneInterval));
-        Skiplock skiplock = workerOptions.handlers(Skiplock.builder().url(cli.options().jdbcUrl()).config(builder.build())).build();
+        Skiplock skiplock = workerOptions.builder(cli.options().jdbcUrl(), builder.build()).build();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             skiplock.close();

@@ -5,10 +5,11 @@ import dev.skiplock.HandlerProvider;
 import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockConfig;
 import dev.skiplock.server.SkiplockServer;
+import dev.skiplock.spi.PoolSettings;
 import java.util.ServiceLoader;
 import picocli.CommandLine.Option;
 
-/** Worker settings shared by {@code serve} and {@code worker}: leases (API.md defaults) and handlers. */
+/** Worker settings shared by {@code serve} and {@code worker}: leases (API.md defaults), pool and handlers. */
 public final class WorkerOptions {
     @Option(names = "--lease", defaultValue = "30s", description = "lease length (default ${DEFAULT-VALUE})")
     String lease;
@@ -30,8 +31,20 @@ public final class WorkerOptions {
             + "only by workers of the host its run lives on while one of them is alive (default: the host name)")
     String hostId;
 
-    /** Kind {@code command}, plus the handlers of every {@link HandlerProvider} on the classpath. */
-    Skiplock.Builder handlers(Skiplock.Builder builder) {
+    @Option(names = "--pool-size", description = "connections in this process's pool (2 to 1000; default 11 on "
+            + "PostgreSQL, plus one for notifications; 4 on SQLite)")
+    Integer poolSize;
+
+    /**
+     * This process's instance on {@code url}: its pool, {@code config}, kind {@code command}, plus the
+     * handlers of every {@link HandlerProvider} on the classpath.
+     */
+    Skiplock.Builder builder(String url, SkiplockConfig config) {
+        PoolSettings.requireSize("--pool-size", poolSize);
+        Skiplock.Builder builder = Skiplock.builder().url(url).config(config);
+        if (poolSize != null) {
+            builder.maxPoolSize(poolSize);
+        }
         builder.handler("command", JsonNode.class,
                 SkiplockServer.commandRunner(runDir != null ? runDir : SkiplockServer.DEFAULT_RUN_DIR));
         ServiceLoader.load(HandlerProvider.class).forEach(provider -> provider.register(builder));

@@ -126,19 +126,38 @@ abstract class CliContract extends ContractBase {
         assertThat(bench.err()).contains("bench: enqueue-batch: enqueueing 50 jobs\n").doesNotContain("\033");
     }
 
-    /** A drain spread over two worker processes finishes every job (processes of the real CLI). */
+    /**
+     * A drain spread over two worker processes, each with a pool of 3 connections, finishes every job
+     * (processes of the real CLI).
+     */
     @Test
     void benchDrainSpreadsOverWorkerProcesses() {
-        Run bench = cli("--db", database.url(), "bench", "drain", "--n", "200", "--processes", "2");
+        Run bench = cli("--db", database.url(), "bench", "drain", "--n", "200", "--processes", "2", "--pool-size", "3");
 
         assertThat(bench.exit()).as(bench.err()).isZero();
         JsonNode result = dev.skiplock.cli.CliJson.read(bench.out().strip());
         assertThat(result.path("ok").asBoolean()).isTrue();
         assertThat(result.path("processes").asInt()).isEqualTo(2);
+        assertThat(result.path("settings").path("pool_size").asInt()).isEqualTo(3);
         assertThat(result.path("jobs_per_s").asLong()).isPositive();
         Run refused = cli("--db", database.url(), "bench", "latency", "--processes", "2");
         assertThat(refused.exit()).isEqualTo(2);
         assertThat(refused.err()).contains("--processes: only with MODE drain");
+    }
+
+    /** A pool size out of bounds is refused by name before anything connects (exit 2). */
+    @Test
+    void poolSizeOutOfBoundsIsRefusedByName() {
+        for (String[] command : List.of(new String[] {"worker", "--pool-size", "1"},
+                new String[] {"serve", "--port", "0", "--pool-size", "1001"},
+                new String[] {"bench", "drain", "--pool-size", "1"})) {
+            List<String> args = new ArrayList<>(List.of("--db", database.url()));
+            args.addAll(List.of(command));
+            Run refused = cli(args.toArray(String[]::new));
+
+            assertThat(refused.exit()).as(String.join(" ", command)).isEqualTo(2);
+            assertThat(refused.err()).contains("--pool-size: must be between 2 and 1000, got ");
+        }
     }
 
     /** The sustained mode reports windows (here one of 2 s); a held snapshot is PostgreSQL's only. */

@@ -13,10 +13,22 @@ package dev.skiplock.spi;
 public record PoolSettings(String user, String password, Integer maxPoolSize) {
     /** Everything from the URL and the driver's defaults. */
     public static final PoolSettings DEFAULTS = new PoolSettings(null, null, null);
+    /** The bounds of {@code maxPoolSize}: a claimer and a completer need a connection each at least. */
+    public static final int MIN_POOL_SIZE = 2;
+    public static final int MAX_POOL_SIZE = 1000;
 
     public PoolSettings {
-        if (maxPoolSize != null && (maxPoolSize < 2 || maxPoolSize > 1000)) {
-            throw new IllegalArgumentException("maxPoolSize: must be between 2 and 1000, got " + maxPoolSize);
+        requireSize("maxPoolSize", maxPoolSize);
+    }
+
+    /**
+     * Checks a pool size given under {@code field} (the builder's {@code maxPoolSize}, a command
+     * line's {@code --pool-size}): {@code null} or within the bounds.
+     */
+    public static void requireSize(String field, Integer size) {
+        if (size != null && (size < MIN_POOL_SIZE || size > MAX_POOL_SIZE)) {
+            throw new IllegalArgumentException(field + ": must be between " + MIN_POOL_SIZE + " and " + MAX_POOL_SIZE
+                    + ", got " + size);
         }
     }
 

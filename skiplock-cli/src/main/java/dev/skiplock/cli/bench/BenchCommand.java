@@ -1,6 +1,7 @@
 package dev.skiplock.cli.bench;
 
 import dev.skiplock.SkiplockConfig;
+import dev.skiplock.spi.PoolSettings;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.cli.Main;
 import dev.skiplock.cli.CliJson;
@@ -52,6 +53,10 @@ public final class BenchCommand implements Callable<Integer> {
             description = "drain: worker processes sharing the drain, each with its own pool (given: even 1 runs in its own process)")
     Integer processes;
 
+    @Option(names = "--pool-size", description = "drain, latency, sustained: connections in each worker's pool "
+            + "(2 to 1000; default: the driver's, 11 on PostgreSQL, 4 on SQLite)")
+    Integer poolSize;
+
     @Option(names = "--history", defaultValue = "0",
             description = "drain: finished jobs to leave in the table before the timed run (default 0)")
     int history;
@@ -59,7 +64,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (mode.equals(DRAIN_WORKER)) {
-            return ScaleOutBench.serve(cli.options().jdbcUrl(), concurrency);
+            return ScaleOutBench.serve(cli.options().jdbcUrl(), concurrency, poolSize);
         }
         BenchSettings settings = validate();
         ObjectNode result;
@@ -82,6 +87,11 @@ public final class BenchCommand implements Callable<Integer> {
             settingsJson.put("rate", rate);
             settingsJson.put("history", history);
             settingsJson.put("processes", processes == null ? 0 : processes);
+            if (poolSize != null) {
+                settingsJson.put("pool_size", poolSize);
+            } else {
+                settingsJson.putNull("pool_size"); // the driver's default
+            }
             settingsJson.put("seconds", seconds);
             settingsJson.put("java", Runtime.version().toString());
         } finally {
@@ -113,11 +123,12 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         requireRange("--seconds", seconds, 1, 86_400);
+        PoolSettings.requireSize("--pool-size", poolSize);
         if (holdSnapshot && !mode.equals("sustained")) {
             throw new IllegalArgumentException("--hold-snapshot: only with MODE sustained");
         }
         return new BenchSettings(mode, n, batch, rate, concurrency, history, seconds, holdSnapshot,
-                processes == null ? 0 : processes);
+                processes == null ? 0 : processes, poolSize);
     }
 
     private static void requireRange(String option, int value, int min, int max) {

@@ -29,10 +29,16 @@ final class BenchSupport {
         return Skiplock.builder().url(url).config(SkiplockConfig.builder().build()).build();
     }
 
-    /** A started worker on queue {@code default} with default settings, running {@code onStart} per job. */
-    static Skiplock worker(String url, int concurrency, Consumer<java.util.UUID> onStart) {
-        return Skiplock.builder().url(url)
-                .config(SkiplockConfig.builder().queue("default", concurrency).build())
+    /**
+     * A started worker on queue {@code default} with default settings, running {@code onStart} per
+     * job; its pool has {@code poolSize} connections, or the driver's default for {@code null}.
+     */
+    static Skiplock worker(String url, int concurrency, Integer poolSize, Consumer<java.util.UUID> onStart) {
+        Skiplock.Builder builder = Skiplock.builder().url(url);
+        if (poolSize != null) {
+            builder.maxPoolSize(poolSize);
+        }
+        return builder.config(SkiplockConfig.builder().queue("default", concurrency).build())
                 .handler(KIND, Object.class, context -> {
                     onStart.accept(context.job().id());
                     return JobOutcome.complete();

@@ -67,7 +67,7 @@ final class DrainBench {
             long drainRss;
             BenchSupport.progress("drain: working off " + settings.jobs() + " jobs (timed)");
             try (BenchSupport.RssSampler rss = new BenchSupport.RssSampler()) {
-                Skiplock worker = BenchSupport.worker(url, settings.concurrency(),
+                Skiplock worker = BenchSupport.worker(url, settings.concurrency(), settings.poolSize(),
                         id -> firstStart.compareAndSet(0, System.nanoTime()));
                 try {
                     end = BenchSupport.awaitSucceeded(worker, settings.jobs(), TIMEOUT_SECONDS);
@@ -120,7 +120,7 @@ final class DrainBench {
             }
         } else {
             BenchSupport.enqueueInBatches(client, settings.history(), settings.batch());
-            try (Skiplock worker = BenchSupport.worker(url, settings.concurrency(), id -> { })) {
+            try (Skiplock worker = BenchSupport.worker(url, settings.concurrency(), settings.poolSize(), id -> { })) {
                 BenchSupport.awaitSucceeded(worker, settings.history(), TIMEOUT_SECONDS);
             }
         }

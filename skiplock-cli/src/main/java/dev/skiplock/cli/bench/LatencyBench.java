@@ -26,7 +26,7 @@ final class LatencyBench {
     ObjectNode run(String url) {
         Map<UUID, Long> started = new ConcurrentHashMap<>();
         Map<UUID, Long> enqueued = new ConcurrentHashMap<>();
-        try (Skiplock worker = BenchSupport.worker(url, settings.concurrency(),
+        try (Skiplock worker = BenchSupport.worker(url, settings.concurrency(), settings.poolSize(),
                 id -> started.putIfAbsent(id, System.nanoTime()));
                 Skiplock producer = BenchSupport.client(url)) {
             BenchSupport.progress("latency: " + WARM_UP + " warm-up jobs, then " + settings.jobs() + " at "

@@ -8,6 +8,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,9 +20,10 @@ import java.util.concurrent.locks.LockSupport;
  * {@code drain --processes P}: the drain spread over P worker processes on one database (P = 1 too,
  * so that 1, 2 and 4 are measured alike).
  * N jobs are enqueued to the paused queue (untimed); P processes of this same program
- * ({@code bench drain-worker}, each with its own pool of the driver's default size plus one
- * notification connection, the JVM's defaults, {@code --concurrency} slots) start and report
- * ready; the clock runs from the queue's resume until the counts show all N succeeded.
+ * ({@code bench drain-worker}, each with its own pool of {@code --pool-size} connections, the
+ * driver's default size without it, plus one notification connection on PostgreSQL; this process's
+ * {@code -X} JVM options, {@code --concurrency} slots) start and report ready; the clock runs from
+ * the queue's resume until the counts show all N succeeded.
  */
 final class ScaleOutBench {
     private static final long TIMEOUT_SECONDS = 1800;
@@ -79,12 +81,26 @@ final class ScaleOutBench {
     }
 
     private Process start(String url) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-                System.getProperty("java.class.path"), Main.class.getName(), "--db", url, "bench", "drain-worker",
-                "--concurrency", String.valueOf(settings.concurrency()))
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
-                .start();
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.addAll(jvmTuning());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "--db", url,
+                "bench", BenchCommand.DRAIN_WORKER, "--concurrency", String.valueOf(settings.concurrency())));
+        if (settings.poolSize() != null) {
+            command.addAll(List.of("--pool-size", String.valueOf(settings.poolSize())));
+        }
+        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    /**
+     * The heap, collector and compiler options ({@code -X…}) this process runs with: the launcher's
+     * ({@code SKIPLOCK_JAVA_OPTS}), so each worker process runs as {@code skiplock worker} would.
+     * Agents, properties and module options stay behind (a test JVM's, for one).
+     */
+    static List<String> jvmTuning() {
+        return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(option -> option.startsWith("-X")).toList();
     }
 
     private static void awaitReady(Process worker) throws IOException {
@@ -103,8 +119,8 @@ final class ScaleOutBench {
      * The {@code drain-worker} process: a started worker on the given database (no fresh tables)
      * until its stdin closes.
      */
-    static int serve(String url, int concurrency) throws IOException {
-        try (Skiplock worker = BenchSupport.worker(url, concurrency, id -> { })) {
+    static int serve(String url, int concurrency, Integer poolSize) throws IOException {
+        try (Skiplock worker = BenchSupport.worker(url, concurrency, poolSize, id -> { })) {
             System.out.println(READY);
             System.out.flush();
             while (System.in.read() >= 0) {

@@ -51,7 +51,7 @@ final class SustainedBench {
         ConcurrentLinkedQueue<Double> pickups = new ConcurrentLinkedQueue<>();
         AtomicLong enqueued = new AtomicLong();
         List<Window> windows = new ArrayList<>();
-        try (Skiplock worker = BenchSupport.worker(url, settings.concurrency(), id -> {
+        try (Skiplock worker = BenchSupport.worker(url, settings.concurrency(), settings.poolSize(), id -> {
                     Long at = enqueuedAt.remove(id);
                     if (at != null) {
                         pickups.add((System.nanoTime() - at) / 1e6);
