@@ -150,6 +150,26 @@ abstract class HostileDataContract extends ContractBase {
         assertThat(awaitTerminal(worker, inMemory.id()).result().asText()).isEqualTo("third");
     }
 
+    /**
+     * A span that cannot be made current (odd spans), or whose scope throws when it closes (even
+     * spans), harms no job either (failed without JobThreadContext: the handler's thread died with
+     * its job left running, its lease kept alive by the heartbeat).
+     */
+    @Test
+    void aSpanWhoseContextCannotBeEnteredOrLeftHarmsNoJob() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .openTelemetry(ThrowingTracer.contextFailing())
+                .handler("work", Work.class, context -> JobOutcome.complete(context.args().label())));
+        Job first = worker.enqueue(JobRequest.of("work", new Work("first")));
+        assertThat(awaitTerminal(worker, first.id()).result().asText()).isEqualTo("first");
+        Job second = worker.enqueue(JobRequest.of("work", new Work("second")));
+        assertThat(awaitTerminal(worker, second.id()).result().asText()).isEqualTo("second");
+        Job inMemory = worker.enqueue(JobRequest.of("work", new Work("third")).withDurable(false));
+        assertThat(awaitTerminal(worker, inMemory.id()).result().asText()).isEqualTo("third");
+        Job inMemoryToo = worker.enqueue(JobRequest.of("work", new Work("fourth")).withDurable(false));
+        assertThat(awaitTerminal(worker, inMemoryToo.id()).result().asText()).isEqualTo("fourth");
+    }
+
     /** A resumable handler that completes with its label and runs {@code cleanUp} after each durable outcome. */
     private static dev.skiplock.ResumableHandler<Work> withCleanUp(Runnable cleanUp) {
         return new dev.skiplock.ResumableHandler<>() {
@@ -192,6 +212,43 @@ abstract class HostileDataContract extends ContractBase {
                 }
                 return builder;
             });
+            return withTracer(tracer);
+        }
+
+        /**
+         * An OpenTelemetry whose odd spans throw when made current and whose even spans make current
+         * a scope that throws when it closes.
+         */
+        static io.opentelemetry.api.OpenTelemetry contextFailing() {
+            io.opentelemetry.context.Scope failingScope = proxy(io.opentelemetry.context.Scope.class, (self, name) -> {
+                throw new IllegalStateException("context storage broken: " + name);
+            });
+            java.util.concurrent.atomic.AtomicInteger spans = new java.util.concurrent.atomic.AtomicInteger();
+            io.opentelemetry.api.trace.SpanBuilder builder = proxy(io.opentelemetry.api.trace.SpanBuilder.class,
+                    (self, name) -> {
+                        if (!name.equals("startSpan")) {
+                            return self;
+                        }
+                        boolean odd = spans.incrementAndGet() % 2 == 1;
+                        return proxy(io.opentelemetry.api.trace.Span.class, (span, method) -> switch (method) {
+                            case "makeCurrent" -> {
+                                if (odd) {
+                                    throw new IllegalStateException("context storage broken: makeCurrent");
+                                }
+                                yield failingScope;
+                            }
+                            case "getSpanContext" -> io.opentelemetry.api.trace.SpanContext.getInvalid();
+                            case "isRecording" -> false;
+                            case "end" -> null;
+                            default -> span;
+                        });
+                    });
+            io.opentelemetry.api.trace.Tracer tracer = proxy(io.opentelemetry.api.trace.Tracer.class, (self, name) -> builder);
+            return withTracer(tracer);
+        }
+
+        /** An OpenTelemetry whose every tracer is {@code tracer}, with no propagation. */
+        private static io.opentelemetry.api.OpenTelemetry withTracer(io.opentelemetry.api.trace.Tracer tracer) {
             io.opentelemetry.api.trace.TracerProvider provider =
                     proxy(io.opentelemetry.api.trace.TracerProvider.class, (self, name) -> tracer);
             return new io.opentelemetry.api.OpenTelemetry() {

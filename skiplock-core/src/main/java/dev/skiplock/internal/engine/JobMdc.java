@@ -16,11 +16,7 @@ final class JobMdc implements AutoCloseable {
     static final String TENANT = "skiplock.tenant";
 
     private JobMdc(Job job) {
-        MDC.put(JOB_ID, job.id().toString());
-        MDC.put(KIND, job.kind());
-        MDC.put(QUEUE, job.queue());
-        MDC.put(ATTEMPT, Integer.toString(job.attempt()));
-        MDC.put(TENANT, job.tenant());
+        put(job);
     }
 
     /** Puts {@code job} in the MDC until {@link #close}. */
@@ -28,8 +24,20 @@ final class JobMdc implements AutoCloseable {
         return new JobMdc(job);
     }
 
+    static void put(Job job) {
+        MDC.put(JOB_ID, job.id().toString());
+        MDC.put(KIND, job.kind());
+        MDC.put(QUEUE, job.queue());
+        MDC.put(ATTEMPT, Integer.toString(job.attempt()));
+        MDC.put(TENANT, job.tenant());
+    }
+
     @Override
     public void close() {
+        clear();
+    }
+
+    static void clear() {
         MDC.remove(JOB_ID);
         MDC.remove(KIND);
         MDC.remove(QUEUE);

@@ -129,7 +129,7 @@ final class JobRunner {
         }
         Completion completion;
         io.opentelemetry.api.trace.Span span = parts.tracing().startOrNone(job);
-        try (JobMdc mdc = JobMdc.of(job); io.opentelemetry.context.Scope scope = span.makeCurrent()) {
+        try (JobThreadContext context = JobThreadContext.enter(job, span)) {
             completion = outcomeOf(execution, job, resume);
         }
         boolean decided = execution.completeByHandler();

@@ -195,7 +195,7 @@ final class MemoryJob {
         try {
             Completion completion;
             io.opentelemetry.api.trace.Span span = runtime.tracing().startOrNone(running.job());
-            try (JobMdc mdc = JobMdc.of(running.job()); io.opentelemetry.context.Scope scope = span.makeCurrent()) {
+            try (JobThreadContext context = JobThreadContext.enter(running.job(), span)) {
                 completion = runHandler(running);
             }
             boolean decided = running.completeByHandler();

@@ -1,0 +1,58 @@
+package dev.skiplock.internal.engine;
+
+import dev.skiplock.Job;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What surrounds a handler on its thread while it runs: its job in SLF4J's MDC ({@link JobMdc}) and
+ * its span made current. Entering and leaving never throw: an application's logging backend or
+ * context storage that fails is logged, and the job runs and gets its outcome as without it. (A
+ * throw here ended the handler's thread with its job still running: its lease kept alive by the
+ * heartbeat, its slot taken, for good.)
+ */
+final class JobThreadContext implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(JobThreadContext.class);
+
+    private final Job job;
+    private final Scope scope;
+
+    private JobThreadContext(Job job, Scope scope) {
+        this.job = job;
+        this.scope = scope;
+    }
+
+    /** Puts {@code job} in the MDC and makes {@code span} current on this thread, as far as each can be. */
+    static JobThreadContext enter(Job job, Span span) {
+        try {
+            JobMdc.put(job);
+        } catch (Throwable e) { // any throwable: see the class comment
+            LOG.warn("job {}: could not put it in the logging MDC; it runs without: {}", job.id(), Outcomes.describe(e));
+        }
+        Scope scope;
+        try {
+            scope = span.makeCurrent();
+        } catch (Throwable e) {
+            LOG.warn("job {}: could not make its span current; it runs without: {}", job.id(), Outcomes.describe(e));
+            scope = Scope.noop();
+        }
+        return new JobThreadContext(job, scope);
+    }
+
+    /** Leaves the span's context and clears the MDC; never throws. */
+    @Override
+    public void close() {
+        try {
+            scope.close();
+        } catch (Throwable e) {
+            LOG.warn("job {}: could not leave its span's context: {}", job.id(), Outcomes.describe(e));
+        }
+        try {
+            JobMdc.clear();
+        } catch (Throwable e) {
+            LOG.warn("job {}: could not clear the logging MDC: {}", job.id(), Outcomes.describe(e));
+        }
+    }
+}
