@@ -98,7 +98,7 @@ final class ScaleOutBench {
      * ({@code SKIPLOCK_JAVA_OPTS}), so each worker process runs as {@code skiplock worker} would.
      * Agents, properties and module options stay behind (a test JVM's, for one).
      */
-    static List<String> jvmTuning() {
+    private static List<String> jvmTuning() {
         return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(option -> option.startsWith("-X")).toList();
     }
