@@ -145,7 +145,11 @@ abstract class CliContract extends ContractBase {
         assertThat(refused.err()).contains("--processes: only with MODE drain");
     }
 
-    /** A pool size out of bounds is refused by name before anything connects (exit 2). */
+    /**
+     * A pool size out of bounds is refused by name before anything connects (exit 2), as is one
+     * given to a bench mode without workers. (A worker or server that accepted it would run until
+     * stopped: the timeout keeps such a regression from hanging the suite.)
+     */
     @Test
     void poolSizeOutOfBoundsIsRefusedByName() {
         for (String[] command : List.of(new String[] {"worker", "--pool-size", "1"},
@@ -153,11 +157,15 @@ abstract class CliContract extends ContractBase {
                 new String[] {"bench", "drain", "--pool-size", "1"})) {
             List<String> args = new ArrayList<>(List.of("--db", database.url()));
             args.addAll(List.of(command));
-            Run refused = cli(args.toArray(String[]::new));
+            Run refused = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(WAIT,
+                    () -> cli(args.toArray(String[]::new)));
 
             assertThat(refused.exit()).as(String.join(" ", command)).isEqualTo(2);
             assertThat(refused.err()).contains("--pool-size: must be between 2 and 1000, got ");
         }
+        Run refused = cli("--db", database.url(), "bench", "enqueue-batch", "--pool-size", "4");
+        assertThat(refused.exit()).isEqualTo(2);
+        assertThat(refused.err()).contains("--pool-size: only with MODE drain, latency or sustained");
     }
 
     /** The sustained mode reports windows (here one of 2 s); a held snapshot is PostgreSQL's only. */

@@ -42,6 +42,7 @@ abstract class CommandAdoptionContract extends ContractBase {
         if (worker != null) {
             WorkerProcess.kill(worker);
         }
+        closeInstances(); // an adopter still running would remove or write runs while they are deleted
         try (var runs = Files.list(runDir)) {
             for (Path run : runs.toList()) {
                 CommandRuns.killAndDelete(run);

@@ -124,6 +124,9 @@ public final class BenchCommand implements Callable<Integer> {
         }
         requireRange("--seconds", seconds, 1, 86_400);
         PoolSettings.requireSize("--pool-size", poolSize);
+        if (poolSize != null && !mode.matches("drain|latency|sustained")) {
+            throw new IllegalArgumentException("--pool-size: only with MODE drain, latency or sustained");
+        }
         if (holdSnapshot && !mode.equals("sustained")) {
             throw new IllegalArgumentException("--hold-snapshot: only with MODE sustained");
         }

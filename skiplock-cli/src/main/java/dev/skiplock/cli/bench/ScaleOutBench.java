@@ -29,6 +29,10 @@ final class ScaleOutBench {
     private static final long TIMEOUT_SECONDS = 1800;
     /** What a {@code drain-worker} prints once its worker has started (and paid its warm-up). */
     static final String READY = "ready";
+    /** Heap sizes, the collector, the compilers' tiers, heap shares of the machine's memory. */
+    private static final java.util.regex.Pattern JVM_TUNING = java.util.regex.Pattern.compile(
+            "-Xm[sxn]\\d+[kKmMgG]?|-Xss\\d+[kKmMgG]?|-XX:[+-]Use\\w*GC|-XX:TieredStopAtLevel=\\d"
+                    + "|-XX:[+-]TieredCompilation|-XX:\\w*RAMPercentage=[\\d.]+");
 
     private final BenchSettings settings;
 
@@ -94,13 +98,14 @@ final class ScaleOutBench {
     }
 
     /**
-     * The heap, collector and compiler options ({@code -X…}) this process runs with: the launcher's
+     * The heap, collector and compiler options this process runs with: the launcher's
      * ({@code SKIPLOCK_JAVA_OPTS}), so each worker process runs as {@code skiplock worker} would.
-     * Agents, properties and module options stay behind (a test JVM's, for one).
+     * Only those: options that name a file, a port or an agent (a recording, a log file, a debugger)
+     * would collide between the processes.
      */
     private static List<String> jvmTuning() {
         return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(option -> option.startsWith("-X")).toList();
+                .filter(option -> JVM_TUNING.matcher(option).matches()).toList();
     }
 
     private static void awaitReady(Process worker) throws IOException {
@@ -108,6 +113,14 @@ final class ScaleOutBench {
         String line;
         while ((line = out.readLine()) != null) {
             if (line.equals(READY)) {
+                // Whatever it prints later is read and dropped: a full pipe would stall it.
+                Thread.ofVirtual().name("drain-worker-output").start(() -> {
+                    try {
+                        out.transferTo(java.io.Writer.nullWriter());
+                    } catch (IOException ended) {
+                        // the process ended
+                    }
+                });
                 return;
             }
         }

@@ -94,7 +94,8 @@ final class JobRunner {
         scratch.remove(execution);
         try {
             handlerThreads.submit(() -> {
-                try (JobMdc mdc = JobMdc.of(execution.job())) {
+                try (JobThreadContext context = JobThreadContext.enter(execution.job(),
+                        io.opentelemetry.api.trace.Span.getInvalid())) {
                     new ExecutionContext<>(null, execution, parts.services(), false);
                     parts.outcomes().fromHandler(execution, JobOutcome.complete(), null);
                 }

@@ -5,6 +5,7 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * What surrounds a handler on its thread while it runs: its job in SLF4J's MDC ({@link JobMdc}) and
@@ -29,13 +30,13 @@ final class JobThreadContext implements AutoCloseable {
         try {
             JobMdc.put(job);
         } catch (Throwable e) { // any throwable: see the class comment
-            LOG.warn("job {}: could not put it in the logging MDC; it runs without: {}", job.id(), Outcomes.describe(e));
+            warn("job {}: could not put it in the logging MDC; it runs without: {}", job, e);
         }
         Scope scope;
         try {
             scope = span.makeCurrent();
         } catch (Throwable e) {
-            LOG.warn("job {}: could not make its span current; it runs without: {}", job.id(), Outcomes.describe(e));
+            warn("job {}: could not make its span current; it runs without: {}", job, e);
             scope = Scope.noop();
         }
         return new JobThreadContext(job, scope);
@@ -47,12 +48,23 @@ final class JobThreadContext implements AutoCloseable {
         try {
             scope.close();
         } catch (Throwable e) {
-            LOG.warn("job {}: could not leave its span's context: {}", job.id(), Outcomes.describe(e));
+            warn("job {}: could not leave its span's context: {}", job, e);
         }
+        for (String key : JobMdc.KEYS) {
+            try {
+                MDC.remove(key);
+            } catch (Throwable e) {
+                warn("job {}: could not clear the logging MDC: {}", job, e);
+            }
+        }
+    }
+
+    /** A warning that cannot throw either: a logging backend whose MDC fails may fail to log too. */
+    private static void warn(String message, Job job, Throwable failure) {
         try {
-            JobMdc.clear();
-        } catch (Throwable e) {
-            LOG.warn("job {}: could not clear the logging MDC: {}", job.id(), Outcomes.describe(e));
+            LOG.warn(message, job.id(), Outcomes.describe(failure));
+        } catch (Throwable ignored) {
+            // nothing left to tell it to; the job goes on
         }
     }
 }
