@@ -344,6 +344,11 @@ public final class Skiplock implements SkiplockClient {
         }
 
         @Override
+        public boolean followsEvents() {
+            return signals.hasWaiters();
+        }
+
+        @Override
         public void resync() {
             worker.resync();
         }

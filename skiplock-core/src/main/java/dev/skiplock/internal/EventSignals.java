@@ -38,6 +38,11 @@ public final class EventSignals {
         }
     }
 
+    /** Whether any registration waits now (one made after this call reads before it waits). */
+    public boolean hasWaiters() {
+        return !waiters.isEmpty();
+    }
+
     public void signal(UUID jobId) {
         Set<CompletableFuture<Void>> set = waiters.get(jobId);
         if (set != null) {
@@ -46,7 +51,7 @@ public final class EventSignals {
     }
 
     public void signalAll(Collection<UUID> jobIds) {
-        if (!waiters.isEmpty()) {
+        if (hasWaiters()) {
             jobIds.forEach(this::signal);
         }
     }

@@ -21,6 +21,15 @@ public interface Notifier extends AutoCloseable {
         /** Events were appended to job {@code jobId} (log lines, a terminal status). */
         void eventsAppended(UUID jobId);
 
+        /**
+         * Whether anyone here waits for a job's events now. When nobody does, a notifier may drop an
+         * announcement of appended events unread (a completion batch names up to 100 jobs): a
+         * follower registers before it reads, so one that starts later reads those events anyway.
+         */
+        default boolean followsEvents() {
+            return true;
+        }
+
         /** Notifications may have been missed (reconnect): look for work everywhere. */
         void resync();
     }

@@ -3,16 +3,20 @@ package dev.skiplock.postgres;
 import dev.skiplock.spi.Dialect;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.UUID;
+import org.postgresql.PGResultSetMetaData;
 
 /** Native {@code uuid} and {@code timestamptz} columns. */
 final class PostgresDialect implements Dialect {
     private static final String UNIQUE_VIOLATION = "23505";
+    /** {@link PGResultSetMetaData#getFormat}: the column came in the binary wire format. */
+    private static final int BINARY_FORMAT = 1;
 
     @Override
     public void setUuid(PreparedStatement statement, int index, UUID value) throws SQLException {
@@ -54,10 +58,27 @@ final class PostgresDialect implements Dialect {
         }
     }
 
+    /**
+     * A {@code timestamptz} sent in binary (pgjdbc asks for it once a statement is server-prepared:
+     * the claim's and the reads' rows) is decoded here from its eight bytes; pgjdbc's own way goes
+     * through five java.time objects per value, about a twelfth of a claimed job's allocation.
+     * A value sent as text, or by a driver or pool that does not expose pgjdbc's metadata, is read
+     * with {@code getObject} as before.
+     */
     @Override
     public Instant getInstant(ResultSet row, int column) throws SQLException {
+        if (isBinary(row, column)) {
+            byte[] value = row.getBytes(column);
+            return value == null ? null : BinaryTimestamps.decode(value);
+        }
         OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
+    }
+
+    private static boolean isBinary(ResultSet row, int column) throws SQLException {
+        ResultSetMetaData metadata = row.getMetaData();
+        return metadata.isWrapperFor(PGResultSetMetaData.class)
+                && metadata.unwrap(PGResultSetMetaData.class).getFormat(column) == BINARY_FORMAT;
     }
 
     @Override

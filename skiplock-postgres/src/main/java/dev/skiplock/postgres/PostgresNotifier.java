@@ -182,8 +182,10 @@ final class PostgresNotifier implements Notifier {
             case 'o' -> listener.orphansReaped(value);
             case 'c' -> jobId(payload, value, listener::cancelRequested);
             case 'e' -> {
-                for (String id : value.split(",")) { // a completion batch announces up to 100 jobs at once
-                    jobId(payload, id, listener::eventsAppended);
+                if (listener.followsEvents()) { // else nobody to wake: not parsed (one per completion batch)
+                    for (String id : value.split(",")) { // a completion batch announces up to 100 jobs at once
+                        jobId(payload, id, listener::eventsAppended);
+                    }
                 }
             }
             default -> LOG.debug("ignoring unknown notification {}", payload);

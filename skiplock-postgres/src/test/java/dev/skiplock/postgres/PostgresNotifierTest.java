@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 /** How notification payloads reach the engine: one call per queue, cancel and announced job. */
 class PostgresNotifierTest {
     private final List<String> calls = new ArrayList<>();
+    private boolean followed = true;
     private final Notifier.Listener listener = new Notifier.Listener() {
         @Override
         public void queueReady(String queue) {
@@ -36,7 +37,25 @@ class PostgresNotifierTest {
         public void resync() {
             calls.add("resync");
         }
+
+        @Override
+        public boolean followsEvents() {
+            return followed;
+        }
     };
+
+    @Test
+    void appendedEventsNobodyFollowsAreNotParsedNorPassedOn() {
+        UUID job = UUID.randomUUID();
+        followed = false;
+
+        PostgresNotifier.dispatch("e:" + job + ",not-a-uuid", listener);
+        PostgresNotifier.dispatch("q:emails", listener);
+        followed = true;
+        PostgresNotifier.dispatch("e:" + job, listener);
+
+        assertThat(calls).containsExactly("queue emails", "events " + job);
+    }
 
     @Test
     void aCompletionBatchAnnouncesEachOfItsJobs() {

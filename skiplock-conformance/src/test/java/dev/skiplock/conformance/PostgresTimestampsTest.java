@@ -1,0 +1,74 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.skiplock.spi.Dialect;
+import dev.skiplock.spi.Driver;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The PostgreSQL dialect reads a {@code timestamptz} the same whether it came as text (a statement's
+ * first uses) or in binary (once pgjdbc server-prepared it; the dialect then decodes the eight bytes
+ * itself): the same instants as pgjdbc's own {@code OffsetDateTime}, to the microsecond, before and
+ * after 2000-01-01 and 1970, and for the infinities and NULL.
+ */
+class PostgresTimestampsTest {
+    private static final List<String> VALUES = List.of("2026-11-27 13:29:02.170602+00", "2000-01-01 00:00:00+00",
+            "1999-12-31 23:59:59.999999+00", "1970-01-01 00:00:00.000001+00", "1969-12-31 23:59:59.999999+00",
+            "1899-03-04 05:06:07.080901+00", "2000-01-01 00:00:00.000001+00", "4713-01-01 00:00:00+00",
+            "infinity", "-infinity");
+
+    /** prepareThreshold -1: pgjdbc asks for every result in binary; 0: never prepares, so text. */
+    @ParameterizedTest
+    @ValueSource(ints = {-1, 0})
+    void everyTimestampReadsAsPgjdbcReadsIt(int prepareThreshold) throws SQLException {
+        Dialect dialect = postgresDialect();
+        String url = PostgresTestDatabase.server();
+        StringBuilder select = new StringBuilder("SELECT ");
+        for (int i = 0; i < VALUES.size(); i++) {
+            select.append("CAST(? AS timestamptz), ");
+        }
+        select.append("CAST(NULL AS timestamptz)");
+        try (Connection connection = DriverManager.getConnection(url + (url.contains("?") ? "&" : "?")
+                + "prepareThreshold=" + prepareThreshold);
+                PreparedStatement statement = connection.prepareStatement(select.toString())) {
+            for (int i = 0; i < VALUES.size(); i++) {
+                statement.setString(i + 1, VALUES.get(i));
+            }
+            try (ResultSet row = statement.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                List<Instant> read = new ArrayList<>();
+                List<Instant> pgjdbc = new ArrayList<>();
+                for (int column = 1; column <= VALUES.size(); column++) {
+                    read.add(dialect.getInstant(row, column));
+                    pgjdbc.add(row.getObject(column, OffsetDateTime.class).toInstant());
+                }
+                assertThat(read).containsExactlyElementsOf(pgjdbc);
+                assertThat(read.subList(0, 8)).containsExactly(Instant.parse("2026-11-27T13:29:02.170602Z"),
+                        Instant.parse("2000-01-01T00:00:00Z"), Instant.parse("1999-12-31T23:59:59.999999Z"),
+                        Instant.parse("1970-01-01T00:00:00.000001Z"), Instant.parse("1969-12-31T23:59:59.999999Z"),
+                        Instant.parse("1899-03-04T05:06:07.080901Z"), Instant.parse("2000-01-01T00:00:00.000001Z"),
+                        Instant.parse("4713-01-01T00:00:00Z"));
+                assertThat(read.subList(8, 10)).containsExactly(OffsetDateTime.MAX.toInstant(),
+                        OffsetDateTime.MIN.toInstant());
+                assertThat(dialect.getInstant(row, VALUES.size() + 1)).isNull();
+            }
+        }
+    }
+
+    private static Dialect postgresDialect() {
+        return ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
+                .filter(driver -> driver.name().equals("postgres")).findFirst().orElseThrow().dialect();
+    }
+}

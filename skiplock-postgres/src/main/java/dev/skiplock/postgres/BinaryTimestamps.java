@@ -1,0 +1,38 @@
+package dev.skiplock.postgres;
+
+import java.time.Instant;
+import java.time.OffsetDateTime;
+
+/**
+ * PostgreSQL's binary {@code timestamptz}: a big-endian signed count of microseconds since
+ * 2000-01-01 00:00 UTC, with the largest and smallest values standing for {@code infinity} and
+ * {@code -infinity}. Those two decode as pgjdbc decodes them ({@link OffsetDateTime#MAX},
+ * {@link OffsetDateTime#MIN}), so a value reads the same in either wire format.
+ */
+final class BinaryTimestamps {
+    /** 2000-01-01T00:00:00Z in seconds since the Unix epoch. */
+    private static final long POSTGRES_EPOCH_SECOND = 946_684_800L;
+    private static final long MICROS_PER_SECOND = 1_000_000L;
+    private static final int BYTES = Long.BYTES;
+
+    private BinaryTimestamps() {
+    }
+
+    static Instant decode(byte[] value) {
+        if (value.length != BYTES) {
+            throw new IllegalArgumentException("a binary timestamptz has 8 bytes, got " + value.length);
+        }
+        long micros = 0;
+        for (byte b : value) {
+            micros = micros << 8 | (b & 0xff);
+        }
+        if (micros == Long.MAX_VALUE) {
+            return OffsetDateTime.MAX.toInstant();
+        }
+        if (micros == Long.MIN_VALUE) {
+            return OffsetDateTime.MIN.toInstant();
+        }
+        return Instant.ofEpochSecond(POSTGRES_EPOCH_SECOND + Math.floorDiv(micros, MICROS_PER_SECOND),
+                Math.floorMod(micros, MICROS_PER_SECOND) * 1_000L);
+    }
+}
