@@ -8,9 +8,14 @@ import dev.skiplock.JobOutcome;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
+import dev.skiplock.internal.store.ClaimFloor;
+import dev.skiplock.internal.store.ClaimParams;
+import dev.skiplock.internal.store.Claimed;
+import dev.skiplock.internal.store.JobStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
@@ -82,6 +87,25 @@ abstract class ClaimFloorContract extends ContractBase {
      * A batch enqueued in one transaction shares its available_at: the floor orders its jobs by id,
      * and a claim of one job at a time takes all of them, in order.
      */
+    /**
+     * A claimer runs a look-behind only where its claim starts from the floor
+     * ({@code JobStore.claimsFromFloor}, read from the claim statement's parameters): there a claim
+     * from a floor past a job leaves the job to the look-behind. SQLite's claim ignores the floor
+     * and takes the job anyway, so a look-behind there would only read and wake for nothing.
+     */
+    @Test
+    void aClaimerLooksBehindOnlyWhereItsClaimStartsFromTheFloor() {
+        Skiplock producer = client();
+        Job job = producer.enqueue(JobRequest.of("work", new Work("behind")));
+        JobStore store = FastPathContract.store(producer);
+        ClaimFloor pastTheJob = new ClaimFloor(job.priority(), job.availableAt().plus(Duration.ofHours(1)), job.id());
+
+        List<Claimed> claimed = store.claimJobs(
+                new ClaimParams("default", "worker-1", "host-1", UUID.randomUUID(), 60_000, "[]"), pastTheJob, 10);
+
+        assertThat(store.claimsFromFloor()).isEqualTo(claimed.isEmpty());
+    }
+
     @Test
     void aBatchSharingOneTimeIsClaimedWholeOneJobAtATime() {
         List<String> ran = new CopyOnWriteArrayList<>();

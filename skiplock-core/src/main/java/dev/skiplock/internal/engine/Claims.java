@@ -49,6 +49,11 @@ final class Claims {
         return jobs;
     }
 
+    /** Whether a claim starts from the claimer's floor, so that a look-behind has work ({@link JobStore#claimsFromFloor}). */
+    boolean fromFloor() {
+        return store.claimsFromFloor();
+    }
+
     /** The first claimable job of {@code priority} in {@code queue}, in claim order (a claimer's look-behind). */
     Optional<ClaimFloor> firstClaimable(String queue, int priority) {
         return store.firstClaimable(queue, priority);

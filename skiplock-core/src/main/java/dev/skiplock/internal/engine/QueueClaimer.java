@@ -34,7 +34,7 @@ final class QueueClaimer {
     private volatile boolean adoptionDue = true;
     /** Where the next claim starts (issue #12, held snapshots); lowered by the look-behind. */
     private final QueueFloor floor = new QueueFloor();
-    /** Finds jobs left behind the floor (a job whose enqueue committed long after it began). */
+    /** Finds jobs left behind the floor (a job whose enqueue committed long after it began); null where claims ignore the floor. */
     private final LookBehind lookBehind;
     private long lastAdoptionMillis;
 
@@ -50,8 +50,8 @@ final class QueueClaimer {
         this.runner = runner;
         this.lastAdoptionMillis = clock.millis();
         this.thread = Thread.ofPlatform().name("skiplock-claim-" + queue).daemon().unstarted(this::loop);
-        this.lookBehind = new LookBehind(queue, pollInterval, floor, priority -> claims.firstClaimable(queue, priority),
-                this::wake);
+        this.lookBehind = claims.fromFloor() ? new LookBehind(queue, pollInterval, floor,
+                priority -> claims.firstClaimable(queue, priority), this::wake) : null;
     }
 
     String queue() {
@@ -60,13 +60,17 @@ final class QueueClaimer {
 
     /** Starts claiming, and the look-behind on {@code lookBehinds} (see {@link LookBehind#start}). */
     void start(ScheduledExecutorService lookBehinds) {
-        lookBehind.start(lookBehinds); // first: the claimer's first short claim asks for a look
+        if (lookBehind != null) {
+            lookBehind.start(lookBehinds); // first: the claimer's first short claim asks for a look
+        }
         thread.start();
     }
 
     void stop() throws InterruptedException {
         running = false;
-        lookBehind.stop();
+        if (lookBehind != null) {
+            lookBehind.stop();
+        }
         wake();
         thread.join();
     }
@@ -138,7 +142,7 @@ final class QueueClaimer {
                 used++;
                 runner.start(job, slots);
             }
-            if (tookFewer) {
+            if (tookFewer && lookBehind != null) {
                 lookBehind.ask();
             }
             boolean backlog = used == free;

@@ -170,6 +170,15 @@ public final class JobStore {
     }
 
     /**
+     * Whether this database's claim starts from a claimer's floor. SQLite's does not: its claim
+     * removes the claimed jobs' index entries, so a walk from the start meets none of them, and a
+     * look-behind would only read and wake for nothing.
+     */
+    public boolean claimsFromFloor() {
+        return sql.takes("claim_jobs", "floor_at");
+    }
+
+    /**
      * The first claimable job of {@code priority} in {@code queue}, in claim order, if there is one:
      * the claimer's look-behind (see {@link ClaimFloor}).
      */

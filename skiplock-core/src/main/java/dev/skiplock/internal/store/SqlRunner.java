@@ -139,6 +139,11 @@ final class SqlRunner {
         }
     }
 
+    /** Whether statement {@code name} of this file takes parameter {@code :parameter}. */
+    boolean takes(String name, String parameter) {
+        return file.get(name).parameters().contains(parameter);
+    }
+
     /** The SQL text of a statement of this file, as the driver receives it. */
     String text(String name) {
         return file.get(name).jdbcSql();
