@@ -12,10 +12,15 @@ import org.slf4j.MDC;
  * its span made current. Entering and leaving never throw: an application's logging backend or
  * context storage that fails is logged, and the job runs and gets its outcome as without it. (A
  * throw here ended the handler's thread with its job still running: its lease kept alive by the
- * heartbeat, its slot taken, for good.)
+ * heartbeat, its slot taken, for good.) A failure that repeats for every job is logged once per
+ * {@link WarningPace#INTERVAL} for each of the four steps.
  */
 final class JobThreadContext implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JobThreadContext.class);
+    private static final WarningPace MDC_PUT = new WarningPace();
+    private static final WarningPace SPAN_ENTERED = new WarningPace();
+    private static final WarningPace SPAN_LEFT = new WarningPace();
+    private static final WarningPace MDC_CLEARED = new WarningPace();
 
     private final Job job;
     private final Scope scope;
@@ -30,13 +35,13 @@ final class JobThreadContext implements AutoCloseable {
         try {
             JobMdc.put(job);
         } catch (Throwable e) { // any throwable: see the class comment
-            warn("job {}: could not put it in the logging MDC; it runs without: {}", job, e);
+            warn(MDC_PUT, "job {}: could not put it in the logging MDC; it runs without: {}{}", job, e);
         }
         Scope scope;
         try {
             scope = span.makeCurrent();
         } catch (Throwable e) {
-            warn("job {}: could not make its span current; it runs without: {}", job, e);
+            warn(SPAN_ENTERED, "job {}: could not make its span current; it runs without: {}{}", job, e);
             scope = Scope.noop();
         }
         return new JobThreadContext(job, scope);
@@ -48,21 +53,24 @@ final class JobThreadContext implements AutoCloseable {
         try {
             scope.close();
         } catch (Throwable e) {
-            warn("job {}: could not leave its span's context: {}", job, e);
+            warn(SPAN_LEFT, "job {}: could not leave its span's context: {}{}", job, e);
         }
         for (String key : JobMdc.KEYS) {
             try {
                 MDC.remove(key);
             } catch (Throwable e) {
-                warn("job {}: could not clear the logging MDC: {}", job, e);
+                warn(MDC_CLEARED, "job {}: could not clear the logging MDC: {}{}", job, e);
             }
         }
     }
 
-    /** A warning that cannot throw either: a logging backend whose MDC fails may fail to log too. */
-    private static void warn(String message, Job job, Throwable failure) {
+    /** A paced warning that cannot throw either: a logging backend whose MDC fails may fail to log too. */
+    private static void warn(WarningPace pace, String message, Job job, Throwable failure) {
         try {
-            LOG.warn(message, job.id(), Outcomes.describe(failure));
+            long leftOut = pace.take();
+            if (leftOut >= 0) {
+                LOG.warn(message, job.id(), Outcomes.describe(failure), WarningPace.leftOutNote(leftOut));
+            }
         } catch (Throwable ignored) {
             // nothing left to tell it to; the job goes on
         }

@@ -29,6 +29,9 @@ public final class JobTracing {
 
     private static final String SCOPE = "dev.skiplock";
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JobTracing.class);
+    /** A tracer that fails, fails for every job: its warnings are paced. */
+    private static final WarningPace START_FAILED = new WarningPace();
+    private static final WarningPace END_FAILED = new WarningPace();
 
     /** The given instance's tracer, or null: {@code GlobalOpenTelemetry}'s, looked up when a span starts. */
     private final io.opentelemetry.api.trace.Tracer tracer;
@@ -47,8 +50,11 @@ public final class JobTracing {
         try {
             return start(job);
         } catch (Throwable e) {
-            LOG.warn("job {}: the tracer failed to start its span; the job runs without one: {}", job.id(),
-                    Outcomes.describe(e));
+            long leftOut = START_FAILED.take();
+            if (leftOut >= 0) {
+                LOG.warn("job {}: the tracer failed to start its span; the job runs without one: {}{}", job.id(),
+                        Outcomes.describe(e), WarningPace.leftOutNote(leftOut));
+            }
             return Span.getInvalid();
         }
     }
@@ -77,7 +83,11 @@ public final class JobTracing {
         try {
             end(span, execution, completion, decidedByHandler);
         } catch (Throwable e) {
-            LOG.warn("job {}: the tracer failed to end its span: {}", execution.job().id(), Outcomes.describe(e));
+            long leftOut = END_FAILED.take();
+            if (leftOut >= 0) {
+                LOG.warn("job {}: the tracer failed to end its span: {}{}", execution.job().id(), Outcomes.describe(e),
+                        WarningPace.leftOutNote(leftOut));
+            }
         }
     }
 

@@ -1,0 +1,50 @@
+package dev.skiplock.internal.engine;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Paces a warning that can repeat for every job (an application's tracer, context storage or
+ * logging MDC that always fails): the first is logged, then at most one per interval, which says
+ * how many were left out meanwhile. A failure per job, at thousands of jobs a second, must not
+ * flood the log it is reported to. Thread-safe.
+ */
+final class WarningPace {
+    static final Duration INTERVAL = Duration.ofMinutes(1);
+
+    private final LongSupplier nanoTime;
+    private final long intervalNanos;
+    /** From when (nanoTime) the next warning is logged. */
+    private final AtomicLong next;
+    private final AtomicLong leftOut = new AtomicLong();
+
+    WarningPace() {
+        this(INTERVAL, System::nanoTime);
+    }
+
+    WarningPace(Duration interval, LongSupplier nanoTime) {
+        this.nanoTime = nanoTime;
+        this.intervalNanos = interval.toNanos();
+        this.next = new AtomicLong(nanoTime.getAsLong());
+    }
+
+    /**
+     * Takes this occurrence: how many were left out since the last one logged (0 or more) if it is
+     * to be logged, or -1 if it is left out.
+     */
+    long take() {
+        long now = nanoTime.getAsLong();
+        long due = next.get();
+        if (now - due >= 0 && next.compareAndSet(due, now + intervalNanos)) {
+            return leftOut.getAndSet(0);
+        }
+        leftOut.incrementAndGet();
+        return -1;
+    }
+
+    /** What a logged warning appends about those left out before it. */
+    static String leftOutNote(long leftOut) {
+        return leftOut == 0 ? "" : " (" + leftOut + " more like it left out in the last " + INTERVAL.toMinutes() + " min)";
+    }
+}
