@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Wakes followers of a job's events: the engine signals after it wrote events, the notifier when
@@ -16,11 +17,27 @@ import java.util.concurrent.TimeoutException;
  */
 public final class EventSignals {
     private final ConcurrentHashMap<UUID, Set<CompletableFuture<Void>>> waiters = new ConcurrentHashMap<>();
+    /** Makes the set of one job's registrations (a test's may pause in it). */
+    private final Supplier<Set<CompletableFuture<Void>>> newSet;
+
+    public EventSignals() {
+        this(ConcurrentHashMap::newKeySet);
+    }
+
+    EventSignals(Supplier<Set<CompletableFuture<Void>>> newSet) {
+        this.newSet = newSet;
+    }
 
     /** Registers interest in {@code jobId}; pass the result to {@link #await}. */
     public CompletableFuture<Void> register(UUID jobId) {
         CompletableFuture<Void> signal = new CompletableFuture<>();
-        waiters.computeIfAbsent(jobId, key -> ConcurrentHashMap.newKeySet()).add(signal);
+        // Added under the entry's lock: a set taken outside it could be emptied and removed by
+        // another follower's await meanwhile, and a signal added to it then would reach nobody.
+        waiters.compute(jobId, (key, set) -> {
+            Set<CompletableFuture<Void>> registered = set != null ? set : newSet.get();
+            registered.add(signal);
+            return registered;
+        });
         return signal;
     }
 
