@@ -84,10 +84,6 @@ abstract class ClaimFloorContract extends ContractBase {
     }
 
     /**
-     * A batch enqueued in one transaction shares its available_at: the floor orders its jobs by id,
-     * and a claim of one job at a time takes all of them, in order.
-     */
-    /**
      * A claimer runs a look-behind only where its claim starts from the floor
      * ({@code JobStore.claimsFromFloor}, read from the claim statement's parameters): there a claim
      * from a floor past a job leaves the job to the look-behind. SQLite's claim ignores the floor
@@ -106,6 +102,10 @@ abstract class ClaimFloorContract extends ContractBase {
         assertThat(store.claimsFromFloor()).isEqualTo(claimed.isEmpty());
     }
 
+    /**
+     * A batch enqueued in one transaction shares its available_at: the floor orders its jobs by id,
+     * and a claim of one job at a time takes all of them, in order.
+     */
     @Test
     void aBatchSharingOneTimeIsClaimedWholeOneJobAtATime() {
         List<String> ran = new CopyOnWriteArrayList<>();

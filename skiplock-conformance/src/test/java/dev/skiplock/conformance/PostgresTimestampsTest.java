@@ -15,19 +15,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.postgresql.PGResultSetMetaData;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The PostgreSQL dialect reads a {@code timestamptz} the same whether it came as text (a statement's
  * first uses) or in binary (once pgjdbc server-prepared it; the dialect then decodes the eight bytes
  * itself): the same instants as pgjdbc's own {@code OffsetDateTime}, to the microsecond, before and
- * after 2000-01-01 and 1970, and for the infinities and NULL.
+ * after 2000-01-01 and 1970, before the common era, and for the infinities and NULL.
  */
 class PostgresTimestampsTest {
     private static final List<String> VALUES = List.of("2026-11-27 13:29:02.170602+00", "2000-01-01 00:00:00+00",
             "1999-12-31 23:59:59.999999+00", "1970-01-01 00:00:00.000001+00", "1969-12-31 23:59:59.999999+00",
             "1899-03-04 05:06:07.080901+00", "2000-01-01 00:00:00.000001+00", "4713-01-01 00:00:00+00",
-            "infinity", "-infinity");
+            "0044-03-15 12:00:00+00 BC", "infinity", "-infinity");
 
     /** prepareThreshold -1: pgjdbc asks for every result in binary; 0: never prepares, so text. */
     @ParameterizedTest
@@ -48,6 +49,8 @@ class PostgresTimestampsTest {
             }
             try (ResultSet row = statement.executeQuery()) {
                 assertThat(row.next()).isTrue();
+                assertThat(row.getMetaData().unwrap(PGResultSetMetaData.class).getFormat(1))
+                        .as("the wire format this run reads").isEqualTo(prepareThreshold < 0 ? 1 : 0);
                 List<Instant> read = new ArrayList<>();
                 List<Instant> pgjdbc = new ArrayList<>();
                 for (int column = 1; column <= VALUES.size(); column++) {
@@ -55,12 +58,12 @@ class PostgresTimestampsTest {
                     pgjdbc.add(row.getObject(column, OffsetDateTime.class).toInstant());
                 }
                 assertThat(read).containsExactlyElementsOf(pgjdbc);
-                assertThat(read.subList(0, 8)).containsExactly(Instant.parse("2026-11-27T13:29:02.170602Z"),
+                assertThat(read.subList(0, 9)).containsExactly(Instant.parse("2026-11-27T13:29:02.170602Z"),
                         Instant.parse("2000-01-01T00:00:00Z"), Instant.parse("1999-12-31T23:59:59.999999Z"),
                         Instant.parse("1970-01-01T00:00:00.000001Z"), Instant.parse("1969-12-31T23:59:59.999999Z"),
                         Instant.parse("1899-03-04T05:06:07.080901Z"), Instant.parse("2000-01-01T00:00:00.000001Z"),
-                        Instant.parse("4713-01-01T00:00:00Z"));
-                assertThat(read.subList(8, 10)).containsExactly(OffsetDateTime.MAX.toInstant(),
+                        Instant.parse("4713-01-01T00:00:00Z"), Instant.parse("-0043-03-15T12:00:00Z"));
+                assertThat(read.subList(9, 11)).containsExactly(OffsetDateTime.MAX.toInstant(),
                         OffsetDateTime.MIN.toInstant());
                 assertThat(dialect.getInstant(row, VALUES.size() + 1)).isNull();
             }

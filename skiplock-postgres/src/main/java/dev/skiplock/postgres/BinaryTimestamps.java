@@ -13,18 +13,16 @@ final class BinaryTimestamps {
     /** 2000-01-01T00:00:00Z in seconds since the Unix epoch. */
     private static final long POSTGRES_EPOCH_SECOND = 946_684_800L;
     private static final long MICROS_PER_SECOND = 1_000_000L;
-    private static final int BYTES = Long.BYTES;
+    static final int BYTES = Long.BYTES;
 
     private BinaryTimestamps() {
     }
 
+    /** {@code value}: the {@value #BYTES} bytes of one binary {@code timestamptz}. */
     static Instant decode(byte[] value) {
-        if (value.length != BYTES) {
-            throw new IllegalArgumentException("a binary timestamptz has 8 bytes, got " + value.length);
-        }
         long micros = 0;
-        for (byte b : value) {
-            micros = micros << 8 | (b & 0xff);
+        for (int i = 0; i < BYTES; i++) {
+            micros = micros << 8 | (value[i] & 0xff);
         }
         if (micros == Long.MAX_VALUE) {
             return OffsetDateTime.MAX.toInstant();

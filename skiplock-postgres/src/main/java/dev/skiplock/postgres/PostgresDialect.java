@@ -17,6 +17,7 @@ final class PostgresDialect implements Dialect {
     private static final String UNIQUE_VIOLATION = "23505";
     /** {@link PGResultSetMetaData#getFormat}: the column came in the binary wire format. */
     private static final int BINARY_FORMAT = 1;
+    private static final String TIMESTAMPTZ = "timestamptz";
 
     @Override
     public void setUuid(PreparedStatement statement, int index, UUID value) throws SQLException {
@@ -67,18 +68,24 @@ final class PostgresDialect implements Dialect {
      */
     @Override
     public Instant getInstant(ResultSet row, int column) throws SQLException {
-        if (isBinary(row, column)) {
+        if (isBinaryTimestamptz(row, column)) {
             byte[] value = row.getBytes(column);
-            return value == null ? null : BinaryTimestamps.decode(value);
+            if (value == null) {
+                return null;
+            }
+            if (value.length == BinaryTimestamps.BYTES) {
+                return BinaryTimestamps.decode(value);
+            }
         }
         OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }
 
-    private static boolean isBinary(ResultSet row, int column) throws SQLException {
+    private static boolean isBinaryTimestamptz(ResultSet row, int column) throws SQLException {
         ResultSetMetaData metadata = row.getMetaData();
         return metadata.isWrapperFor(PGResultSetMetaData.class)
-                && metadata.unwrap(PGResultSetMetaData.class).getFormat(column) == BINARY_FORMAT;
+                && metadata.unwrap(PGResultSetMetaData.class).getFormat(column) == BINARY_FORMAT
+                && TIMESTAMPTZ.equals(metadata.getColumnTypeName(column));
     }
 
     @Override

@@ -45,7 +45,7 @@ class PostgresNotifierTest {
     };
 
     @Test
-    void appendedEventsNobodyFollowsAreNotParsedNorPassedOn() {
+    void appendedEventsNobodyFollowsAreNotPassedOn() {
         UUID job = UUID.randomUUID();
         followed = false;
 

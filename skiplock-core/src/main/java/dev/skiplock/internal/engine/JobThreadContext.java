@@ -55,12 +55,16 @@ final class JobThreadContext implements AutoCloseable {
         } catch (Throwable e) {
             warn(SPAN_LEFT, "job {}: could not leave its span's context: {}{}", job, e);
         }
+        Throwable clearFailure = null;
         for (String key : JobMdc.KEYS) {
             try {
                 MDC.remove(key);
             } catch (Throwable e) {
-                warn(MDC_CLEARED, "job {}: could not clear the logging MDC: {}{}", job, e);
+                clearFailure = e; // each key on its own; one warning per job
             }
+        }
+        if (clearFailure != null) {
+            warn(MDC_CLEARED, "job {}: could not clear the logging MDC: {}{}", job, clearFailure);
         }
     }
 

@@ -7,8 +7,9 @@ import java.util.function.LongSupplier;
 /**
  * Paces a warning that can repeat for every job (an application's tracer, context storage or
  * logging MDC that always fails): the first is logged, then at most one per interval, which says
- * how many were left out meanwhile. A failure per job, at thousands of jobs a second, must not
- * flood the log it is reported to. Thread-safe.
+ * how many were left out since the last one logged. A failure per job, at thousands of jobs a
+ * second, must not flood the log it is reported to. Each pace is one call site's, shared by the
+ * instances of a JVM (a tracer or MDC that fails is the JVM's). Thread-safe.
  */
 final class WarningPace {
     static final Duration INTERVAL = Duration.ofMinutes(1);
@@ -45,6 +46,6 @@ final class WarningPace {
 
     /** What a logged warning appends about those left out before it. */
     static String leftOutNote(long leftOut) {
-        return leftOut == 0 ? "" : " (" + leftOut + " more like it left out in the last " + INTERVAL.toMinutes() + " min)";
+        return leftOut == 0 ? "" : " (" + leftOut + " more like it left out since the last one logged)";
     }
 }

@@ -33,7 +33,7 @@ class WarningPaceTest {
 
         assertThat(pace.take()).isZero();
         assertThat(WarningPace.leftOutNote(0)).isEmpty();
-        assertThat(WarningPace.leftOutNote(3)).isEqualTo(" (3 more like it left out in the last 1 min)");
+        assertThat(WarningPace.leftOutNote(3)).isEqualTo(" (3 more like it left out since the last one logged)");
     }
 
     @Test
@@ -42,9 +42,11 @@ class WarningPaceTest {
         WarningPace nearWrap = new WarningPace(Duration.ofSeconds(60), wrapping::get);
 
         assertThat(nearWrap.take()).isZero();
+        wrapping.addAndGet(Duration.ofMillis(1).toNanos()); // before the wrap: due lies past it, negative
+        assertThat(nearWrap.take()).isEqualTo(-1);
         wrapping.addAndGet(Duration.ofSeconds(30).toNanos()); // past Long.MAX_VALUE: wraps negative
         assertThat(nearWrap.take()).isEqualTo(-1);
         wrapping.addAndGet(Duration.ofSeconds(31).toNanos());
-        assertThat(nearWrap.take()).isEqualTo(1);
+        assertThat(nearWrap.take()).isEqualTo(2);
     }
 }
