@@ -71,10 +71,7 @@ final class JobThreadContext implements AutoCloseable {
     /** A paced warning that cannot throw either: a logging backend whose MDC fails may fail to log too. */
     private static void warn(WarningPace pace, String message, Job job, Throwable failure) {
         try {
-            long leftOut = pace.take();
-            if (leftOut >= 0) {
-                LOG.warn(message, job.id(), Outcomes.describe(failure), WarningPace.leftOutNote(leftOut));
-            }
+            pace.warn(LOG, message, job.id(), Outcomes.describe(failure));
         } catch (Throwable ignored) {
             // nothing left to tell it to; the job goes on
         }

@@ -50,11 +50,8 @@ public final class JobTracing {
         try {
             return start(job);
         } catch (Throwable e) {
-            long leftOut = START_FAILED.take();
-            if (leftOut >= 0) {
-                LOG.warn("job {}: the tracer failed to start its span; the job runs without one: {}{}", job.id(),
-                        Outcomes.describe(e), WarningPace.leftOutNote(leftOut));
-            }
+            START_FAILED.warn(LOG, "job {}: the tracer failed to start its span; the job runs without one: {}{}",
+                    job.id(), Outcomes.describe(e));
             return Span.getInvalid();
         }
     }
@@ -83,11 +80,8 @@ public final class JobTracing {
         try {
             end(span, execution, completion, decidedByHandler);
         } catch (Throwable e) {
-            long leftOut = END_FAILED.take();
-            if (leftOut >= 0) {
-                LOG.warn("job {}: the tracer failed to end its span: {}{}", execution.job().id(), Outcomes.describe(e),
-                        WarningPace.leftOutNote(leftOut));
-            }
+            END_FAILED.warn(LOG, "job {}: the tracer failed to end its span: {}{}", execution.job().id(),
+                    Outcomes.describe(e));
         }
     }
 

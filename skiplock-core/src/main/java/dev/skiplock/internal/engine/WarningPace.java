@@ -3,6 +3,7 @@ package dev.skiplock.internal.engine;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
 
 /**
  * Paces a warning that can repeat for every job (an application's tracer, context storage or
@@ -42,6 +43,19 @@ final class WarningPace {
         }
         leftOut.incrementAndGet();
         return -1;
+    }
+
+    /**
+     * Logs {@code message} (whose last placeholder takes the note on those left out) with
+     * {@code arguments} at WARN, unless this occurrence is left out.
+     */
+    void warn(Logger log, String message, Object... arguments) {
+        long left = take();
+        if (left >= 0) {
+            Object[] withNote = java.util.Arrays.copyOf(arguments, arguments.length + 1);
+            withNote[arguments.length] = leftOutNote(left);
+            log.warn(message, withNote);
+        }
     }
 
     /** What a logged warning appends about those left out before it. */
