@@ -9,20 +9,23 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.postgresql.PGResultSetMetaData;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.postgresql.PGResultSetMetaData;
 
 /**
  * The PostgreSQL dialect reads a {@code timestamptz} the same whether it came as text (a statement's
  * first uses) or in binary (once pgjdbc server-prepared it; the dialect then decodes the eight bytes
  * itself): the same instants as pgjdbc's own {@code OffsetDateTime}, to the microsecond, before and
- * after 2000-01-01 and 1970, before the common era, and for the infinities and NULL.
+ * after 2000-01-01 and 1970, before the common era, and for the infinities and NULL; a
+ * {@code timestamp} (no zone) as pgjdbc reads it too, at UTC. Reading one asks the database nothing.
  */
 class PostgresTimestampsTest {
     private static final List<String> VALUES = List.of("2026-11-27 13:29:02.170602+00", "2000-01-01 00:00:00+00",
@@ -40,13 +43,15 @@ class PostgresTimestampsTest {
         for (int i = 0; i < VALUES.size(); i++) {
             select.append("CAST(? AS timestamptz), ");
         }
-        select.append("CAST(NULL AS timestamptz)");
+        select.append("CAST(NULL AS timestamptz), CAST(? AS timestamp), CAST(? AS timestamp)");
         try (Connection connection = DriverManager.getConnection(url + (url.contains("?") ? "&" : "?")
                 + "prepareThreshold=" + prepareThreshold);
                 PreparedStatement statement = connection.prepareStatement(select.toString())) {
             for (int i = 0; i < VALUES.size(); i++) {
                 statement.setString(i + 1, VALUES.get(i));
             }
+            statement.setString(VALUES.size() + 1, "2026-11-27 13:29:02.170602");
+            statement.setString(VALUES.size() + 2, "1969-12-31 23:59:59.999999");
             try (ResultSet row = statement.executeQuery()) {
                 assertThat(row.next()).isTrue();
                 assertThat(row.getMetaData().unwrap(PGResultSetMetaData.class).getFormat(1))
@@ -66,6 +71,44 @@ class PostgresTimestampsTest {
                 assertThat(read.subList(9, 11)).containsExactly(OffsetDateTime.MAX.toInstant(),
                         OffsetDateTime.MIN.toInstant());
                 assertThat(dialect.getInstant(row, VALUES.size() + 1)).isNull();
+                int zoneless = VALUES.size() + 2;
+                assertThat(List.of(dialect.getInstant(row, zoneless), dialect.getInstant(row, zoneless + 1)))
+                        .containsExactly(row.getObject(zoneless, OffsetDateTime.class).toInstant(),
+                                row.getObject(zoneless + 1, OffsetDateTime.class).toInstant())
+                        .containsExactly(Instant.parse("2026-11-27T13:29:02.170602Z"),
+                                Instant.parse("1969-12-31T23:59:59.999999Z"));
+            }
+        }
+    }
+
+    /**
+     * pgjdbc's {@code getColumnTypeName} of a table's column runs a catalog query (once per connection
+     * and table): a cold connection's first claims paid for it. Here the transaction is aborted after
+     * the rows arrived, so any statement the read sent would fail it.
+     */
+    @Test
+    void readingATableColumnsTimestampAsksTheDatabaseNothing() throws SQLException {
+        Dialect dialect = postgresDialect();
+        String url = PostgresTestDatabase.server();
+        try (Connection connection = DriverManager.getConnection(url + (url.contains("?") ? "&" : "?")
+                + "prepareThreshold=-1")) {
+            connection.setAutoCommit(false);
+            try (Statement setup = connection.createStatement()) {
+                setup.execute("CREATE TEMPORARY TABLE stamped (at timestamptz) ON COMMIT DROP");
+                setup.execute("INSERT INTO stamped VALUES ('2026-11-27 13:29:02.170602+00')");
+            }
+            try (PreparedStatement select = connection.prepareStatement("SELECT at FROM stamped");
+                    ResultSet row = select.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                assertThat(row.getMetaData().unwrap(PGResultSetMetaData.class).getFormat(1)).isEqualTo(1);
+                try (Statement failing = connection.createStatement()) {
+                    failing.execute("SELECT 1 / 0");
+                } catch (SQLException expected) {
+                    // the transaction is aborted: from here every statement on this connection fails
+                }
+                assertThat(dialect.getInstant(row, 1)).isEqualTo(Instant.parse("2026-11-27T13:29:02.170602Z"));
+            } finally {
+                connection.rollback();
             }
         }
     }

@@ -17,7 +17,6 @@ final class PostgresDialect implements Dialect {
     private static final String UNIQUE_VIOLATION = "23505";
     /** {@link PGResultSetMetaData#getFormat}: the column came in the binary wire format. */
     private static final int BINARY_FORMAT = 1;
-    private static final String TIMESTAMPTZ = "timestamptz";
 
     @Override
     public void setUuid(PreparedStatement statement, int index, UUID value) throws SQLException {
@@ -68,7 +67,7 @@ final class PostgresDialect implements Dialect {
      */
     @Override
     public Instant getInstant(ResultSet row, int column) throws SQLException {
-        if (isBinaryTimestamptz(row, column)) {
+        if (isBinaryTimestamp(row, column)) {
             byte[] value = row.getBytes(column);
             if (value == null) {
                 return null;
@@ -81,11 +80,20 @@ final class PostgresDialect implements Dialect {
         return value == null ? null : value.toInstant();
     }
 
-    private static boolean isBinaryTimestamptz(ResultSet row, int column) throws SQLException {
+    /**
+     * A binary {@code timestamptz} or {@code timestamp}: the same eight bytes, and pgjdbc reads a
+     * {@code timestamp} as an instant at UTC too. Asked by JDBC type, never by type name: pgjdbc's
+     * {@code getColumnTypeName} looks a table column up in the catalog (a query per connection and
+     * table, which the first claims on every new connection paid for).
+     */
+    private static boolean isBinaryTimestamp(ResultSet row, int column) throws SQLException {
         ResultSetMetaData metadata = row.getMetaData();
-        return metadata.isWrapperFor(PGResultSetMetaData.class)
-                && metadata.unwrap(PGResultSetMetaData.class).getFormat(column) == BINARY_FORMAT
-                && TIMESTAMPTZ.equals(metadata.getColumnTypeName(column));
+        if (!metadata.isWrapperFor(PGResultSetMetaData.class)
+                || metadata.unwrap(PGResultSetMetaData.class).getFormat(column) != BINARY_FORMAT) {
+            return false;
+        }
+        int type = metadata.getColumnType(column);
+        return type == Types.TIMESTAMP || type == Types.TIMESTAMP_WITH_TIMEZONE;
     }
 
     @Override
