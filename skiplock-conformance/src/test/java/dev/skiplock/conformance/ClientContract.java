@@ -80,8 +80,9 @@ abstract class ClientContract extends ContractBase {
         Instant later = Instant.now().plus(Duration.ofHours(1));
         List<JobRequest> requests = new ArrayList<>();
         for (int i = 0; i < 150; i++) {
+            String queue = i < 100 ? (i % 2 == 0 ? "even" : "odd") : i < 125 ? "even" : "odd"; // then two runs
             JobRequest request = JobRequest.of("kind." + i, new Payload(awkward + i)).withPriority(i % 5)
-                    .withQueue(i % 2 == 0 ? "even" : "odd").withMetadata(Map.of("note", awkward));
+                    .withQueue(queue).withMetadata(Map.of("note", awkward));
             requests.add(i % 3 == 0 ? request.withRunAt(later).withTimeout(Duration.ofSeconds(7)) : request);
         }
         List<Job> jobs = client.enqueueMany(requests);
@@ -95,6 +96,9 @@ abstract class ClientContract extends ContractBase {
         assertThat(jobs.getFirst().args().get("value").asText()).isEqualTo(awkward + 0);
         assertThat(jobs.get(3).availableAt()).isAfter(jobs.get(3).requestedAt().plus(Duration.ofMinutes(59)));
         assertThat(jobs.get(1).availableAt()).isEqualTo(jobs.get(1).requestedAt());
+        // counted per queue, whether its jobs came in runs or alternating
+        assertThat(client.count()).containsExactlyInAnyOrder(new QueueCount("even", JobStatus.QUEUED, 75),
+                new QueueCount("odd", JobStatus.QUEUED, 75));
     }
 
     @Test

@@ -3,7 +3,9 @@ package dev.skiplock.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -32,5 +34,14 @@ class Uuid7Test {
         UUID id = Uuid7.next();
         long millis = id.getMostSignificantBits() >>> 16;
         assertThat(millis).isBetween(before, System.currentTimeMillis() + 1);
+    }
+
+    @Test
+    void randomBitsDifferAcrossRefillsOfTheDrawnBits() {
+        Set<Long> randomBits = new HashSet<>();
+        for (int i = 0; i < 2_000; i++) { // about four refills of 512 ids' bits
+            randomBits.add(Uuid7.next().getLeastSignificantBits());
+        }
+        assertThat(randomBits).hasSize(2_000); // 62 random bits: a repeat would mean bits used twice
     }
 }

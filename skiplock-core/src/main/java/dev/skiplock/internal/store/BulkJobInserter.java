@@ -127,7 +127,16 @@ final class BulkJobInserter {
         record Group(String tenant, String queue) {
         }
         Map<Group, Long> jobsPerGroup = new LinkedHashMap<>();
-        jobs.forEach(job -> jobsPerGroup.merge(new Group(job.tenant(), job.queue()), 1L, Long::sum));
+        // A batch is mostly one run of the same tenant and queue: count a run, then add it to its group.
+        int runStart = 0;
+        for (int j = 1; j <= jobs.size(); j++) {
+            Job first = jobs.get(runStart);
+            if (j == jobs.size() || !jobs.get(j).queue().equals(first.queue())
+                    || !jobs.get(j).tenant().equals(first.tenant())) {
+                jobsPerGroup.merge(new Group(first.tenant(), first.queue()), (long) (j - runStart), Long::sum);
+                runStart = j;
+            }
+        }
         return Json.write(jobsPerGroup.entrySet().stream()
                 .map(group -> Map.of("tenant", group.getKey().tenant(), "queue", group.getKey().queue(),
                         "jobs", group.getValue()))
