@@ -80,7 +80,8 @@ abstract class ClientContract extends ContractBase {
         Instant later = Instant.now().plus(Duration.ofHours(1));
         List<JobRequest> requests = new ArrayList<>();
         for (int i = 0; i < 150; i++) {
-            String queue = i < 100 ? (i % 2 == 0 ? "even" : "odd") : i < 125 ? "even" : "odd"; // then two runs
+            String queue = i < 100 ? (i % 2 == 0 ? "even" : "odd") // alternating,
+                    : i < 125 ? "even" : "odd"; // then one run of each
             JobRequest request = JobRequest.of("kind." + i, new Payload(awkward + i)).withPriority(i % 5)
                     .withQueue(queue).withMetadata(Map.of("note", awkward));
             requests.add(i % 3 == 0 ? request.withRunAt(later).withTimeout(Duration.ofSeconds(7)) : request);

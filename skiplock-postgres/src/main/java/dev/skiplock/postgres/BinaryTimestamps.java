@@ -4,7 +4,8 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 
 /**
- * PostgreSQL's binary {@code timestamptz}: a big-endian signed count of microseconds since
+ * PostgreSQL's binary {@code timestamptz} (and {@code timestamp}, the same bytes for a wall time,
+ * which pgjdbc reads at UTC): a big-endian signed count of microseconds since
  * 2000-01-01 00:00 UTC, with the largest and smallest values standing for {@code infinity} and
  * {@code -infinity}. Those two decode as pgjdbc decodes them ({@link OffsetDateTime#MAX},
  * {@link OffsetDateTime#MIN}), so a value reads the same in either wire format.
@@ -18,7 +19,7 @@ final class BinaryTimestamps {
     private BinaryTimestamps() {
     }
 
-    /** {@code value}: the {@value #BYTES} bytes of one binary {@code timestamptz}. */
+    /** {@code value}: the {@value #BYTES} bytes of one binary {@code timestamptz} or {@code timestamp}. */
     static Instant decode(byte[] value) {
         long micros = 0;
         for (int i = 0; i < BYTES; i++) {

@@ -12,7 +12,7 @@ import java.time.ZoneOffset;
 import java.util.UUID;
 import org.postgresql.PGResultSetMetaData;
 
-/** Native {@code uuid} and {@code timestamptz} columns. */
+/** Native {@code uuid} and {@code timestamptz} columns (binary timestamps: {@link BinaryTimestamps}). */
 final class PostgresDialect implements Dialect {
     private static final String UNIQUE_VIOLATION = "23505";
     /** {@link PGResultSetMetaData#getFormat}: the column came in the binary wire format. */
@@ -59,11 +59,11 @@ final class PostgresDialect implements Dialect {
     }
 
     /**
-     * A {@code timestamptz} sent in binary (pgjdbc asks for it once a statement is server-prepared:
-     * the claim's and the reads' rows) is decoded here from its eight bytes; pgjdbc's own way goes
-     * through five java.time objects per value, about a twelfth of a claimed job's allocation.
-     * A value sent as text, or by a driver or pool that does not expose pgjdbc's metadata, is read
-     * with {@code getObject} as before.
+     * A {@code timestamptz} (or {@code timestamp}) sent in binary (pgjdbc asks for it once a
+     * statement is server-prepared: the claim's and the reads' rows) is decoded here from its eight
+     * bytes; pgjdbc's own way goes through five java.time objects per value, about a twelfth of a
+     * claimed job's allocation. A value sent as text, or by a driver or pool that does not expose
+     * pgjdbc's metadata, is read with {@code getObject} as before.
      */
     @Override
     public Instant getInstant(ResultSet row, int column) throws SQLException {
@@ -82,9 +82,10 @@ final class PostgresDialect implements Dialect {
 
     /**
      * A binary {@code timestamptz} or {@code timestamp}: the same eight bytes, and pgjdbc reads a
-     * {@code timestamp} as an instant at UTC too. Asked by JDBC type, never by type name: pgjdbc's
-     * {@code getColumnTypeName} looks a table column up in the catalog (a query per connection and
-     * table, which the first claims on every new connection paid for).
+     * {@code timestamp} as an instant at UTC too. Asked by JDBC type (pgjdbc 42.7 reports both as
+     * {@code TIMESTAMP}; {@code TIMESTAMP_WITH_TIMEZONE} in case a later one does not), never by
+     * type name: pgjdbc's {@code getColumnTypeName} looks a table column up in the catalog (a query
+     * per connection and table, which the first claims on every new connection paid for).
      */
     private static boolean isBinaryTimestamp(ResultSet row, int column) throws SQLException {
         ResultSetMetaData metadata = row.getMetaData();

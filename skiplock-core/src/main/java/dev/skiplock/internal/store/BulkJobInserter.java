@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -131,8 +132,8 @@ final class BulkJobInserter {
         int runStart = 0;
         for (int j = 1; j <= jobs.size(); j++) {
             Job first = jobs.get(runStart);
-            if (j == jobs.size() || !jobs.get(j).queue().equals(first.queue())
-                    || !jobs.get(j).tenant().equals(first.tenant())) {
+            if (j == jobs.size() || !Objects.equals(jobs.get(j).queue(), first.queue())
+                    || !Objects.equals(jobs.get(j).tenant(), first.tenant())) {
                 jobsPerGroup.merge(new Group(first.tenant(), first.queue()), (long) (j - runStart), Long::sum);
                 runStart = j;
             }
