@@ -27,8 +27,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every field of a job survives every path a job row takes: the single insert, the JSON batch insert,
- * the COPY batch (PostgreSQL, 100+ plain jobs), the claim, the read, and the HTTP JSON. The checks are
+ * Every field of a job survives every path a job row takes: the single insert (insert_jobs; a plain
+ * job's insert_queued_job), the JSON batch insert, the COPY batch (PostgreSQL, 100+ plain jobs), the
+ * claim, the read, and the HTTP JSON. The checks are
  * by {@link Job}'s record components, so a field added to {@code Job} but not wired through the one
  * column list, a statement or COPY fails here: at insert every component must be set (or be named in
  * {@link #SET_LATER}), and what the enqueue returned must equal what a read and a claim return.
@@ -70,6 +71,28 @@ abstract class JobFieldsContract extends ContractBase {
         assertThat(claim.lockedUntil()).isNotNull();
         Job finished = awaitTerminal(worker, returned.id());
         assertSameComponents(finished, claim, Set.of("status", "finishedAt", "lockedBy", "lockedUntil", "result"));
+    }
+
+    /** A plain job (no unique key, no dependency) alone: insert_queued_job, its columns as parameters. */
+    @Test
+    void everyFieldSurvivesThePlainSingleInsertTheReadAndTheClaim() throws InterruptedException {
+        BlockingQueue<Job> claimed = new ArrayBlockingQueue<>(4);
+        Skiplock worker = started(builder(config -> config.queue("fields", 1))
+                .handler("every-field", Args.class, context -> {
+                    claimed.add(context.job());
+                    return JobOutcome.complete(null);
+                }));
+
+        Job returned = worker.enqueue(everyField(0));
+        assertEverySetAtInsert(returned, NOT_IN_COPY_BATCHES);
+        assertThat(returned.status()).isEqualTo(JobStatus.QUEUED);
+        assertSameComponents(worker.get(returned.id()).orElseThrow(), returned, Set.of());
+        assertThat(worker.events(returned.id(), 0, 10)).extracting(event -> event.status() + "@" + event.attempt())
+                .startsWith("queued@0");
+        Job claim = claimed.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(claim).as("the job was claimed").isNotNull();
+        assertSameComponents(claim, returned, SET_BY_CLAIM);
+        assertThat(awaitTerminal(worker, returned.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
     }
 
     @Test

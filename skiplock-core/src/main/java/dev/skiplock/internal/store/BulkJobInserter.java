@@ -1,7 +1,6 @@
 package dev.skiplock.internal.store;
 
 import dev.skiplock.Job;
-import dev.skiplock.JobStatus;
 import dev.skiplock.internal.Json;
 import dev.skiplock.spi.BulkCopy;
 import java.sql.Connection;
@@ -75,8 +74,7 @@ final class BulkJobInserter {
     }
 
     static boolean accepts(List<Job> jobs) {
-        return jobs.size() >= MIN_BATCH && jobs.stream().allMatch(job -> job.uniqueKey() == null
-                && job.dependsOn().isEmpty() && job.status() == JobStatus.QUEUED
+        return jobs.size() >= MIN_BATCH && jobs.stream().allMatch(job -> JobInserter.isPlain(job)
                 && (job.availableAt() == null || !job.availableAt().isAfter(LAST_COPYABLE_INSTANT)));
     }
 

@@ -1,6 +1,7 @@
 package dev.skiplock.internal.store;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.Job;
 import dev.skiplock.JobStatus;
 import dev.skiplock.internal.Json;
@@ -20,8 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The enqueue path of {@code jobs.sql}: {@code read_dependencies}, {@code insert_jobs},
- * {@code insert_dependencies} and {@code find_live_by_unique_key}, or for large plain batches the
- * COPY path ({@link BulkJobInserter}). Thread-safe, like {@link JobStore}.
+ * {@code insert_dependencies} and {@code find_live_by_unique_key}; for one plain job
+ * {@code insert_queued_job}, for large plain batches the COPY path ({@link BulkJobInserter}).
+ * Thread-safe, like {@link JobStore}.
  */
 final class JobInserter {
     private final SqlRunner sql;
@@ -33,6 +35,21 @@ final class JobInserter {
     JobInserter(SqlRunner sql, BulkJobInserter bulk) {
         this.sql = sql;
         this.bulk = bulk;
+        // A driver whose insert_queued_job misses a request column would drop that field from every
+        // single plain enqueue: it fails here, at start.
+        List<String> missing = JobColumns.request().stream().map(JobColumns.Column::name)
+                .filter(column -> !sql.takes("insert_queued_job", column)).toList();
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException("insert_queued_job must take the request columns " + missing);
+        }
+    }
+
+    /**
+     * A job with no unique key to check and no dependency to resolve, queued at once: what
+     * {@code insert_queued_job} and COPY take.
+     */
+    static boolean isPlain(Job job) {
+        return job.uniqueKey() == null && job.dependsOn().isEmpty() && job.status() == JobStatus.QUEUED;
     }
 
     /**
@@ -78,6 +95,9 @@ final class JobInserter {
     }
 
     private List<Job> insert(Connection connection, List<Job> jobs, boolean notify) {
+        if (jobs.size() == 1 && isPlain(jobs.getFirst())) {
+            return List.of(insertPlain(connection, jobs.getFirst(), notify));
+        }
         boolean hasDependencies = jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty());
         List<Job> resolved = hasDependencies ? resolveDependencies(connection, jobs) : jobs;
         Map<UUID, Job> inserted = new HashMap<>();
@@ -149,6 +169,23 @@ final class JobInserter {
         if (!edges.isEmpty()) {
             sql.update(connection, "insert_dependencies", Params.of("edges", Json.write(edges)));
         }
+    }
+
+    /** One plain job ({@link #isPlain}) with {@code insert_queued_job}: its columns as parameters, no JSON. */
+    private Job insertPlain(Connection connection, Job job, boolean notify) {
+        Map<String, Object> params = new HashMap<>();
+        for (JobColumns.Column<?> column : JobColumns.request()) {
+            Object value = column.copyValue(job);
+            params.put(column.name(), value instanceof JsonNode document ? document.toString() : value);
+        }
+        params.put("notify", notify);
+        List<Job> stored = sql.query(connection, "insert_queued_job", params, row -> inserted(job,
+                sql.dialect().getInstant(row, row.findColumn("available_at")),
+                sql.dialect().getInstant(row, row.findColumn("requested_at"))));
+        if (stored.size() != 1) {
+            throw new IllegalStateException("insert_queued_job returned " + stored.size() + " rows for one job");
+        }
+        return stored.getFirst();
     }
 
     /** The job as the insert wrote it: everything but the database-clock times came from the request. */

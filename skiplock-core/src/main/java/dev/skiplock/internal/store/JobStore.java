@@ -39,7 +39,8 @@ import javax.sql.DataSource;
  */
 public final class JobStore {
     /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
-    public static final List<String> STATEMENTS = List.of("insert_jobs", "find_live_by_unique_key", "get_job",
+    public static final List<String> STATEMENTS = List.of("insert_jobs", "insert_queued_job",
+            "find_live_by_unique_key", "get_job",
             "list_jobs", "get_job_tenant", "list_jobs_all_tenants", "claim_jobs", "first_claimable", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
             "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
             "count_jobs", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");

@@ -23,6 +23,18 @@ DO NOTHING
 -- Only what the client cannot know: it builds each Job from its own request plus these times.
 RETURNING id, available_at, requested_at
 
+-- name: insert_queued_job
+-- One plain queued job (no unique key, no dependency: JobInserter.isPlain), its columns bound as
+-- parameters: insert_jobs without the JSON array to build and read. It takes every request column
+-- of JobColumns (JobInserter checks at start); times as epoch milliseconds, available_at null: now.
+-- Its event and counts come from the triggers, as for insert_jobs.
+INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, traceparent, priority, status, max_attempts,
+                           available_at, requested_at, timeout_seconds, unique_key, depends_on, last_error)
+VALUES (:id, :tenant, :queue, :kind, :args, :metadata, :traceparent, :priority, :status, :max_attempts,
+        COALESCE(:available_at, CAST(unixepoch('subsec') * 1000 AS INTEGER)),
+        CAST(unixepoch('subsec') * 1000 AS INTEGER), :timeout_seconds, :unique_key, :depends_on, :last_error)
+RETURNING id, available_at, requested_at
+
 -- name: find_live_by_unique_key
 SELECT * FROM skiplock_jobs
 WHERE tenant = :tenant AND unique_key = :unique_key AND status IN ('waiting', 'queued', 'running')
