@@ -73,26 +73,52 @@ abstract class JobFieldsContract extends ContractBase {
         assertSameComponents(finished, claim, Set.of("status", "finishedAt", "lockedBy", "lockedUntil", "result"));
     }
 
-    /** A plain job (no unique key, no dependency) alone: insert_queued_job, its columns as parameters. */
+    /**
+     * A plain job (no unique key, no dependency) alone: insert_queued_job, its columns as parameters.
+     * It is read before any worker runs, then claimed.
+     */
     @Test
     void everyFieldSurvivesThePlainSingleInsertTheReadAndTheClaim() throws InterruptedException {
+        Skiplock client = client();
+        Job returned = client.enqueue(everyField(0));
+        assertEverySetAtInsert(returned, NOT_IN_COPY_BATCHES);
+        assertThat(returned.status()).isEqualTo(JobStatus.QUEUED);
+        assertSameComponents(client.get(returned.id()).orElseThrow(), returned, Set.of());
+        assertThat(client.events(returned.id(), 0, 10)).extracting(event -> event.status() + "@" + event.attempt())
+                .containsExactly("queued@0");
+
         BlockingQueue<Job> claimed = new ArrayBlockingQueue<>(4);
         Skiplock worker = started(builder(config -> config.queue("fields", 1))
                 .handler("every-field", Args.class, context -> {
                     claimed.add(context.job());
                     return JobOutcome.complete(null);
                 }));
-
-        Job returned = worker.enqueue(everyField(0));
-        assertEverySetAtInsert(returned, NOT_IN_COPY_BATCHES);
-        assertThat(returned.status()).isEqualTo(JobStatus.QUEUED);
-        assertSameComponents(worker.get(returned.id()).orElseThrow(), returned, Set.of());
-        assertThat(worker.events(returned.id(), 0, 10)).extracting(event -> event.status() + "@" + event.attempt())
-                .startsWith("queued@0");
         Job claim = claimed.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(claim).as("the job was claimed").isNotNull();
         assertSameComponents(claim, returned, SET_BY_CLAIM);
         assertThat(awaitTerminal(worker, returned.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+    }
+
+    /** Alone (insert_queued_job), in a small batch (insert_jobs) and in a large one (PostgreSQL: COPY). */
+    @Test
+    void aRunAtTimeIsStoredToTheMillisecondOnEveryInsertPath() {
+        Skiplock client = client();
+        Instant runAt = Instant.parse("2031-02-03T04:05:06.123456789Z");
+        List<Job> returned = new ArrayList<>();
+        returned.add(client.enqueue(JobRequest.of("later", null).withRunAt(runAt)));
+        returned.addAll(client.enqueueMany(List.of(JobRequest.of("later", null).withRunAt(runAt),
+                JobRequest.of("later", null).withRunAt(runAt))));
+        List<JobRequest> large = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            large.add(JobRequest.of("later", null).withRunAt(runAt));
+        }
+        returned.addAll(client.enqueueMany(large));
+
+        Instant stored = Instant.parse("2031-02-03T04:05:06.123Z");
+        for (Job job : returned) {
+            assertThat(job.availableAt()).as("returned").isEqualTo(stored);
+            assertThat(client.get(job.id()).orElseThrow().availableAt()).as("read").isEqualTo(stored);
+        }
     }
 
     @Test

@@ -18,14 +18,17 @@ import java.util.function.Function;
 
 /**
  * The columns of {@code skiplock_jobs}, declared once. The row mapper ({@link JobRows}), the JSON
- * that {@code insert_jobs} reads and the rows that {@code copy_jobs} streams are all derived from
- * this list, so a new job field is one {@link Job} component, one entry here, one migration and
+ * that {@code insert_jobs} reads, the parameters of {@code insert_queued_job} and the rows that
+ * {@code copy_jobs} streams are all derived from this list, so a new job field is one {@link Job} component, one entry here, one migration and
  * the statements that name columns ({@code JobFieldsContract} fails until every path carries it).
  */
 final class JobColumns {
     /** Who gives a column its value when the job is inserted. */
     enum Origin {
-        /** the enqueue request: written by {@code insert_jobs} (JSON key = column name) and {@code copy_jobs} */
+        /**
+         * the enqueue request: written by {@code insert_jobs} (JSON key = column name),
+         * {@code insert_queued_job} (parameter name = column name) and {@code copy_jobs}
+         */
         REQUEST,
         /** the database clock of the inserting transaction ({@code requested_at}, {@code finished_at}) */
         INSERT_CLOCK,

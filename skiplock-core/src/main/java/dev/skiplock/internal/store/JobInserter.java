@@ -171,12 +171,19 @@ final class JobInserter {
         }
     }
 
-    /** One plain job ({@link #isPlain}) with {@code insert_queued_job}: its columns as parameters, no JSON. */
+    /**
+     * One plain job ({@link #isPlain}) with {@code insert_queued_job}: its columns as parameters, in
+     * the forms of {@link #jobsJson} (a document as its text, a time as epoch milliseconds).
+     */
     private Job insertPlain(Connection connection, Job job, boolean notify) {
         Map<String, Object> params = new HashMap<>();
         for (JobColumns.Column<?> column : JobColumns.request()) {
             Object value = column.copyValue(job);
-            params.put(column.name(), value instanceof JsonNode document ? document.toString() : value);
+            params.put(column.name(), switch (value) {
+                case JsonNode document -> document.toString();
+                case Instant time -> time.toEpochMilli();
+                case null, default -> value;
+            });
         }
         params.put("notify", notify);
         List<Job> stored = sql.query(connection, "insert_queued_job", params, row -> inserted(job,

@@ -135,6 +135,8 @@ public final class JobStore {
      * row versions until vacuum); what remains is warmth (issue #12): this JVM has run the code that
      * writes and reads those statements, and that one connection's backend has planned them and
      * compiled the trigger functions they fire. Returns the job's claim if its completion applied.
+     * A plain job, it is inserted by {@code insert_queued_job} (a lone enqueue's statement);
+     * {@code insert_jobs}, for batches, unique keys and dependencies, stays cold.
      */
     public List<Claimed> rehearse(Job job, ClaimParams claim) {
         return withConnection(connection -> sql.rolledBack(connection, transaction -> {

@@ -49,17 +49,21 @@ CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || fail
 -- One plain queued job (no unique key, no dependency: JobInserter.isPlain), its columns bound as
 -- parameters: insert_jobs without the JSON array to build and parse, the conflict check, and the
 -- parts for waiting and born-failed jobs (pgbench, one job per transaction: 0.27 against 0.32 ms).
--- It takes every request column of JobColumns (JobInserter checks at start). As insert_jobs, it
--- draws the job's requested event seq (migration 0012), appends its count delta (0015) and, with
--- :notify, wakes the queue's listeners at commit.
+-- It takes every request column of JobColumns (JobInserter checks at start), in the forms of
+-- insert_jobs' JSON (times as epoch milliseconds, so stored to the millisecond alike). A parameter
+-- that may be null or not is cast to the type its values are sent as: pgjdbc prepares a statement
+-- again when a parameter's type changes between calls. As insert_jobs, it draws the job's requested
+-- event seq (migration 0012), appends its count delta (0015) and, with :notify, wakes the queue's
+-- listeners at commit.
 WITH inserted AS (
     INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, traceparent, priority, status,
                                max_attempts, available_at, requested_at, timeout_seconds, unique_key,
                                depends_on, last_error, requested_seq)
     VALUES (CAST(:id AS uuid), :tenant, :queue, :kind, CAST(:args AS jsonb), CAST(:metadata AS jsonb),
-            :traceparent, CAST(:priority AS integer), :status, CAST(:max_attempts AS integer),
-            COALESCE(CAST(:available_at AS timestamptz), now()), now(), CAST(:timeout_seconds AS integer),
-            :unique_key, CAST(:depends_on AS jsonb), :last_error, nextval('skiplock_job_events_seq_seq'))
+            CAST(:traceparent AS varchar), CAST(:priority AS integer), :status, CAST(:max_attempts AS integer),
+            COALESCE(to_timestamp(CAST(:available_at AS bigint) / 1000.0), now()), now(),
+            CAST(:timeout_seconds AS integer), CAST(:unique_key AS varchar), CAST(:depends_on AS jsonb),
+            CAST(:last_error AS varchar), nextval('skiplock_job_events_seq_seq'))
     RETURNING id, available_at, requested_at, tenant, queue, status
 ), counted AS (
     INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)

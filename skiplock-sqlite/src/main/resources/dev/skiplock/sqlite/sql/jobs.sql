@@ -26,7 +26,8 @@ RETURNING id, available_at, requested_at
 -- name: insert_queued_job
 -- One plain queued job (no unique key, no dependency: JobInserter.isPlain), its columns bound as
 -- parameters: insert_jobs without the JSON array to build and read. It takes every request column
--- of JobColumns (JobInserter checks at start); times as epoch milliseconds, available_at null: now.
+-- of JobColumns (JobInserter checks at start), in the forms of insert_jobs' JSON: times as epoch
+-- milliseconds, available_at null: now.
 -- Its event and counts come from the triggers, as for insert_jobs.
 INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, traceparent, priority, status, max_attempts,
                            available_at, requested_at, timeout_seconds, unique_key, depends_on, last_error)
