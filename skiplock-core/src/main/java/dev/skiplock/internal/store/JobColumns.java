@@ -19,8 +19,9 @@ import java.util.function.Function;
 /**
  * The columns of {@code skiplock_jobs}, declared once. The row mapper ({@link JobRows}), the JSON
  * that {@code insert_jobs} reads, the parameters of {@code insert_queued_job} and the rows that
- * {@code copy_jobs} streams are all derived from this list, so a new job field is one {@link Job} component, one entry here, one migration and
- * the statements that name columns ({@code JobFieldsContract} fails until every path carries it).
+ * {@code copy_jobs} streams are all derived from this list, so a new job field is one {@link Job}
+ * component, one entry here, one migration and the statements that name columns
+ * ({@code JobFieldsContract} fails until every path carries it).
  */
 final class JobColumns {
     /** Who gives a column its value when the job is inserted. */
