@@ -2,6 +2,7 @@ package dev.skiplock;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.internal.Json;
+import dev.skiplock.internal.StorableText;
 import dev.skiplock.internal.Uuid7;
 import dev.skiplock.internal.engine.Worker;
 import dev.skiplock.internal.engine.MemoryJobs;
@@ -169,13 +170,28 @@ final class TenantJobClient implements JobClient {
         return jobs;
     }
 
-    /** The durable job {@code request} asks for, about to be inserted. */
+    /**
+     * The durable job {@code request} asks for, about to be inserted. Its args and metadata must be
+     * storable in every database: PostgreSQL's jsonb takes no NUL character, and a lone surrogate
+     * has no UTF-8 form. Refused by name rather than stored changed (what a handler writes is stored
+     * replaced, {@link StorableText}) or failed by one database and not the other.
+     */
     private Job requested(JobRequest request) {
         if (!request.durable()) {
             throw new IllegalArgumentException("durable: an in-memory job is enqueued on its own with enqueue(JobRequest),"
                     + " not in a batch, a transaction or a schedule");
         }
-        return toJob(request);
+        Job job = toJob(request);
+        requireStorable("args", job.args());
+        requireStorable("metadata", job.metadata());
+        return job;
+    }
+
+    private static void requireStorable(String field, JsonNode document) {
+        if (!StorableText.isStorable(document)) {
+            throw new IllegalArgumentException(field + ": contains a NUL character (U+0000) or a lone surrogate,"
+                    + " which a job's data cannot hold (PostgreSQL stores neither)");
+        }
     }
 
     /** The job {@code request} asks for as the store inserts it: queued, attempt 0, the database's times unset. */

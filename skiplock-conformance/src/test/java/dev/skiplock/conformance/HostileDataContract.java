@@ -1,6 +1,7 @@
 package dev.skiplock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.skiplock.Job;
@@ -16,12 +17,50 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What one job carries never blocks another job's outcome (issue #10, fault 1): NUL characters,
- * lone surrogates and invalid UTF-8 are stored replaced, and a batch the database still rejects for
- * one job's data is split until only that job is affected.
+ * lone surrogates and invalid UTF-8 a job produces are stored replaced, and a batch the database still
+ * rejects for one job's data is split until only that job is affected. An enqueue that carries them
+ * in its args or metadata is refused naming the field.
  */
 abstract class HostileDataContract extends ContractBase {
 
     record Work(String label) {
+    }
+
+    /**
+     * A NUL character or a lone surrogate in what an enqueue gives is refused by name, on every
+     * database (PostgreSQL could not store it) and on every insert path, and nothing is inserted.
+     */
+    @Test
+    void anEnqueueWhoseArgsOrMetadataCannotBeStoredIsRefusedNamingTheFieldAndInsertsNothing() {
+        Skiplock client = client();
+        JobRequest nulInArgs = JobRequest.of("hostile", java.util.Map.of("text", "a\u0000b"));
+        JobRequest surrogateInAKey = JobRequest.of("hostile", java.util.Map.of("\uD800", 1));
+        JobRequest nulInMetadata = JobRequest.of("hostile", null).withMetadata(java.util.Map.of("note", "\u0000"));
+        List<JobRequest> largeBatch = new java.util.ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            largeBatch.add(i == 149 ? nulInArgs : JobRequest.of("fine", null));
+        }
+
+        assertThatThrownBy(() -> client.enqueue(nulInArgs)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("args:");
+        assertThatThrownBy(() -> client.enqueue(surrogateInAKey)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("args:");
+        assertThatThrownBy(() -> client.enqueue(nulInMetadata)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("metadata:");
+        assertThatThrownBy(() -> client.enqueueMany(List.of(JobRequest.of("fine", null), nulInArgs)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("args:");
+        assertThatThrownBy(() -> client.enqueueMany(largeBatch)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("args:");
+        try (dev.skiplock.server.SkiplockServer server = dev.skiplock.server.SkiplockServer.start(client,
+                new dev.skiplock.server.ServerConfig("127.0.0.1", 0, 1024 * 1024, false, java.util.Map.of()))) {
+            Http.Answer refused = new Http(server.port()).post("/api/v1/jobs",
+                    "{\"kind\": \"hostile\", \"args\": {\"text\": \"a\\u0000b\"}}");
+            assertThat(refused.status()).as(refused.text()).isEqualTo(400);
+            assertThat(refused.json().path("error").path("field").asText()).isEqualTo("args");
+        }
+        assertThat(client.list(dev.skiplock.JobQuery.all()).jobs()).isEmpty();
+        assertThat(client.enqueue(JobRequest.of("fine", java.util.Map.of("text", "a\uD83D\uDE00b"))).status())
+                .as("a surrogate pair is storable").isEqualTo(JobStatus.QUEUED);
     }
 
     // Fault 1: what one job carries never blocks another job's outcome.

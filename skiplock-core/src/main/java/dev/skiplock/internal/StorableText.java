@@ -54,6 +54,11 @@ public final class StorableText {
         return cleaned(node);
     }
 
+    /** Whether every string and field name of {@code node} is storable as it is (null: yes). */
+    public static boolean isStorable(JsonNode node) {
+        return node == null || !needsCleaning(node);
+    }
+
     private static boolean needsCleaning(JsonNode node) {
         if (node.isTextual()) {
             return firstUnstorable(node.textValue()) >= 0;
