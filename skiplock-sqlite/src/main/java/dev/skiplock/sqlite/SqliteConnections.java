@@ -13,7 +13,7 @@ import org.sqlite.JDBC;
 /**
  * Opens the connections of the pool Skiplock creates: as {@code DriverManager} would for the URL
  * (its parameters set the pragmas), each with a {@link PromptBusyHandler} in place of SQLite's
- * sleeping busy timeout.
+ * sleeping busy timeout, keeping the statements prepared on it ({@link StatementKeepingConnection}).
  */
 final class SqliteConnections implements DataSource {
     private final String jdbcUrl;
@@ -35,7 +35,7 @@ final class SqliteConnections implements DataSource {
             connection.close();
             throw e;
         }
-        return connection;
+        return StatementKeepingConnection.of(connection);
     }
 
     /** A SQLite file has no users: the credentials are not used. */

@@ -1,0 +1,128 @@
+package dev.skiplock.sqlite;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.sqlite.core.CoreStatement;
+import org.sqlite.core.DB;
+
+/**
+ * One loan of a statement a {@link StatementKeepingConnection} keeps: behaves as the statement
+ * until closed, then gives it back reset, or closes it when it cannot be reused as new.
+ *
+ * <p>Reset: the SQLite statement is reset whatever the caller left (a read stopped before its
+ * last row keeps the connection's read transaction open, so that connection would go on reading
+ * an old snapshot and hold back WAL checkpoints; an {@code UPDATE ... RETURNING} whose rows nobody
+ * read keeps its write uncommitted and the write lock taken); its parameters, batch and warnings
+ * are cleared. Closed instead of kept: a statement whose result set its caller left open
+ * (sqlite-jdbc has one result set object per statement: the caller's would show the next
+ * borrower's rows), one whose settings were changed ({@link #STICKY_SETTERS}), one sqlite-jdbc
+ * closed after an error. A caller that closed its result set must not use it again (JDBC's rule;
+ * here it would not throw once the statement is lent again).
+ *
+ * <p>Unlike a new statement, a reused one answers {@code getMetaData()} only once executed.
+ */
+final class LentStatement implements InvocationHandler {
+    /** Settings that outlive one use of a statement. */
+    private static final Set<String> STICKY_SETTERS = Set.of("setMaxRows", "setLargeMaxRows", "setFetchSize",
+            "setFetchDirection", "setQueryTimeout", "setEscapeProcessing", "setCursorName", "setPoolable",
+            "closeOnCompletion");
+
+    private final String sql;
+    private final PreparedStatement statement;
+    private final StatementKeepingConnection owner;
+    private final List<ResultSet> results = new ArrayList<>(1);
+    private boolean reusable = true;
+    private volatile boolean closed;
+
+    private LentStatement(String sql, PreparedStatement statement, StatementKeepingConnection owner) {
+        this.sql = sql;
+        this.statement = statement;
+        this.owner = owner;
+    }
+
+    static PreparedStatement lend(String sql, PreparedStatement statement, StatementKeepingConnection owner) {
+        return (PreparedStatement) Proxy.newProxyInstance(PreparedStatement.class.getClassLoader(),
+                new Class<?>[] {PreparedStatement.class}, new LentStatement(sql, statement, owner));
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        String name = method.getName();
+        switch (name) {
+            case "close":
+                giveBack();
+                return null;
+            case "isClosed":
+                return closed || statement.isClosed();
+            case "equals":
+                return proxy == args[0];
+            case "hashCode":
+                return System.identityHashCode(proxy);
+            case "toString":
+                return "lent " + statement;
+            default:
+                break;
+        }
+        if (closed) {
+            throw new SQLException("statement is closed");
+        }
+        if (name.equals("getConnection")) {
+            return owner.proxy();
+        }
+        if (StatementKeepingConnection.isWrapperCall(method, args, proxy)) {
+            return name.equals("unwrap") ? proxy : Boolean.TRUE;
+        }
+        if (STICKY_SETTERS.contains(name)) {
+            reusable = false;
+        }
+        Object result = StatementKeepingConnection.call(method, statement, args);
+        if (result instanceof ResultSet rows) {
+            if (!results.contains(rows)) {
+                results.add(rows);
+            }
+        }
+        return result;
+    }
+
+    private void giveBack() throws SQLException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        CoreStatement core = statement.unwrap(CoreStatement.class);
+        if (statement.isClosed() || core.pointer.isClosed()) {
+            statement.close(); // sqlite-jdbc closed it after an error, or its connection was closed
+            return;
+        }
+        boolean reset = false;
+        try {
+            for (ResultSet rows : results) {
+                if (!rows.isClosed()) {
+                    // Its caller may still hold it: sqlite-jdbc has one result set object per
+                    // statement, which the next borrower's rows would fill. Closing the statement
+                    // closes it for good.
+                    reusable = false;
+                }
+                rows.close();
+            }
+            core.pointer.safeRunInt(DB::reset);
+            statement.clearParameters();
+            statement.clearBatch();
+            statement.clearWarnings();
+            reset = reusable;
+        } finally {
+            if (reset) {
+                owner.giveBack(sql, statement);
+            } else {
+                statement.close();
+            }
+        }
+    }
+}
