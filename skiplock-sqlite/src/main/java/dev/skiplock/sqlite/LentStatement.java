@@ -21,12 +21,16 @@ import org.sqlite.core.DB;
  * an old snapshot and hold back WAL checkpoints; an {@code UPDATE ... RETURNING} whose rows nobody
  * read keeps its write uncommitted and the write lock taken); its parameters, batch and warnings
  * are cleared. Closed instead of kept: a statement whose result set its caller left open
- * (sqlite-jdbc has one result set object per statement: the caller's would show the next
- * borrower's rows), one whose settings were changed ({@link #STICKY_SETTERS}), one sqlite-jdbc
- * closed after an error. A caller that closed its result set must not use it again (JDBC's rule;
- * here it would not throw once the statement is lent again).
+ * (sqlite-jdbc has one result set object per statement: that caller's would show the next
+ * caller's rows), one whose settings were changed ({@link #STICKY_SETTERS}) or whose generated
+ * keys were asked for, one sqlite-jdbc closed after an error (all but BUSY, LOCKED, CONSTRAINT
+ * and MISUSE: a unique violation leaves it open and it is kept). A caller that closed its result
+ * set, or holds what {@code unwrap} or {@code ResultSet.getStatement} gave it, must not use them
+ * after closing the statement (JDBC's rule; here they would not throw once the statement is lent
+ * again).
  *
- * <p>Unlike a new statement, a reused one answers {@code getMetaData()} only once executed.
+ * <p>Unlike a new statement, a reused one answers {@code getMetaData()}, {@code getResultSet()}
+ * and {@code getUpdateCount()} only once executed.
  */
 final class LentStatement implements InvocationHandler {
     /** Settings that outlive one use of a statement. */
@@ -79,8 +83,8 @@ final class LentStatement implements InvocationHandler {
         if (StatementKeepingConnection.isWrapperCall(method, args, proxy)) {
             return name.equals("unwrap") ? proxy : Boolean.TRUE;
         }
-        if (STICKY_SETTERS.contains(name)) {
-            reusable = false;
+        if (STICKY_SETTERS.contains(name) || name.equals("getGeneratedKeys")) {
+            reusable = false; // sqlite-jdbc keeps the keys' own statement on this one
         }
         Object result = StatementKeepingConnection.call(method, statement, args);
         if (result instanceof ResultSet rows) {
@@ -101,7 +105,7 @@ final class LentStatement implements InvocationHandler {
             statement.close(); // sqlite-jdbc closed it after an error, or its connection was closed
             return;
         }
-        boolean reset = false;
+        boolean keep = false;
         try {
             for (ResultSet rows : results) {
                 if (!rows.isClosed()) {
@@ -116,13 +120,15 @@ final class LentStatement implements InvocationHandler {
             statement.clearParameters();
             statement.clearBatch();
             statement.clearWarnings();
-            reset = reusable;
-        } finally {
-            if (reset) {
-                owner.giveBack(sql, statement);
-            } else {
-                statement.close();
-            }
+            keep = reusable;
+        } catch (SQLException | RuntimeException e) {
+            StatementKeepingConnection.closeQuietly(statement, e);
+            throw e;
+        }
+        if (keep) {
+            owner.giveBack(sql, statement);
+        } else {
+            statement.close();
         }
     }
 }

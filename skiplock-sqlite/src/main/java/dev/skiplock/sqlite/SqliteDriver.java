@@ -31,6 +31,12 @@ public final class SqliteDriver implements Driver {
     /** The pool's connections wait with a {@link PromptBusyHandler}; the pragma covers a connection before it is set. */
     static final String SETTINGS = "journal_mode=WAL&busy_timeout=" + BUSY_TIMEOUT_MILLIS
             + "&transaction_mode=IMMEDIATE&foreign_keys=true&recursive_triggers=true";
+    /**
+     * For the pool Skiplock creates only, whose connections keep their statements: without it
+     * sqlite-jdbc runs {@code SELECT last_insert_rowid()} on a new statement after every INSERT and
+     * holds that on the kept statement. Skiplock reads what it inserts with RETURNING.
+     */
+    static final String OWN_POOL_SETTINGS = "jdbc.get_generated_keys=false";
     /** {@code PRAGMA synchronous} unless the URL says otherwise: acknowledged commits survive power loss. */
     static final String DEFAULT_SYNCHRONOUS = "FULL";
     private static final List<String> SYNCHRONOUS_VALUES = List.of("FULL", "EXTRA", "NORMAL");
@@ -61,7 +67,7 @@ public final class SqliteDriver implements Driver {
         HikariConfig hikari = new HikariConfig();
         // Our settings come last: the driver takes the last value of a repeated parameter.
         hikari.setDataSource(new SqliteConnections(jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + SETTINGS
-                + "&synchronous=" + synchronous(jdbcUrl), BUSY_TIMEOUT_MILLIS));
+                + "&" + OWN_POOL_SETTINGS + "&synchronous=" + synchronous(jdbcUrl), BUSY_TIMEOUT_MILLIS));
         hikari.setMaximumPoolSize(pool.maxPoolSizeOr(POOL_SIZE));
         if (pool.user() != null) {
             hikari.setUsername(pool.user());

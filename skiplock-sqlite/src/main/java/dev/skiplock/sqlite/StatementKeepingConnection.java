@@ -61,9 +61,15 @@ final class StatementKeepingConnection implements InvocationHandler {
             case "close":
                 try {
                     closeKept();
-                } finally {
-                    connection.close();
+                } catch (SQLException | RuntimeException e) {
+                    try {
+                        connection.close();
+                    } catch (SQLException | RuntimeException closing) {
+                        e.addSuppressed(closing);
+                    }
+                    throw e;
                 }
+                connection.close();
                 return null;
             case "unwrap", "isWrapperFor":
                 if (isWrapperCall(method, args, self)) {
@@ -112,7 +118,7 @@ final class StatementKeepingConnection implements InvocationHandler {
                 closing.add(statement);
             } else {
                 PreparedStatement twin = kept.remove(sql); // so that this one counts as the most recent
-                if (twin != null) {
+                if (twin != null && twin != statement) {
                     closing.add(twin); // two of the same SQL were open at once: one is kept
                 }
                 kept.put(sql, statement);
@@ -123,7 +129,8 @@ final class StatementKeepingConnection implements InvocationHandler {
                 eldest.remove();
             }
         }
-        closeAll(closing);
+        // Not the caller's statement: a failure to close these is not its failure.
+        closing.forEach(unkept -> closeQuietly(unkept, null));
     }
 
     private void closeKept() throws SQLException {
@@ -158,6 +165,17 @@ final class StatementKeepingConnection implements InvocationHandler {
     static boolean isWrapperCall(Method method, Object[] args, Object proxy) {
         return (method.getName().equals("unwrap") || method.getName().equals("isWrapperFor"))
                 && args[0] instanceof Class<?> type && type.isInstance(proxy);
+    }
+
+    /** Closes {@code statement}; a failure is added to {@code failure} if given, else dropped. */
+    static void closeQuietly(PreparedStatement statement, Exception failure) {
+        try {
+            statement.close();
+        } catch (SQLException | RuntimeException e) {
+            if (failure != null) {
+                failure.addSuppressed(e);
+            }
+        }
     }
 
     /** {@code method} on {@code target}, throwing what it throws (not wrapped). */

@@ -141,6 +141,49 @@ class StatementKeepingConnectionTest {
         }
     }
 
+    /** A constraint failure leaves sqlite-jdbc's statement open: it is reset, kept, and works for the next caller. */
+    @Test
+    void aStatementThatFailedAConstraintIsKeptAndWorksAgain() throws SQLException {
+        try (Connection connection = connections.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE u (k INTEGER PRIMARY KEY)");
+            statement.execute("INSERT INTO u VALUES (1)");
+            PreparedStatement duplicate = connection.prepareStatement("INSERT INTO u VALUES (?)");
+            JDBC4PreparedStatement prepared = sqlite(duplicate);
+            duplicate.setInt(1, 1);
+            assertThatThrownBy(duplicate::executeUpdate).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("CONSTRAINT");
+            duplicate.close();
+            try (PreparedStatement again = connection.prepareStatement("INSERT INTO u VALUES (?)")) {
+                assertThat(sqlite(again)).isSameAs(prepared);
+                again.setInt(1, 2);
+                assertThat(again.executeUpdate()).isEqualTo(1);
+            }
+        }
+    }
+
+    /**
+     * The pool Skiplock creates turns off sqlite-jdbc's generated keys (it would keep a statement of
+     * its own on the kept one after every INSERT); a loan that asks for them anyway is not kept.
+     */
+    @Test
+    void thePoolsConnectionsReturnNoGeneratedKeysAndALoanThatAskedIsNotKept() throws SQLException {
+        HikariDataSource pool = (HikariDataSource) new SqliteDriver().createDataSource(
+                "jdbc:sqlite:" + folder.resolve("jobs.db"), new PoolSettings(null, null, 2));
+        try (Connection connection = pool.getConnection()) {
+            PreparedStatement insert = connection.prepareStatement("INSERT INTO t VALUES (?)");
+            JDBC4PreparedStatement prepared = sqlite(insert);
+            insert.setInt(1, 4);
+            assertThat(insert.executeUpdate()).isEqualTo(1);
+            try (ResultSet keys = insert.getGeneratedKeys()) {
+                assertThat(keys.next()).isFalse();
+            }
+            insert.close();
+            assertThat(prepared.isClosed()).isTrue();
+        } finally {
+            pool.close();
+        }
+    }
+
     @Test
     void aKeptStatementOfEveryColumnSeesAColumnAddedSinceItWasPrepared() throws SQLException {
         try (Connection connection = connections.getConnection(); Connection migrator = connections.getConnection()) {
