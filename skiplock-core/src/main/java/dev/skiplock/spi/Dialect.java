@@ -43,4 +43,13 @@ public interface Dialect {
     default boolean statementsNotify() {
         return false;
     }
+
+    /**
+     * True if the database runs one write transaction at a time (SQLite): a write then waits for the
+     * others before it runs, and a claim asks how many jobs it may take only once it holds the write
+     * lock, so the slots freed while it waited go into the same statement. Default: false.
+     */
+    default boolean writesOneAtATime() {
+        return false;
+    }
 }

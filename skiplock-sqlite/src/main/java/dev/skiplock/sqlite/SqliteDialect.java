@@ -51,4 +51,10 @@ final class SqliteDialect implements Dialect {
         int code = exception.getErrorCode();
         return code == 18 || code == 20 || String.valueOf(exception.getMessage()).contains("malformed JSON");
     }
+
+    /** One writer at a time per database file ({@code BEGIN IMMEDIATE} takes the write lock). */
+    @Override
+    public boolean writesOneAtATime() {
+        return true;
+    }
 }

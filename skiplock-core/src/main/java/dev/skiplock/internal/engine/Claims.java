@@ -9,6 +9,7 @@ import dev.skiplock.internal.store.JobStore;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.IntSupplier;
 
 /**
  * The claim stage's statements: claim queued jobs and adopt orphans for this worker, each under a
@@ -34,9 +35,10 @@ final class Claims {
      * Claims with a fresh token. If the answer is lost (the connection dropped after the claim
      * committed), the jobs are leased to this worker, which does not run them: they are given back
      * at once without using their attempt, or by the next heartbeat if the database is unreachable.
-     * The claim starts from {@code floor} (null: from the start of the queue).
+     * The claim starts from {@code floor} (null: from the start of the queue). {@code limit} is asked
+     * once, when the statement is about to run ({@link JobStore#claimJobs(ClaimParams, ClaimFloor, IntSupplier)}).
      */
-    List<Claimed> claim(String queue, ClaimFloor floor, int limit) {
+    List<Claimed> claim(String queue, ClaimFloor floor, IntSupplier limit) {
         ClaimParams claim = claimParams(queue);
         List<Claimed> jobs;
         try {

@@ -10,6 +10,7 @@ import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.StepStore.Checkpoint;
 import dev.skiplock.internal.store.StepStore.Kind;
+import dev.skiplock.internal.store.TransactionEnds;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -123,7 +124,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         // SQLite, whose one writer the transaction is.
         services.completer().awaitWritten();
         try (Connection connection = services.dataSource().getConnection()) {
-            connection.setAutoCommit(false);
+            TransactionEnds.begin(connection);
             synchronized (transactionLines) {
                 transaction = connection;
             }
@@ -132,19 +133,14 @@ final class ExecutionContext<A> extends ExecutionView<A> {
                 services.hook().beforeExecute(this, connection);
                 T result = work.run(connection);
                 services.hook().afterExecute(this, connection);
-                connection.commit();
+                TransactionEnds.commit(connection); // rolls back what is still open if the commit fails
                 committed = true;
                 return result;
             } catch (Exception | Error e) {
-                try {
-                    connection.rollback(); // before setAutoCommit(true), which would commit what ran
-                } catch (SQLException rollbackFailed) {
-                    e.addSuppressed(rollbackFailed);
-                }
+                TransactionEnds.rollBack(connection, e); // before autocommit, which would commit what ran
                 throw e;
             } finally {
                 endTransaction(committed);
-                connection.setAutoCommit(true);
             }
         }
     }

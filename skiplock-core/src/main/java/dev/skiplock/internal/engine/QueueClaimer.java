@@ -113,11 +113,10 @@ final class QueueClaimer {
 
     /** One round; true if it used every slot it took, so more jobs are probably waiting. */
     private boolean claimOnce() {
-        int free = slots.take(claimBatchSize);
-        if (free == 0) {
+        Round round = new Round(slots.take(claimBatchSize));
+        if (round.taken == 0) {
             return false;
         }
-        int used = 0;
         try {
             // Orphans are looked for when a reaper said so, and at least once per poll interval
             // however busy the queue: a claimer woken by a steady stream of enqueue notifications
@@ -126,30 +125,50 @@ final class QueueClaimer {
             if (adoptionDue || clock.millis() - lastAdoptionMillis >= pollInterval.toMillis()) {
                 adoptionDue = false;
                 lastAdoptionMillis = clock.millis();
-                List<Claimed> orphans = claims.adopt(queue, free);
+                List<Claimed> orphans = claims.adopt(queue, round.taken);
                 // Every free slot took an orphan: more may wait.
-                adoptionDue = orphans.size() == free;
+                adoptionDue = orphans.size() == round.taken;
                 for (Claimed orphan : orphans) {
-                    used++;
+                    round.used++;
                     runner.adopt(orphan, slots);
                 }
             }
             ClaimFloor from = floor.current();
-            List<Claimed> claimed = free > used ? claims.claim(queue, from, free - used) : List.of();
+            List<Claimed> claimed = round.taken > round.used ? claims.claim(queue, from, round::claimable) : List.of();
             floor.claimed(from, claimed);
-            boolean tookFewer = claimed.size() < free - used;
+            boolean tookFewer = claimed.size() < round.taken - round.used;
             for (Claimed job : claimed) {
-                used++;
+                round.used++;
                 runner.start(job, slots);
             }
             if (tookFewer && lookBehind != null) {
                 lookBehind.ask();
             }
-            boolean backlog = used == free;
+            boolean backlog = round.used == round.taken;
             slots.backlog(backlog);
             return backlog;
         } finally {
-            slots.giveBack(free - used);
+            slots.giveBack(round.taken - round.used);
+        }
+    }
+
+    /** The slots one round took and how many of them it used. */
+    private final class Round {
+        int taken;
+        int used;
+
+        Round(int taken) {
+            this.taken = taken;
+        }
+
+        /**
+         * How many jobs the claim may take, asked when its statement is about to run: the slots
+         * freed since the round began (while the claim waited for a connection or, on SQLite, for
+         * the write lock) are taken too, up to the claim batch size.
+         */
+        int claimable() {
+            taken += slots.takeMore(claimBatchSize - taken);
+            return taken - used;
         }
     }
 

@@ -34,14 +34,26 @@ final class Slots {
      * busy or every hold taken) counts as a backlog: the next slot or hold given back rings.
      */
     int take(int most) {
+        int taken = takeMore(most);
+        if (taken == 0) {
+            backlog = true;
+        }
+        return taken;
+    }
+
+    /**
+     * Takes up to {@code most} more slots for a round that already took some ({@link #take}), each
+     * with its hold; returns how many. Whether the round leaves a backlog is for its end to say.
+     */
+    int takeMore(int most) {
+        if (most <= 0) {
+            return 0;
+        }
         int slotsFree = free.drainPermits();
         int holdsFree = holds.drainPermits();
         int taken = Math.min(most, Math.min(slotsFree, holdsFree));
         free.release(slotsFree - taken);
         holds.release(holdsFree - taken);
-        if (taken == 0) {
-            backlog = true;
-        }
         return taken;
     }
 

@@ -35,20 +35,33 @@ public final class Migrator {
     /** Applies what is missing; returns the names applied now (empty when up to date). */
     public List<String> migrate() {
         try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(false);
-            try {
-                List<String> applied = migrateInTransaction(connection);
-                connection.commit();
-                return applied;
-            } catch (RuntimeException | SQLException e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(autoCommit);
+            if (!connection.getAutoCommit()) {
+                return migrateInPoolTransaction(connection);
             }
+            TransactionEnds.begin(connection);
+            List<String> applied;
+            try {
+                applied = migrateInTransaction(connection);
+            } catch (RuntimeException | SQLException e) {
+                TransactionEnds.rollBack(connection, e);
+                throw e;
+            }
+            TransactionEnds.commit(connection);
+            return applied;
         } catch (SQLException e) {
             throw new SkiplockException(driver.name() + " migration failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** A pool that hands out connections in a transaction: commits that one, and leaves the connection in one. */
+    private List<String> migrateInPoolTransaction(Connection connection) throws SQLException {
+        try {
+            List<String> applied = migrateInTransaction(connection);
+            connection.commit();
+            return applied;
+        } catch (RuntimeException | SQLException e) {
+            connection.rollback();
+            throw e;
         }
     }
 

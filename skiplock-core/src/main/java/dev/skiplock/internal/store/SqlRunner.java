@@ -61,22 +61,24 @@ final class SqlRunner {
         }
     }
 
-    /** Runs {@code work} in one transaction on a pooled connection: commits if it returns, rolls back if it throws. */
+    /**
+     * Runs {@code work} in one transaction on a pooled connection: commits if it returns, rolls back
+     * if it throws ({@link TransactionEnds}: the commit goes back to autocommit, so SQLite's driver
+     * does not take the write lock again after it).
+     */
     <T> T inTransaction(java.util.function.Function<Connection, T> work) {
         return withConnection(connection -> {
             try {
-                connection.setAutoCommit(false);
+                TransactionEnds.begin(connection);
+                T result;
                 try {
-                    T result = work.apply(connection);
-                    connection.commit();
-                    return result;
+                    result = work.apply(connection);
                 } catch (RuntimeException | Error e) {
-                    // Before the finally below: setAutoCommit(true) would commit what already ran.
-                    connection.rollback();
+                    TransactionEnds.rollBack(connection, e);
                     throw e;
-                } finally {
-                    connection.setAutoCommit(true);
                 }
+                TransactionEnds.commit(connection);
+                return result;
             } catch (SQLException e) {
                 throw failure("transaction", e);
             }

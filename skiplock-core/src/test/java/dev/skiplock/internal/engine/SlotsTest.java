@@ -36,6 +36,18 @@ class SlotsTest {
     }
 
     @Test
+    void aRoundTakesTheSlotsFreedSinceItBeganWithoutMarkingABacklog() throws InterruptedException {
+        assertThat(slots.take(CONCURRENCY)).isEqualTo(CONCURRENCY);
+        slots.backlog(false);
+        slots.giveBack(1); // as a handler finishing while the round waits for the write lock
+        assertThat(slots.takeMore(CONCURRENCY)).isEqualTo(1);
+        assertThat(slots.takeMore(CONCURRENCY)).isZero();
+        assertThat(slots.takeMore(0)).isZero();
+        slots.release();
+        assertThat(rang()).as("finding no more slots is not a backlog; the round's end says").isFalse();
+    }
+
+    @Test
     void finishedJobsWhoseOutcomesAreNotWrittenStopTheClaimsAtTheBound() throws InterruptedException {
         int held = 0;
         while (held < HOLDS) {
