@@ -34,20 +34,46 @@ final class LostAnswers {
     }
 
     /**
-     * Drops the answer of the next {@code statement} run in autocommit while {@code armed} is true
-     * (then disarms it). In a transaction the caller would roll back, not lose a commit's answer:
-     * the worker's warm-up claims a job of its own that way before it starts.
+     * Drops the answer of the next {@code statement} while {@code armed} is true (then disarms it):
+     * in autocommit the statement's own answer; in a transaction (SQLite's claim, which holds the
+     * write lock while it counts its slots), the answer of the commit that ends it. A transaction
+     * that rolls back loses nothing: the worker's warm-up claims a job of its own that way.
      */
     static DataSource dropping(DataSource target, String statement, AtomicBoolean armed) {
         Pattern text = STATEMENTS.get(statement);
         return proxy(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
-                ? proxy(Connection.class, (Connection) result, (inner, innerArgs, innerResult) ->
-                        inner.getName().equals("prepareStatement") && text.matcher((String) innerArgs[0]).find()
-                                ? proxy(PreparedStatement.class, (PreparedStatement) innerResult,
-                                        (call, callArgs, callResult) -> dropAnswer(call, callResult, armed,
-                                                (Connection) result))
-                                : innerResult)
+                ? droppingConnection((Connection) result, text, armed)
                 : result);
+    }
+
+    private static Connection droppingConnection(Connection connection, Pattern text, AtomicBoolean armed) {
+        AtomicBoolean ranInTransaction = new AtomicBoolean();
+        return proxy(Connection.class, connection, (call, args, result) -> {
+            switch (call.getName()) {
+                case "prepareStatement" -> {
+                    if (text.matcher((String) args[0]).find()) {
+                        return proxy(PreparedStatement.class, (PreparedStatement) result, (run, runArgs, answer) -> {
+                            if (run.getName().equals("executeQuery") && !connection.getAutoCommit()) {
+                                ranInTransaction.set(true);
+                                return answer;
+                            }
+                            return dropAnswer(run, answer, armed, connection);
+                        });
+                    }
+                }
+                case "rollback" -> ranInTransaction.set(false);
+                case "commit", "setAutoCommit" -> {
+                    boolean commits = call.getName().equals("commit") || Boolean.TRUE.equals(args[0]);
+                    if (commits && ranInTransaction.getAndSet(false) && armed.compareAndSet(true, false)) {
+                        throw new SQLTransientConnectionException("test: the connection dropped before the commit's"
+                                + " answer arrived", "08006");
+                    }
+                }
+                default -> {
+                }
+            }
+            return result;
+        });
     }
 
     /**

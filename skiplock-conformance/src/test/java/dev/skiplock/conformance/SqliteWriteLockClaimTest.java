@@ -42,6 +42,7 @@ class SqliteWriteLockClaimTest extends ContractBase {
         Map<Integer, Thread> holders = new ConcurrentHashMap<>();
         // No poll or reaper comes round within the test, so no adoption runs before the claim: the
         // round's one statement waiting for the lock is the claim (awaitClaimWaitingForTheWriteLock).
+        // The heartbeat may wait for the lock too; it writes no job's status.
         Duration never = Duration.ofHours(1);
         started(builder(config -> config.queue("default", concurrency).pollInterval(never).reaperInterval(never))
                 .handler("hold", Numbered.class, context -> {

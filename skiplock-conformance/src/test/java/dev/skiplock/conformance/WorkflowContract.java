@@ -571,6 +571,37 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(skiplock.get(job.id()).orElseThrow().status()).isNotEqualTo(JobStatus.SUCCEEDED);
     }
 
+    // A handler that catches the refusal inside its transaction and goes on used to leave its
+    // execution committing, where no stop reaches it: its lost lease then never stopped it.
+    @Test
+    void anExecutionWhoseCompletionInItsTransactionWasRefusedCanStillBeStopped() throws Exception {
+        CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+        Skiplock client = client();
+        Skiplock skiplock = worker("invoice", context -> {
+            database.stealLease(client.dataSource(), context.job().id(), "another-worker"); // now stale
+            context.inTransaction(connection -> {
+                try {
+                    context.completeInTransaction(connection, "paid");
+                } catch (JobStateException refused) {
+                    // goes on with other work in the same transaction, which commits
+                }
+                return null;
+            });
+            try {
+                blockUntilInterrupted();
+                interrupted.complete(false);
+            } catch (InterruptedException stopped) {
+                interrupted.complete(true);
+            }
+            return JobOutcome.complete();
+        });
+
+        skiplock.enqueue(flow("invoice").withMaxAttempts(1));
+
+        // the heartbeat finds the lease gone and stops the execution
+        assertThat(interrupted.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    }
+
     private static void insertInvoice(Connection connection, UUID jobId) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO invoices VALUES (?, 100)")) {
             insert.setString(1, jobId.toString());

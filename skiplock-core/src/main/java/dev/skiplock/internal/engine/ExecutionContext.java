@@ -197,6 +197,10 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         });
         if (!applied) {
             connection.rollback();
+            synchronized (transactionLines) {
+                linesWithCompletion = 0; // rolled back with the completion: still the completer's to write
+            }
+            execution.commitAbandoned();
             throw new JobStateException("job " + execution.job().id() + " was not completed: this execution no longer"
                     + " holds its lease (reaped, or taken by another worker); the transaction was rolled back",
                     execution.job());

@@ -95,7 +95,7 @@ final class SqlRunner {
         try {
             boolean autoCommit = connection.getAutoCommit();
             if (autoCommit) {
-                connection.setAutoCommit(false);
+                TransactionEnds.begin(connection);
             }
             try {
                 java.sql.Savepoint start = connection.setSavepoint();
@@ -106,7 +106,7 @@ final class SqlRunner {
                 }
             } finally {
                 if (autoCommit) {
-                    connection.setAutoCommit(true); // ends the (now empty) transaction
+                    TransactionEnds.commit(connection); // ends the (now empty) transaction
                 }
             }
         } catch (SQLException e) {

@@ -16,7 +16,8 @@ import java.sql.Statement;
  * waiting for any writer that got it in between, only to end an empty transaction when autocommit
  * comes back. sqlite-jdbc also counts itself back in autocommit before its {@code COMMIT} runs, so
  * when that fails (a deferred foreign key) SQLite may keep the transaction open while the driver
- * refuses {@code rollback()}: a plain {@code ROLLBACK} statement ends it.
+ * refuses {@code rollback()}: a {@code ROLLBACK} statement ends it, and is how every rollback here
+ * starts.
  */
 public final class TransactionEnds {
     private TransactionEnds() {
@@ -53,29 +54,41 @@ public final class TransactionEnds {
         }
         try {
             connection.setAutoCommit(true);
-        } catch (SQLException e) {
-            if (!noTransaction(e)) { // SQLite, after a ROLLBACK statement: the driver commits nothing and is back in autocommit
+        } catch (SQLException | RuntimeException e) {
+            if (!(e instanceof SQLException sql && noTransaction(sql))) {
                 cause.addSuppressed(e);
+                return;
+            }
+            // SQLite after the ROLLBACK statement: sqlite-jdbc is back in autocommit though its COMMIT
+            // found nothing to commit. Asked again it has nothing to do, and a pool that wraps it (HikariCP
+            // records the mode only when the driver's call returns) learns the mode too.
+            try {
+                connection.setAutoCommit(true);
+            } catch (SQLException | RuntimeException again) {
+                cause.addSuppressed(again);
             }
         }
     }
 
+    /**
+     * A {@code ROLLBACK} statement first: sqlite-jdbc's {@code rollback()} would begin the next
+     * transaction and wait for the write lock, and refuses to run once it counts itself in
+     * autocommit (after a failed COMMIT) while SQLite may keep that transaction open.
+     */
     private static boolean rolledBack(Connection connection, Throwable cause) {
-        try {
-            connection.rollback();
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("ROLLBACK");
             return true;
-        } catch (SQLException refused) {
-            // sqlite-jdbc refuses rollback() once it counts itself in autocommit (after a failed
-            // COMMIT), or fails beginning the next transaction after its ROLLBACK ran.
-            try (Statement statement = connection.createStatement()) {
-                statement.execute("ROLLBACK");
+        } catch (SQLException | RuntimeException failed) {
+            if (failed instanceof SQLException sql && noTransaction(sql)) {
                 return true;
-            } catch (SQLException failed) {
-                if (noTransaction(failed)) {
-                    return true;
-                }
-                cause.addSuppressed(refused);
+            }
+            try {
+                connection.rollback();
+                return true;
+            } catch (SQLException | RuntimeException refused) {
                 cause.addSuppressed(failed);
+                cause.addSuppressed(refused);
                 return false;
             }
         }
