@@ -64,8 +64,8 @@ final class FaultAnalysis {
 
     /** What became of the jobs. */
     record Outcomes(int lost, int doubleFinalized, int overMaxAttempts, Map<String, Integer> duplicateExecutions,
-            long maxRescueMillis, Map<String, Long> maxRescueMillisByCause, int staleCompletionsRejected, int leasesLost,
-            int commandsResumed, int commandsGone, int attemptsWithoutExecution) {
+            int rescuedFromResumedWorkers, long maxRescueMillis, Map<String, Long> maxRescueMillisByCause,
+            int staleCompletionsRejected, int leasesLost, int commandsResumed, int commandsGone, int attemptsWithoutExecution) {
     }
 
     /** The harness's API calls during the run, by what came of them. */
@@ -98,8 +98,8 @@ final class FaultAnalysis {
                 count(faults, "cut"), count(faults, "scheduler-kill"), count(faults, "scheduler-pause"));
         List<String> log = observed.workerLog();
         Outcomes outcomes = new Outcomes(jobChecks.lost, jobChecks.doubleFinalized, jobChecks.overMax,
-                jobChecks.duplicates, jobChecks.maxRescue, jobChecks.maxRescueByCause, countLines(log, "discarded the"),
-                countLines(log, "lost its lease"),
+                jobChecks.duplicates, jobChecks.rescuedFromResumedWorkers, jobChecks.maxRescue, jobChecks.maxRescueByCause,
+                countLines(log, "discarded the"), countLines(log, "lost its lease"),
                 countLines(log, "resuming its execution") - countLines(log, "its execution is gone"),
                 countLines(log, "its execution is gone"), jobChecks.attemptsWithoutExecution);
         return new Report(database, plan.form(), run, outcomes, calls(observed.calls()), hostile, diamonds, claims,

@@ -29,6 +29,8 @@ final class FaultJobChecks {
     int overMax;
     int attemptsWithoutExecution;
     final Map<String, Integer> duplicates = new TreeMap<>();
+    /** Rescues from a paused worker that then ran on long enough to learn it had lost the job ({@link #ranOnAfterPause}). */
+    int rescuedFromResumedWorkers;
     long maxRescue;
     final Map<String, Long> maxRescueByCause = new TreeMap<>();
 
@@ -161,6 +163,9 @@ final class FaultJobChecks {
             }
             Cause cause = cause(before, rescue.atMillis(), job.kind());
             duplicates.merge(cause.name(), 1, Integer::sum);
+            if (cause.name().equals(FaultAnalysis.PAUSED) && ranOnAfterPause(before, rescue.atMillis())) {
+                rescuedFromResumedWorkers++;
+            }
             if (cause.fromMillis() >= 0) {
                 long waited = rescue.atMillis() - cause.fromMillis();
                 maxRescue = Math.max(maxRescue, waited);
@@ -216,6 +221,27 @@ final class FaultJobChecks {
             }
         }
         return new Cause("lease lost without an injected fault (worker stalled)", -1, 0);
+    }
+
+    /**
+     * Whether the worker paused during this execution ran on after it resumed for as long as it takes
+     * to learn of a lost lease (a heartbeat, with room for a loaded machine): one killed or halted
+     * by a poison job in that time logs neither a rejected outcome nor a lost lease.
+     */
+    private boolean ranOnAfterPause(FaultLedger.Entry before, long rescuedAt) {
+        for (FaultRun.Fault pause : history.faults()) {
+            if (pause.type().equals("pause") && pause.pid() == before.pid() && pause.untilMillis() >= before.atMillis()
+                    && pause.atMillis() <= rescuedAt) {
+                long resumed = pause.untilMillis();
+                long learned = resumed + FaultAnalysis.HEARTBEAT.multipliedBy(4).toMillis();
+                boolean ended = history.faults().stream().anyMatch(fault -> fault.pid() == before.pid()
+                        && (fault.type().equals("kill") || fault.type().equals("exit"))
+                        && fault.atMillis() >= resumed && fault.atMillis() < learned);
+                Long halt = haltedAt.get(before.pid());
+                return !ended && (halt == null || halt < resumed || halt >= learned);
+            }
+        }
+        return false;
     }
 
     /** When each worker process was halted: the start of a {@code fault.exit} execution in it. */
