@@ -80,9 +80,10 @@ abstract class FaultContract extends ContractBase {
         // Whether another worker rescues a paused worker's jobs depends on timing: on SQLite a worker
         // stopped while it holds the write lock stalls every writer, and right after a database
         // restart the others may still be backing off when it resumes (then it reaps and re-adopts
-        // its own jobs). When another worker did rescue them and the paused one ran on after it
-        // resumed (not killed, nor halted by a poison job it claimed at once), the fence must have
-        // held, and that worker must have said so: these lines are the only trace of a rejection.
+        // its own jobs). When they were rescued and the paused worker lived 2 s past its SIGCONT (not
+        // killed, nor halted by a poison job meanwhile: FaultJobChecks.ranOnAfterPause), some worker
+        // must have logged a rejected outcome or a lost lease. This counts every worker's lines; the
+        // fence itself is checked by the safety checks above and by LeaseContract.
         if (report.outcomes().rescuedFromResumedWorkers() > 0) {
             assertThat(report.outcomes().staleCompletionsRejected() + report.outcomes().leasesLost())
                     .as("a worker resumed after its lease expired finalizes nothing: its outcomes are rejected or its executions stopped")

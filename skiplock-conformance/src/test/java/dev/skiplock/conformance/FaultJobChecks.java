@@ -198,8 +198,7 @@ final class FaultJobChecks {
             if (fault.type().equals("kill") && fault.pid() == before.pid() && during) {
                 return new Cause("worker SIGKILLed", fault.atMillis(), 0);
             }
-            if (fault.type().equals("pause") && fault.pid() == before.pid() && fault.untilMillis() >= before.atMillis()
-                    && fault.atMillis() <= rescuedAt) {
+            if (isPauseDuring(fault, before, rescuedAt)) {
                 return new Cause(FaultAnalysis.PAUSED, Math.max(fault.atMillis(), before.atMillis()), 0);
             }
         }
@@ -223,22 +222,27 @@ final class FaultJobChecks {
         return new Cause("lease lost without an injected fault (worker stalled)", -1, 0);
     }
 
+    /** A SIGSTOP of the execution's worker that lasted into the execution and began before the rescue. */
+    private static boolean isPauseDuring(FaultRun.Fault fault, FaultLedger.Entry before, long rescuedAt) {
+        return fault.type().equals("pause") && fault.pid() == before.pid() && fault.untilMillis() >= before.atMillis()
+                && fault.atMillis() <= rescuedAt;
+    }
+
     /**
-     * Whether the worker paused during this execution ran on after it resumed for as long as it takes
-     * to learn of a lost lease (a heartbeat, with room for a loaded machine): one killed or halted
-     * by a poison job in that time logs neither a rejected outcome nor a lost lease.
+     * Whether the worker paused during this execution lived on after its SIGCONT for as long as it
+     * takes to learn of a lost lease (a heartbeat, four times over for a loaded machine): one killed
+     * or halted by a poison job before then may log neither a rejected outcome nor a lost lease.
+     * The worker was alive when it was stopped, so any death of its process counts from the pause
+     * on (a poison job that started just before the SIGSTOP halts the process at the SIGCONT).
      */
     private boolean ranOnAfterPause(FaultLedger.Entry before, long rescuedAt) {
         for (FaultRun.Fault pause : history.faults()) {
-            if (pause.type().equals("pause") && pause.pid() == before.pid() && pause.untilMillis() >= before.atMillis()
-                    && pause.atMillis() <= rescuedAt) {
-                long resumed = pause.untilMillis();
-                long learned = resumed + FaultAnalysis.HEARTBEAT.multipliedBy(4).toMillis();
-                boolean ended = history.faults().stream().anyMatch(fault -> fault.pid() == before.pid()
-                        && (fault.type().equals("kill") || fault.type().equals("exit"))
-                        && fault.atMillis() >= resumed && fault.atMillis() < learned);
+            if (isPauseDuring(pause, before, rescuedAt)) {
+                long learnedBy = pause.untilMillis() + FaultAnalysis.HEARTBEAT.multipliedBy(4).toMillis();
+                boolean died = history.faults().stream().anyMatch(fault -> fault.pid() == before.pid()
+                        && (fault.type().equals("kill") || fault.type().equals("exit")) && fault.atMillis() < learnedBy);
                 Long halt = haltedAt.get(before.pid());
-                return !ended && (halt == null || halt < resumed || halt >= learned);
+                return !died && (halt == null || halt >= learnedBy);
             }
         }
         return false;
