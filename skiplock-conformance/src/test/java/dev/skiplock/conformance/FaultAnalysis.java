@@ -34,7 +34,7 @@ final class FaultAnalysis {
 
     /** Everything a run left behind. */
     record Observed(FaultJobs jobs, List<JobRow> rows, List<Event> events, FaultLedger ledger, List<FaultRun.Fault> faults,
-            int workersStarted, List<String> workerLog, List<FaultClient.Call> calls, List<FaultClient.Sighting> sightings,
+            int workersStarted, Map<Long, List<String>> logByPid, List<FaultClient.Call> calls, List<FaultClient.Sighting> sightings,
             List<String> waitingAtEnd, List<FaultRun.ProxiedClaim> claims, long dependencyRowsOfDeletedJobs,
             List<FaultTables.CronMarker> cronMarkers) {
     }
@@ -79,7 +79,7 @@ final class FaultAnalysis {
         Map<String, List<FaultClient.Call>> callsByJob = new HashMap<>();
         observed.calls().stream().filter(FaultClient.Call::done)
                 .forEach(call -> callsByJob.computeIfAbsent(call.jobId(), id -> new ArrayList<>()).add(call));
-        FaultJobChecks jobChecks = new FaultJobChecks(history, observed.jobs().diamondIds(), violations);
+        FaultJobChecks jobChecks = new FaultJobChecks(history, observed.jobs().diamondIds(), observed.logByPid(), violations);
         for (JobRow job : observed.rows()) {
             jobChecks.check(job, callsByJob.getOrDefault(job.id(), List.of()));
         }
@@ -96,7 +96,7 @@ final class FaultAnalysis {
                 faults.stream().filter(fault -> fault.type().equals("restart"))
                         .mapToLong(fault -> fault.untilMillis() - fault.atMillis()).max().orElse(0),
                 count(faults, "cut"), count(faults, "scheduler-kill"), count(faults, "scheduler-pause"));
-        List<String> log = observed.workerLog();
+        List<String> log = observed.logByPid().values().stream().flatMap(List::stream).toList();
         Outcomes outcomes = new Outcomes(jobChecks.lost, jobChecks.doubleFinalized, jobChecks.overMax,
                 jobChecks.duplicates, jobChecks.rescuedFromResumedWorkers, jobChecks.maxRescue, jobChecks.maxRescueByCause,
                 countLines(log, "discarded the"), countLines(log, "lost its lease"),

@@ -20,11 +20,12 @@ import org.junit.jupiter.api.Test;
  * delete finished jobs after 2 s; two cron schedulers, paused and killed too, race for every slot of
  * one schedule. Among the jobs: hostile output (NUL, lone surrogates, invalid
  * UTF-8) and dependency diamonds. Checked afterwards from the database (with a record of what
- * retention deleted) and the append-only execution ledger: no job lost, none finalized twice per
- * terminal period, attempts within bounds and never used without an execution, re-executions only
- * after a lease loss, every rescue within lease + reaper + poll + backoff, no job waiting once its
- * dependencies succeeded, no job deleted unless terminal, one job per cron slot, hostile output
- * stored replaced. Short
+ * retention deleted), the append-only execution ledger and the workers' logs: no job lost, none
+ * finalized twice per terminal period, attempts within bounds and never used without an execution,
+ * re-executions only after a lease loss, a paused worker that ran on after its SIGCONT saying of each
+ * execution rescued from it that its lease was lost or its outcome discarded, every rescue within
+ * lease + reaper + poll + backoff, no job waiting once its dependencies succeeded, no job deleted
+ * unless terminal, one job per cron slot, hostile output stored replaced. Short
  * form here; long form with {@code -Dskiplock.faults=long} (README).
  */
 abstract class FaultContract extends ContractBase {
@@ -66,7 +67,7 @@ abstract class FaultContract extends ContractBase {
 
         FaultAnalysis.Report report = new FaultAnalysis().analyse(database.name(), plan, new FaultAnalysis.Observed(jobs,
                 tables.jobs(), tables.events(), FaultLedger.read(ledger), run.faults(), run.workerPids().size(),
-                run.workerLogLines(), calls.calls(), calls.sightings(), tables.waitingWithDependenciesSucceeded(),
+                run.logLinesByPid(), calls.calls(), calls.sightings(), tables.waitingWithDependenciesSucceeded(),
                 run.proxiedClaims(), tables.dependencyRowsOfDeletedJobs(), tables.cronMarkers()));
         String json = Json.MAPPER.copy().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report);
         System.out.printf("[%s] fault run (%s form) in %d s:%n%s%n", database.name(), plan.form(), took.toSeconds(), json);
@@ -77,18 +78,6 @@ abstract class FaultContract extends ContractBase {
         assertThat(report.run().killed()).isEqualTo(plan.faults().kills());
         assertThat(report.run().paused()).isEqualTo(plan.faults().pauses());
         assertThat(report.run().databaseRestarts()).isEqualTo(plan.faults().databaseRestarts());
-        // Whether another worker rescues a paused worker's jobs depends on timing: on SQLite a worker
-        // stopped while it holds the write lock stalls every writer, and right after a database
-        // restart the others may still be backing off when it resumes (then it reaps and re-adopts
-        // its own jobs). When they were rescued and the paused worker lived 2 s past its SIGCONT (not
-        // killed, nor halted by a poison job meanwhile: FaultJobChecks.ranOnAfterPause), some worker
-        // must have logged a rejected outcome or a lost lease. This counts every worker's lines; the
-        // fence itself is checked by the safety checks above and by LeaseContract.
-        if (report.outcomes().rescuedFromResumedWorkers() > 0) {
-            assertThat(report.outcomes().staleCompletionsRejected() + report.outcomes().leasesLost())
-                    .as("a worker resumed after its lease expired finalizes nothing: its outcomes are rejected or its executions stopped")
-                    .isPositive();
-        }
         assertThat(report.run().exited()).as("each halting poison job takes down one worker per attempt it runs")
                 .isBetween(plan.jobs().halting(), plan.jobs().halting() * 2);
         if (plan.workers().proxied() > 0) {

@@ -21,6 +21,7 @@ import java.util.TreeMap;
 final class FaultJobChecks {
     private final FaultAnalysis.History history;
     private final Set<String> diamondIds;
+    private final Map<Long, List<String>> logByPid;
     private final List<String> violations;
     private final Map<Long, Long> haltedAt;
 
@@ -34,9 +35,11 @@ final class FaultJobChecks {
     long maxRescue;
     final Map<String, Long> maxRescueByCause = new TreeMap<>();
 
-    FaultJobChecks(FaultAnalysis.History history, Set<String> diamondIds, List<String> violations) {
+    FaultJobChecks(FaultAnalysis.History history, Set<String> diamondIds, Map<Long, List<String>> logByPid,
+                   List<String> violations) {
         this.history = history;
         this.diamondIds = diamondIds;
+        this.logByPid = logByPid;
         this.violations = violations;
         this.haltedAt = haltTimes(history);
     }
@@ -165,6 +168,7 @@ final class FaultJobChecks {
             duplicates.merge(cause.name(), 1, Integer::sum);
             if (cause.name().equals(FaultAnalysis.PAUSED) && ranOnAfterPause(before, rescue.atMillis())) {
                 rescuedFromResumedWorkers++;
+                checkLossReported(job, before);
             }
             if (cause.fromMillis() >= 0) {
                 long waited = rescue.atMillis() - cause.fromMillis();
@@ -220,6 +224,24 @@ final class FaultJobChecks {
             }
         }
         return new Cause("lease lost without an injected fault (worker stalled)", -1, 0);
+    }
+
+    /**
+     * A paused worker that lived on after its SIGCONT learned that this execution was no longer its
+     * own, and said so in its log: its heartbeat stopped the execution (lost its lease), or its
+     * completer was refused the outcome (discarded). Either is the fence seen from the stale side.
+     */
+    private void checkLossReported(JobRow job, FaultLedger.Entry before) {
+        String execution = "job " + job.id() + " attempt " + before.attempt();
+        // The lines of Stopper and Completer: "job <id> attempt <n> lost its lease; ..." and
+        // "discarded the <status> outcome of job <id> attempt <n>: ..."
+        boolean reported = logByPid.getOrDefault(before.pid(), List.of()).stream().anyMatch(line ->
+                line.contains(execution + " lost its lease") || line.contains("outcome of " + execution + ":")
+                        && line.contains("discarded the"));
+        if (!reported) {
+            violations.add(execution + ": its worker " + before.pid() + " ran on after a pause past its lease but"
+                    + " never logged that the execution lost its lease or that its outcome was discarded");
+        }
     }
 
     /** A SIGSTOP of the execution's worker that lasted into the execution and began before the rescue. */

@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -138,13 +139,11 @@ final class FaultRun implements AutoCloseable {
         return List.copyOf(allPids);
     }
 
-    /** Every line the worker processes logged. */
-    List<String> workerLogLines() throws IOException {
-        List<String> lines = new ArrayList<>();
-        try (var logs = Files.list(logDir)) {
-            for (Path log : logs.sorted().toList()) {
-                lines.addAll(Files.readAllLines(log));
-            }
+    /** Every line each process (worker or scheduler) logged, by pid. */
+    Map<Long, List<String>> logLinesByPid() throws IOException {
+        Map<Long, List<String>> lines = new TreeMap<>();
+        for (Map.Entry<Long, Path> log : logOf.entrySet()) {
+            lines.put(log.getKey(), Files.readAllLines(log.getValue()));
         }
         return lines;
     }
