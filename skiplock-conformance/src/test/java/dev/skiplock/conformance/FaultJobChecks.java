@@ -236,8 +236,8 @@ final class FaultJobChecks {
         // The lines of Stopper and Completer: "job <id> attempt <n> lost its lease; ..." and
         // "discarded the <status> outcome of job <id> attempt <n>: ..."
         boolean reported = logByPid.getOrDefault(before.pid(), List.of()).stream().anyMatch(line ->
-                line.contains(execution + " lost its lease") || line.contains("outcome of " + execution + ":")
-                        && line.contains("discarded the"));
+                line.contains(execution + " lost its lease")
+                        || (line.contains("discarded the") && line.contains("outcome of " + execution + ":")));
         if (!reported) {
             violations.add(execution + ": its worker " + before.pid() + " ran on after a pause past its lease but"
                     + " never logged that the execution lost its lease or that its outcome was discarded");
