@@ -100,6 +100,56 @@ class SqliteDriverTest {
         }
     }
 
+    /**
+     * Processes opening a fresh file together (found by CI: four clients starting at once, one
+     * failed with SQLITE_BUSY): the first connection turns the file to WAL, which takes the write
+     * lock without SQLite's busy handler, so a connection opened while another process writes failed
+     * at once. It now opens again until the busy timeout; here the writer holds the lock (the file
+     * still in its rollback journal), the first open fails, and the second, after the commit, succeeds.
+     */
+    @Test
+    void aConnectionOpenedWhileAnotherTurnsTheFileToWalOpensOnceTheLockIsFree() throws Exception {
+        String file = "jdbc:sqlite:" + folder.resolve("jobs.db");
+        java.util.concurrent.CountDownLatch refusedOnce = new java.util.concurrent.CountDownLatch(1);
+        SqliteConnections connections = new SqliteConnections(file + "?" + SqliteDriver.SETTINGS,
+                SqliteDriver.BUSY_TIMEOUT_MILLIS, refusedOnce::countDown);
+        try (Connection holder = java.sql.DriverManager.getConnection(file)) { // rollback journal, no busy wait
+            holder.createStatement().execute("CREATE TABLE t (v INTEGER)");
+            holder.setAutoCommit(false);
+            holder.createStatement().execute("INSERT INTO t VALUES (1)"); // holds the write lock until commit
+            java.util.concurrent.FutureTask<String> open = new java.util.concurrent.FutureTask<>(() -> {
+                try (Connection opened = connections.getConnection();
+                        ResultSet mode = opened.createStatement().executeQuery("PRAGMA journal_mode")) {
+                    mode.next();
+                    return mode.getString(1);
+                }
+            });
+            Thread.ofPlatform().start(open);
+
+            assertThat(refusedOnce.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(open).isNotDone();
+            holder.commit();
+
+            assertThat(open.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("wal");
+        }
+    }
+
+    /** An open that finds the file locked past the busy timeout fails with SQLITE_BUSY, as a statement would. */
+    @Test
+    void anOpenGivesUpWhenTheLockIsHeldLongerThanTheBusyTimeout() throws Exception {
+        String file = "jdbc:sqlite:" + folder.resolve("jobs.db");
+        SqliteConnections connections = new SqliteConnections(file + "?" + SqliteDriver.SETTINGS, 50);
+        try (Connection holder = java.sql.DriverManager.getConnection(file)) {
+            holder.createStatement().execute("CREATE TABLE t (v INTEGER)");
+            holder.setAutoCommit(false);
+            holder.createStatement().execute("INSERT INTO t VALUES (1)");
+
+            assertThatThrownBy(connections::getConnection).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("SQLITE_BUSY");
+            holder.rollback();
+        }
+    }
+
     /** The handler's contract with SQLite: non-zero tries again, zero gives up once the timeout passed. */
     @Test
     void theBusyHandlerTriesAgainUntilItsTimeoutThenGivesUp() {
