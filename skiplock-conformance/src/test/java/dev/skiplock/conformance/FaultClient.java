@@ -63,6 +63,12 @@ final class FaultClient implements AutoCloseable {
         return count("retry") >= plan.retries() && count("cancel") >= plan.cancels();
     }
 
+    /** The planned calls not made yet, for the report of a run that did not end. */
+    String pending() {
+        return "retries " + count("retry") + " of " + plan.retries() + ", cancels " + count("cancel") + " of "
+                + plan.cancels() + " made; ";
+    }
+
     @Override
     public void close() throws InterruptedException {
         running = false;

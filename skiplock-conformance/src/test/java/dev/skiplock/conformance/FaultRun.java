@@ -14,9 +14,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Real {@code skiplock worker} processes under injected faults: SIGKILL, SIGSTOP past the lease
@@ -71,6 +74,10 @@ final class FaultRun implements AutoCloseable {
     /** False once the run's end began: a scheduler that exits is not started again. */
     private volatile boolean schedulersWanted = true;
     private int started;
+    /** Why injecting the faults stopped short, if it did. */
+    private volatile Throwable chaosFailure;
+    /** {@link #state()} when the run was closed. */
+    private volatile String stateAtClose;
 
     /**
      * Workers in slots {@code 0 .. retaining-1} keep finished jobs only the plan's retention; the
@@ -91,7 +98,8 @@ final class FaultRun implements AutoCloseable {
             proxies.put(slot, new FaultProxy(server.getHostString(), server.getPort(), plan.faults().claimCutEvery()));
         }
         this.supervisor = Thread.ofPlatform().name("fault-supervisor").unstarted(this::supervise);
-        this.chaos = Thread.ofPlatform().name("fault-chaos").unstarted(this::injectFaults);
+        this.chaos = Thread.ofPlatform().name("fault-chaos").uncaughtExceptionHandler((thread, e) -> chaosFailure = e)
+                .unstarted(this::injectFaults);
         this.cutter = Thread.ofPlatform().name("fault-cutter").unstarted(this::cutConnections);
     }
 
@@ -129,6 +137,27 @@ final class FaultRun implements AutoCloseable {
 
     boolean faultsDone() {
         return !chaos.isAlive();
+    }
+
+    /**
+     * What the run still waited for when it was closed, or why its faults stopped short: for the
+     * report of a run that did not end.
+     */
+    String pending() {
+        return stateAtClose != null ? stateAtClose : state();
+    }
+
+    private String state() {
+        Map<String, Long> made = new TreeMap<>();
+        faults.forEach(fault -> made.merge(fault.type(), 1L, Long::sum));
+        return "faults made " + made + "; " + (chaos.isAlive() ? "faults still being injected; " : "")
+                + (chaosFailure != null ? "injecting faults failed: " + chaosFailure + " (cause: " + chaosFailure.getCause() + "); " : "")
+                + (paused.isEmpty() ? "" : "processes still paused: " + paused + "; ");
+    }
+
+    /** The failure that stopped the faults short, or null. */
+    Throwable chaosFailure() {
+        return chaosFailure;
     }
 
     List<Fault> faults() {
@@ -236,23 +265,37 @@ final class FaultRun implements AutoCloseable {
                 .until(() -> !running || workers.stream().filter(this::isWorking).count() >= plan.workers().count()
                         && schedulers.stream().filter(this::isWorking).count() >= plan.workers().schedulers());
         try {
+            List<Pause> pauses = new ArrayList<>();
             for (String fault : plannedFaults) {
                 sleep(plan.faults().every().toMillis()); // the pacing of faults is what the run injects
                 if (!running) {
                     return;
                 }
                 switch (fault) {
-                    case "kill" -> kill(pick(workers), "kill");
-                    case "pause" -> pause(pick(workers), "pause");
-                    case "scheduler-kill" -> kill(pick(schedulers), fault);
-                    case "scheduler-pause" -> pause(pick(schedulers), fault);
+                    case "kill" -> kill(workers, "kill");
+                    case "pause" -> pauses.add(pause(workers, "pause"));
+                    case "scheduler-kill" -> kill(schedulers, fault);
+                    case "scheduler-pause" -> pauses.add(pause(schedulers, fault));
                     case "restart" -> restartDatabase();
                     default -> throw new IllegalStateException(fault);
+                }
+            }
+            // A pause whose process was gone by its SIGCONT did not happen (it was halting as the
+            // SIGSTOP came): paused again, elsewhere. Its failed SIGCONT used to leave the run waiting
+            // for the pause to end, the likeliest cause of a CI run that did not end.
+            for (int i = 0; i < pauses.size(); i++) {
+                if (!pauses.get(i).resumed().get() && running) {
+                    sleep(plan.faults().every().toMillis()); // the pacing of faults, as above
+                    pauses.add(pause(pauses.get(i).processes(), pauses.get(i).type()));
                 }
             }
         } catch (Exception e) {
             throw new IllegalStateException("injecting a fault failed", e);
         }
+    }
+
+    /** A pause under way: true once its process was resumed, false if it was gone by then. */
+    private record Pause(List<Process> processes, String type, Future<Boolean> resumed) {
     }
 
     private Process pick(List<Process> processes) {
@@ -276,28 +319,71 @@ final class FaultRun implements AutoCloseable {
         }
     }
 
-    private void kill(Process victim, String type) throws InterruptedException {
-        killedByUs.add(victim.pid());
-        long at = System.currentTimeMillis();
-        victim.destroyForcibly();
-        victim.waitFor(30, TimeUnit.SECONDS);
-        faults.add(new Fault(type, victim.pid(), at, at));
+    /**
+     * SIGKILLs a working process of {@code processes}. One that halted on its own (a poison job) as
+     * it was picked is recorded as such, and another is picked.
+     */
+    private void kill(List<Process> processes, String type) throws InterruptedException {
+        while (true) {
+            Process victim = pick(processes);
+            killedByUs.add(victim.pid());
+            long at = System.currentTimeMillis();
+            victim.destroyForcibly();
+            victim.waitFor(30, TimeUnit.SECONDS);
+            if (!victim.isAlive() && victim.exitValue() == FaultHandlers.HALT_STATUS) {
+                faults.add(new Fault("exit", victim.pid(), at, at)); // the supervisor leaves ours to us
+                continue;
+            }
+            faults.add(new Fault(type, victim.pid(), at, at));
+            return;
+        }
     }
 
-    private void pause(Process victim, String type) throws Exception {
-        paused.add(victim.pid());
-        long at = System.currentTimeMillis();
-        WorkerProcess.signal(victim.toHandle(), "STOP");
-        Thread.ofPlatform().start(() -> {
-            sleep(PAUSE.toMillis()); // the pause itself is the fault: stopped past the lease
-            try {
-                WorkerProcess.signal(victim.toHandle(), "CONT");
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
+    /**
+     * SIGSTOPs a working process of {@code processes}, and SIGCONTs it {@link #PAUSE} later on a
+     * thread of its own; the pause is recorded then. A process gone before its SIGSTOP (halted by a
+     * poison job as it was picked) is passed over for another; one gone by its SIGCONT makes the
+     * pause's outcome false.
+     */
+    private Pause pause(List<Process> processes, String type) throws Exception {
+        while (true) {
+            Process victim = pick(processes);
+            paused.add(victim.pid());
+            long at = System.currentTimeMillis();
+            if (!signalUnlessGone(victim, "STOP")) {
+                paused.remove(victim.pid());
+                continue;
             }
-            faults.add(new Fault(type, victim.pid(), at, System.currentTimeMillis()));
-            paused.remove(victim.pid()); // after recording it: close() waits for this list to empty
-        });
+            CompletableFuture<Boolean> resumed = new CompletableFuture<>();
+            Thread.ofPlatform().start(() -> {
+                try {
+                    sleep(PAUSE.toMillis()); // the pause itself is the fault: stopped past the lease
+                    boolean alive = signalUnlessGone(victim, "CONT");
+                    if (alive) {
+                        faults.add(new Fault(type, victim.pid(), at, System.currentTimeMillis()));
+                    }
+                    resumed.complete(alive);
+                } catch (Exception | Error e) {
+                    resumed.completeExceptionally(e);
+                } finally {
+                    paused.remove(victim.pid()); // after recording it: close() waits for this list to empty
+                }
+            });
+            return new Pause(processes, type, resumed);
+        }
+    }
+
+    /** Sends {@code signal}; false if the process is gone (kill found no such process). */
+    private static boolean signalUnlessGone(Process process, String signal) throws IOException, InterruptedException {
+        try {
+            WorkerProcess.signal(process.toHandle(), signal);
+            return true;
+        } catch (IllegalStateException e) {
+            if (process.isAlive()) {
+                throw e;
+            }
+            return false;
+        }
     }
 
     private void restartDatabase() throws Exception {
@@ -326,11 +412,17 @@ final class FaultRun implements AutoCloseable {
     /** Stops injecting, resumes paused workers, and stops every worker gracefully (SIGTERM). */
     @Override
     public void close() throws InterruptedException {
+        stateAtClose = state();
         running = false;
         chaos.join();
         cutter.join();
         supervisor.join();
-        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100)).until(paused::isEmpty);
+        ConditionTimeoutException stillPaused = null;
+        try {
+            await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100)).until(paused::isEmpty);
+        } catch (ConditionTimeoutException e) {
+            stillPaused = e; // thrown once every process is stopped: none outlives the run
+        }
         List<Process> all = new ArrayList<>(workers);
         all.addAll(schedulers);
         for (Process process : all) {
@@ -347,6 +439,9 @@ final class FaultRun implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
+        }
+        if (stillPaused != null) {
+            throw stillPaused;
         }
     }
 
