@@ -43,9 +43,16 @@ record FaultJobs(int total, Set<String> hostile, List<Diamond> diamonds) {
         Random random = new Random();
         FaultPlan.Jobs mix = plan.jobs();
         List<Unit> units = new ArrayList<>();
+        long window = Math.max(1, plan.faults().window().toMillis());
+        Instant enqueuedAt = Instant.now();
+        // Some work runs late, a second each, spread over the fault window like the diamonds: the
+        // harness's cancels and retries find running and freshly finished work even on a machine
+        // that drained the backlog before they were all made (its wait for them would not end).
+        int late = plan.faults().retries() + plan.faults().cancels();
         for (int i = 0; i < mix.healthy(); i++) {
-            units.add(Unit.of(JobRequest.of("fault.work", new FaultHandlers.Args(ledger.toString(), 20 + random.nextInt(180)))
-                    .withMaxAttempts(10)));
+            JobRequest work = JobRequest.of("fault.work", new FaultHandlers.Args(ledger.toString(),
+                    i < late ? 1000 : 20 + random.nextInt(180))).withMaxAttempts(10);
+            units.add(Unit.of(i < late ? work.withRunAt(enqueuedAt.plusMillis(5_000 + random.nextLong(window))) : work));
         }
         for (int i = 0; i < mix.commands(); i++) {
             units.add(Unit.of(command(FaultLedger.commandScript(ledger, "0.3"))));
@@ -65,8 +72,6 @@ record FaultJobs(int total, Set<String> hostile, List<Diamond> diamonds) {
         // Both parents of a diamond become runnable at the same moment, spread over the fault window,
         // are claimed ahead of the backlog (by two workers, or one claim), and end at the same
         // instant: their outcomes commit in overlapping transactions (issue #10, fault 2).
-        long window = Math.max(1, plan.faults().window().toMillis());
-        Instant enqueuedAt = Instant.now();
         for (int i = 0; i < mix.diamonds(); i++) {
             Instant runAt = enqueuedAt.plusMillis(5_000 + random.nextLong(window));
             JobRequest parent = JobRequest.of("fault.diamond", new FaultHandlers.Args(ledger.toString(), 20,

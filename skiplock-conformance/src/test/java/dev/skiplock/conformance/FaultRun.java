@@ -98,7 +98,10 @@ final class FaultRun implements AutoCloseable {
             proxies.put(slot, new FaultProxy(server.getHostString(), server.getPort(), plan.faults().claimCutEvery()));
         }
         this.supervisor = Thread.ofPlatform().name("fault-supervisor").unstarted(this::supervise);
-        this.chaos = Thread.ofPlatform().name("fault-chaos").uncaughtExceptionHandler((thread, e) -> chaosFailure = e)
+        this.chaos = Thread.ofPlatform().name("fault-chaos").uncaughtExceptionHandler((thread, e) -> {
+            chaosFailure = e;
+            e.printStackTrace();
+        })
                 .unstarted(this::injectFaults);
         this.cutter = Thread.ofPlatform().name("fault-cutter").unstarted(this::cutConnections);
     }
@@ -331,7 +334,10 @@ final class FaultRun implements AutoCloseable {
             victim.destroyForcibly();
             victim.waitFor(30, TimeUnit.SECONDS);
             if (!victim.isAlive() && victim.exitValue() == FaultHandlers.HALT_STATUS) {
-                faults.add(new Fault("exit", victim.pid(), at, at)); // the supervisor leaves ours to us
+                // the supervisor records no death of a process we killed, unless it saw it before we picked it
+                if (faults.stream().noneMatch(fault -> fault.type().equals("exit") && fault.pid() == victim.pid())) {
+                    faults.add(new Fault("exit", victim.pid(), at, at));
+                }
                 continue;
             }
             faults.add(new Fault(type, victim.pid(), at, at));
@@ -350,7 +356,14 @@ final class FaultRun implements AutoCloseable {
             Process victim = pick(processes);
             paused.add(victim.pid());
             long at = System.currentTimeMillis();
-            if (!signalUnlessGone(victim, "STOP")) {
+            boolean stopped;
+            try {
+                stopped = signalUnlessGone(victim, "STOP");
+            } catch (Exception | Error e) {
+                paused.remove(victim.pid()); // not paused: the run must not wait for its end
+                throw e;
+            }
+            if (!stopped) {
                 paused.remove(victim.pid());
                 continue;
             }
@@ -379,10 +392,11 @@ final class FaultRun implements AutoCloseable {
             WorkerProcess.signal(process.toHandle(), signal);
             return true;
         } catch (IllegalStateException e) {
-            if (process.isAlive()) {
-                throw e;
+            // isAlive() turns false only once the JDK reaped the process, a moment after kill no longer finds it
+            if (process.waitFor(1, TimeUnit.SECONDS)) {
+                return false;
             }
-            return false;
+            throw e;
         }
     }
 
