@@ -37,6 +37,9 @@ abstract class MetricsContract extends ContractBase {
                 .handler("flaky", Work.class, context -> context.attempt() == 1
                         ? JobOutcome.fail("first attempt fails") : JobOutcome.complete())
                 .handler("doomed", Work.class, context -> JobOutcome.fail("always")));
+        assertThat(registry.find("skiplock.jobs.claimed").counters()).as("the warm-up counts on counters of its own")
+                .allSatisfy(counter -> assertThat(counter.count()).isZero());
+        assertThat(registry.find("skiplock.jobs.succeeded").counters()).isEmpty();
         Job ok = skiplock.enqueue(JobRequest.of("ok", new Work("a")));
         Job flaky = skiplock.enqueue(JobRequest.of("flaky", new Work("b")).withMaxAttempts(2));
         Job doomed = skiplock.enqueue(JobRequest.of("doomed", new Work("c")).withMaxAttempts(2));

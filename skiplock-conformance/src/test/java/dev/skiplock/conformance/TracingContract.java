@@ -47,6 +47,8 @@ abstract class TracingContract extends ContractBase {
         Skiplock skiplock = started(builder(config -> config.queue("default", 1)).openTelemetry(openTelemetry)
                 .handler("traced", Object.class, context -> context.attempt() == 1
                         ? JobOutcome.fail("first attempt fails") : JobOutcome.complete()));
+        assertThat(exporter.getFinishedSpanItems()).as("the warm-up's span is on the no-op tracer, not the application's")
+                .isEmpty();
         Span request = openTelemetry.getTracer("test").spanBuilder("POST /orders").startSpan();
         Job job;
         try (Scope scope = request.makeCurrent()) {

@@ -77,7 +77,7 @@ public final class Engine implements Worker {
         if (config.retention() != null) {
             new Retention(stores.jobs(), stores.cron(), config.retention()).start(timers, config.pruneInterval());
         }
-        Warmup.run(config.queues().keySet(), handlers, claims, counters, runner);
+        Warmup.run(config.queues().keySet(), handlers, claims, counters, runner, completer);
         claimers.start(lookBehinds);
         LOG.info("skiplock worker {} started on queues {}", config.workerId(), config.queues());
     }

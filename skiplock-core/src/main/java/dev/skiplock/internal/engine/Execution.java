@@ -66,7 +66,7 @@ final class Execution {
         this(claimed, slots::release, slots::releaseHold);
     }
 
-    /** An execution outside any queue's slots (in-memory jobs, the warm-up's rehearsal). */
+    /** An execution outside any queue's slots (in-memory jobs). */
     Execution(Claimed claimed) {
         this(claimed, () -> { }, () -> { });
     }

@@ -81,14 +81,13 @@ final class JobRunner {
     }
 
     /**
-     * Takes the first-use costs of starting an execution ({@link Warmup}): {@code rehearsed} (a
+     * Takes the first-use costs of starting an execution ({@link Warmup}): {@code execution} (of a
      * job nobody holds) is registered in a registry of its own and removed, and a task on the
      * handlers' executor does for it what surrounds a handler (MDC, context, outcome) without a
      * handler (nor a span: an application's tracer would export it).
      */
-    void warmUp(Claimed rehearsed) throws InterruptedException {
+    void warmUp(Execution execution) throws InterruptedException {
         Registry scratch = new Registry();
-        Execution execution = new Execution(rehearsed);
         scratch.add(execution);
         scratch.get(execution.attempt());
         scratch.remove(execution);
