@@ -40,6 +40,9 @@ abstract class MetricsContract extends ContractBase {
         assertThat(registry.find("skiplock.jobs.claimed").counters()).as("the warm-up counts on counters of its own")
                 .allSatisfy(counter -> assertThat(counter.count()).isZero());
         assertThat(registry.find("skiplock.jobs.succeeded").counters()).isEmpty();
+        assertThat(registry.find("skiplock.jobs.claimed").tag("queue", "skiplock.warmup").counters()).isEmpty();
+        assertThat(skiplock.metrics().claimStatements()).isZero();
+        assertThat(skiplock.metrics().completionBatches()).isZero();
         Job ok = skiplock.enqueue(JobRequest.of("ok", new Work("a")));
         Job flaky = skiplock.enqueue(JobRequest.of("flaky", new Work("b")).withMaxAttempts(2));
         Job doomed = skiplock.enqueue(JobRequest.of("doomed", new Work("c")).withMaxAttempts(2));

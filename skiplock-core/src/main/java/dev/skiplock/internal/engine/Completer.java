@@ -120,6 +120,18 @@ final class Completer {
         }
     }
 
+    /** As {@link #awaitWritten()}, for at most {@code limit}: false if the loop did not get that far (the warm-up's pass). */
+    boolean awaitWritten(java.time.Duration limit) throws InterruptedException {
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        pending.add(new PendingBarrier(written));
+        try {
+            written.get(limit.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return false;
+        }
+    }
+
     void submitLog(EventStore.LogLine line) {
         pending.add(new PendingLine(line));
     }

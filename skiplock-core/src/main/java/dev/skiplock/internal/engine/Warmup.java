@@ -32,6 +32,8 @@ final class Warmup {
     private static final Logger LOG = LoggerFactory.getLogger(Warmup.class);
     /** The rehearsal job's queue and kind: no worker's (and an uncommitted row no other connection sees anyway). */
     static final String REHEARSAL = "skiplock.warmup";
+    /** How long the warm-up waits for the completer's loop to take an empty batch (it takes ~100 µs). */
+    private static final java.time.Duration COMPLETER_PASS = java.time.Duration.ofSeconds(2);
 
     private Warmup() {
     }
@@ -47,15 +49,20 @@ final class Warmup {
                 LOG.warn("warm-up: the rehearsal job was not claimed and completed; the first jobs pay for the first use");
             }
             for (Claimed claimed : rehearsed) {
-                // What follows a claim, on instances of its own: the floor, the counters, the execution and its slot
-                new QueueFloor().claimed(ClaimFloor.of(claimed.job()), List.of(claimed));
+                // What follows a claim, on instances of its own: the execution and its slot, the floor, the counters
                 Execution execution = new Execution(claimed, new Slots(1, 1, new Doorbell()));
-                Counters.rehearse(REHEARSAL, List.of(claimed), execution);
                 runner.warmUp(execution);
+                new QueueFloor().claimed(ClaimFloor.of(claimed.job()), List.of(claimed));
+                Counters.rehearse(REHEARSAL, List.of(claimed), execution);
                 JobTracing.rehearse(claimed.job());
             }
-            completer.awaitWritten(); // its loop's first batch: the type switch over what is pending, the flush
-        } catch (RuntimeException e) {
+            // The completer's loop takes one empty batch (its type switch, its flush); bounded, so a
+            // completer that stopped (a close racing this start) never holds the start up.
+            if (!completer.awaitWritten(COMPLETER_PASS)) {
+                LOG.warn("warm-up: the completer did not take its empty batch within {}; its first batch pays for it",
+                        COMPLETER_PASS);
+            }
+        } catch (RuntimeException | LinkageError e) {
             LOG.warn("warm-up failed; the first jobs pay for the first use: {}", e.toString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
