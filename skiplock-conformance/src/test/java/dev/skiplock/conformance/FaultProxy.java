@@ -39,7 +39,8 @@ final class FaultProxy implements AutoCloseable {
     /** Untyped first messages asking to encrypt the connection. */
     private static final int SSL_REQUEST = 80877103;
     private static final int GSS_REQUEST = 80877104;
-    private static final Pattern CLAIM = Pattern.compile("SET status = 'running', attempt = j\\.attempt \\+ 1");
+    /** claim_jobs: a call of the claim's function (migration 0016). */
+    private static final Pattern CLAIM = Pattern.compile("skiplock_claim_jobs\\(");
 
     private final ServerSocket listener;
     private final InetSocketAddress target;
@@ -247,7 +248,7 @@ final class FaultProxy implements AutoCloseable {
         }
     }
 
-    /** claim_jobs returns {@code j.*}: its first column is the job's id, as text (36 bytes) or binary (16). */
+    /** claim_jobs returns rows of skiplock_jobs: the first column is the job's id, as text (36 bytes) or binary (16). */
     private static String firstColumnAsUuid(byte[] dataRow) {
         ByteBuffer row = ByteBuffer.wrap(dataRow);
         if (row.getShort() < 1) {

@@ -24,7 +24,8 @@ import javax.sql.DataSource;
 final class LostAnswers {
     /** The text that identifies each statement whose answer can be dropped, in both dialects. */
     private static final java.util.Map<String, Pattern> STATEMENTS = java.util.Map.of(
-            "claim_jobs", Pattern.compile("SET status = 'running', attempt = (j\\.)?attempt \\+ 1"),
+            // PostgreSQL's claim is a function since its 0016, SQLite's an UPDATE
+            "claim_jobs", Pattern.compile("skiplock_claim_jobs\\(|SET status = 'running', attempt = attempt \\+ 1"),
             "unclaim_jobs", Pattern.compile("attempt = (j\\.)?attempt - 1, locked_by = NULL"),
             "touch_worker", Pattern.compile("UPDATE skiplock_workers SET last_heartbeat_at"),
             "complete_jobs", Pattern.compile("max_attempts = (j|skiplock_jobs)\\.max_attempts \\+ c\\.extra_attempts"),

@@ -145,86 +145,12 @@ ORDER BY id DESC
 LIMIT :limit
 
 -- name: claim_jobs
--- Claims up to :limit jobs of one queue in claim order. SKIP LOCKED lets concurrent claimers (any
--- process) take disjoint rows without waiting on each other. The attempt is counted here, at claim,
--- so a job that kills its worker still uses up an attempt. Lease times use the database clock,
--- never the worker's. :token is a fresh random token the worker draws for this statement: the
--- fence of every later write of this execution (see migration 0006), and its identity
--- (claim_token) through adoptions. The started event is read from started_seq (migration 0012);
--- the previous attempt's, which this claim overwrites, is written as a row first.
---
--- The claim starts from the claimer's floor (ClaimFloor: :floor_priority, :floor_at, :floor_id,
--- a job it claimed last; QueueFloor): jobs of a higher or a lower priority from the start of their part of
--- skiplock_jobs_claimable; jobs of the floor's priority from :floor_at less ClaimFloor.LAG, 100 ms
--- (:floor_recent_at), skipping the jobs of :floor_at itself before :floor_id (the
--- rest of a batch enqueued in one transaction). A claimed job leaves its entry in the index until
--- vacuum removes it, and while any snapshot older than the claim is held (a long transaction
--- anywhere on the database) vacuum cannot: a claim from the start of the index then visits every
--- job claimed since that snapshot, in the heap, before the first one it may take (measured: 12.6 ms
--- for 50,000). A job that became claimable further behind (its enqueue committed more than the lag
--- after it began; a backdated available_at) is found by the claimer's look-behind
--- (first_claimable), which lowers the floor. Without a floor :floor_priority is above every
--- priority: the whole index, in order. The parts are CTEs (materialized: FOR UPDATE is not allowed
--- under UNION); a CTE is read only as far as next takes rows, so no row beyond :limit is locked.
-WITH higher AS MATERIALIZED (
-    SELECT id, started_seq, started_at, attempt FROM skiplock_jobs
-    WHERE status = 'queued' AND queue = :queue AND available_at <= now()
-      AND priority > CAST(:floor_priority AS bigint)
-      AND NOT EXISTS (SELECT 1 FROM skiplock_queues AS q WHERE q.queue = :queue AND q.paused)
-    ORDER BY priority DESC, available_at, id
-    LIMIT :limit
-    FOR UPDATE SKIP LOCKED
-), recent AS MATERIALIZED (
-    SELECT id, started_seq, started_at, attempt FROM skiplock_jobs
-    WHERE status = 'queued' AND queue = :queue AND available_at <= now()
-      AND priority = CAST(:floor_priority AS bigint)
-      AND available_at >= CAST(:floor_recent_at AS timestamptz) AND available_at < CAST(:floor_at AS timestamptz)
-      AND NOT EXISTS (SELECT 1 FROM skiplock_queues AS q WHERE q.queue = :queue AND q.paused)
-    ORDER BY priority DESC, available_at, id
-    LIMIT :limit
-    FOR UPDATE SKIP LOCKED
-), at_floor AS MATERIALIZED (
-    SELECT id, started_seq, started_at, attempt FROM skiplock_jobs
-    WHERE status = 'queued' AND queue = :queue AND available_at <= now()
-      AND priority = CAST(:floor_priority AS bigint)
-      AND (available_at, id) >= (CAST(:floor_at AS timestamptz), CAST(:floor_id AS uuid))
-      AND NOT EXISTS (SELECT 1 FROM skiplock_queues AS q WHERE q.queue = :queue AND q.paused)
-    ORDER BY priority DESC, available_at, id
-    LIMIT :limit
-    FOR UPDATE SKIP LOCKED
-), lower AS MATERIALIZED (
-    SELECT id, started_seq, started_at, attempt FROM skiplock_jobs
-    WHERE status = 'queued' AND queue = :queue AND available_at <= now()
-      AND priority < CAST(:floor_priority AS bigint)
-      AND NOT EXISTS (SELECT 1 FROM skiplock_queues AS q WHERE q.queue = :queue AND q.paused)
-    ORDER BY priority DESC, available_at, id
-    LIMIT :limit
-    FOR UPDATE SKIP LOCKED
-), next AS (
-    -- FOR UPDATE returns the locked row version: the previous attempt's started_seq is current.
-    SELECT * FROM higher UNION ALL SELECT * FROM recent UNION ALL SELECT * FROM at_floor UNION ALL SELECT * FROM lower
-    LIMIT :limit
-), claimed AS (
-UPDATE skiplock_jobs AS j
-SET status = 'running', attempt = j.attempt + 1, locked_by = :worker,
-    locked_until = now() + :lease_ms * interval '1 millisecond', started_at = now(),
-    started_seq = nextval('skiplock_job_events_seq_seq'), lease_token = :token, claim_token = :token,
-    -- A resumable kind's execution (a command's process) lives on this host: adoption heeds it.
-    host = CASE WHEN j.kind IN (SELECT jsonb_array_elements_text(CAST(:resumable_kinds AS jsonb))) THEN :host END
-FROM next
-WHERE j.id = next.id
-  -- No wait for the WAL flush at commit: a claim lost in a crash only makes the job claimable
-  -- again, and the next claim draws a new token, so the lost claim's execution can never write
-  -- (its outcome is rejected, its run directory is its own). Measured: drain ~30k -> ~57k jobs/s.
-  AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-RETURNING j.*
-), previous_attempts AS (
-    INSERT INTO skiplock_job_events (seq, job_id, ts, attempt, type, status) OVERRIDING SYSTEM VALUE
-    SELECT next.started_seq, next.id, next.started_at, next.attempt, 'status', 'running'
-    FROM next JOIN claimed ON claimed.id = next.id
-    WHERE next.started_seq IS NOT NULL
-)
-SELECT * FROM claimed
+-- Claims up to :limit jobs of one queue in claim order from the claimer's floor, under the fresh
+-- :token: skiplock_claim_jobs (migration 0016, where the statement and why it is so are written),
+-- a function so that its plan is made once per connection and does not follow the statistics.
+SELECT * FROM skiplock_claim_jobs(:queue, CAST(:floor_priority AS bigint), CAST(:floor_recent_at AS timestamptz),
+                                  CAST(:floor_at AS timestamptz), CAST(:floor_id AS uuid), :limit, :worker,
+                                  :lease_ms, :token, CAST(:resumable_kinds AS jsonb), :host)
 
 -- name: first_claimable
 -- The first claimable job of one priority in claim order (the claimer's look-behind: a job behind

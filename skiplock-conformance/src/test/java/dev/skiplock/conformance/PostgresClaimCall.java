@@ -1,0 +1,51 @@
+package dev.skiplock.conformance;
+
+import dev.skiplock.Skiplock;
+import dev.skiplock.internal.sql.NamedStatement;
+import dev.skiplock.internal.sql.SqlFile;
+import dev.skiplock.internal.store.ClaimFloor;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * PostgreSQL's claim_jobs as the tests run it on a connection of their own (so that they choose
+ * which connection plans it), prefixed as they need (EXPLAIN), with the parameters the claimer
+ * binds: queue {@code default}, a fresh token, a floor or none.
+ */
+final class PostgresClaimCall {
+    private PostgresClaimCall() {
+    }
+
+    /** claim_jobs of the driver {@code skiplock} runs on, as loaded from its jobs.sql. */
+    static NamedStatement statement(Skiplock skiplock) {
+        return SqlFile.load(FastPathContract.driver(skiplock).resourceRoot() + "/sql/jobs.sql").get("claim_jobs");
+    }
+
+    /** {@code prefix} + claim_jobs on {@code connection}, bound to claim up to {@code limit} jobs from {@code floor} (null: from the start). */
+    static PreparedStatement prepare(Connection connection, NamedStatement claim, String prefix, ClaimFloor floor,
+            int limit) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(prefix + claim.jdbcSql());
+        List<String> names = claim.parameters();
+        for (int i = 0; i < names.size(); i++) {
+            statement.setObject(i + 1, switch (names.get(i)) {
+                case "queue" -> "default";
+                case "worker" -> "worker-1";
+                case "host" -> "host-1";
+                case "token" -> UUID.randomUUID();
+                case "lease_ms" -> 60_000L;
+                case "resumable_kinds" -> "[]";
+                case "limit" -> limit;
+                case "floor_priority" -> floor == null ? Integer.MAX_VALUE + 1L : (long) floor.priority();
+                case "floor_recent_at" -> floor == null ? null : floor.recentFrom().atOffset(ZoneOffset.UTC);
+                case "floor_at" -> floor == null ? null : floor.availableAt().atOffset(ZoneOffset.UTC);
+                case "floor_id" -> floor == null ? null : floor.id();
+                default -> throw new IllegalStateException("claim_jobs has a new parameter: " + names.get(i));
+            });
+        }
+        return statement;
+    }
+}

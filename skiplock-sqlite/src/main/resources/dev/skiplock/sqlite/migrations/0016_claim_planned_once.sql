@@ -1,0 +1,4 @@
+-- PostgreSQL's 0016 moves its claim into a function so that its plan is made once per connection
+-- and does not follow the table's statistics. SQLite keeps each pooled connection's prepared claim
+-- (StatementKeepingConnection) and plans it once there: nothing changes here; the number keeps both
+-- dialects' migrations in step.
