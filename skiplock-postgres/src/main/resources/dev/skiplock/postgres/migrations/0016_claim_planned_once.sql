@@ -1,4 +1,5 @@
--- The claim runs in a function whose statement PostgreSQL plans once per connection (issue #12).
+-- The claim runs in a function whose statement PostgreSQL plans once per connection, and again, to
+-- the same shape, after an ANALYZE or a change of the tables it reads (issue #12).
 -- As a prepared statement, claim_jobs was planned again for each call whenever the table had
 -- statistics (autovacuum's ANALYZE, on any real queue): a generic plan of four scans, LIMITs of a
 -- parameter and a join looks costlier than a plan for the call's values, so PostgreSQL chose the
@@ -8,8 +9,14 @@
 -- queue was empty, a generic plan scanned and sorted the whole table for every claim of the burst
 -- that followed (the table's pages read once per claim, a drain at a quarter of its speed). So
 -- the planner may not choose a sequential or bitmap scan or a sort: each part reads
--- skiplock_jobs_claimable in claim order, and the update reaches each row by its primary key.
--- These settings hold while the function runs, for this statement only.
+-- skiplock_jobs_claimable in claim order, and the update reaches each row by its primary key (so
+-- started_seq is drawn in id order; the rows come back in claim order). These settings hold while
+-- the function runs: for the triggers its update fires too, whose statements, when a connection's
+-- first claim comes before its first completion (the warm-up's rehearsal), are planned under them
+-- (the counting trigger's aggregate of its transition tables, the dependency trigger's probe of
+-- skiplock_job_dependencies: both read the same way either way). A sort or a disabled scan costs a
+-- plan ten billion, past jit_above_cost: JIT is off here, or it compiled every claim (measured:
+-- 0.45 s a claim). Parameter names must not be column names: PL/pgSQL refuses a name that is both.
 --
 -- Claims up to max_jobs jobs of from_queue in claim order. SKIP LOCKED lets concurrent claimers (any
 -- process) take disjoint rows without waiting on each other. The attempt is counted here, at claim,
