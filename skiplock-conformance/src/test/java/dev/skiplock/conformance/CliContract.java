@@ -168,6 +168,26 @@ abstract class CliContract extends ContractBase {
         assertThat(refused.err()).contains("--pool-size: only with MODE drain, latency or sustained");
     }
 
+    /**
+     * {@code bench drain --analyze} gives the jobs table statistics before the timed run, as a live
+     * queue has them (PostgreSQL planned every claim again on an analyzed table before 0016); other
+     * modes refuse it by name.
+     */
+    @Test
+    void benchDrainAnalyzesTheJobsTableWhenAskedAndOtherModesRefuseIt() {
+        Run bench = cli("--db", database.url(), "bench", "drain", "--n", "200", "--analyze");
+
+        assertThat(bench.exit()).as(bench.err()).isZero();
+        JsonNode result = dev.skiplock.cli.CliJson.read(bench.out().strip());
+        assertThat(result.path("ok").asBoolean()).isTrue();
+        assertThat(result.path("settings").path("analyze").asBoolean()).isTrue();
+        assertThat(bench.err()).contains("drain: ANALYZE of the jobs table (untimed)");
+
+        Run refused = cli("--db", database.url(), "bench", "latency", "--n", "10", "--analyze");
+        assertThat(refused.exit()).isEqualTo(2);
+        assertThat(refused.err()).contains("--analyze: only with MODE drain, without --processes");
+    }
+
     /** The sustained mode reports windows (here one of 2 s); a held snapshot is PostgreSQL's only. */
     @Test
     void benchSustainedReportsItsWindowsAndHoldsASnapshotOnPostgresOnly() {

@@ -61,6 +61,10 @@ public final class BenchCommand implements Callable<Integer> {
             description = "drain: finished jobs to leave in the table before the timed run (default 0)")
     int history;
 
+    @Option(names = "--analyze", description = "drain: ANALYZE the jobs table once the jobs are enqueued, before the timed"
+            + " run, as autovacuum keeps a live queue's statistics (default: fresh tables without statistics)")
+    boolean analyze;
+
     @Override
     public Integer call() throws Exception {
         if (mode.equals(DRAIN_WORKER)) {
@@ -86,6 +90,7 @@ public final class BenchCommand implements Callable<Integer> {
             settingsJson.put("concurrency", concurrency);
             settingsJson.put("rate", rate);
             settingsJson.put("history", history);
+            settingsJson.put("analyze", analyze);
             settingsJson.put("processes", processes == null ? 0 : processes);
             if (poolSize != null) {
                 settingsJson.put("pool_size", poolSize);
@@ -130,8 +135,11 @@ public final class BenchCommand implements Callable<Integer> {
         if (holdSnapshot && !mode.equals("sustained")) {
             throw new IllegalArgumentException("--hold-snapshot: only with MODE sustained");
         }
+        if (analyze && (!mode.equals("drain") || processes != null)) {
+            throw new IllegalArgumentException("--analyze: only with MODE drain, without --processes");
+        }
         return new BenchSettings(mode, n, batch, rate, concurrency, history, seconds, holdSnapshot,
-                processes == null ? 0 : processes, poolSize);
+                processes == null ? 0 : processes, poolSize, analyze);
     }
 
     private static void requireRange(String option, int value, int min, int max) {
