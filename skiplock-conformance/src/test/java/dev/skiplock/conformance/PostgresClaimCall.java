@@ -13,8 +13,8 @@ import java.util.UUID;
 
 /**
  * PostgreSQL's claim_jobs as the tests run it on a connection of their own (so that they choose
- * which connection plans it), prefixed as they need (EXPLAIN), with the parameters the claimer
- * binds: queue {@code default}, a fresh token, a floor or none.
+ * which connection plans it), with the parameters the claimer binds: queue {@code default}, a
+ * fresh token, a floor or none.
  */
 final class PostgresClaimCall {
     private PostgresClaimCall() {
@@ -25,10 +25,10 @@ final class PostgresClaimCall {
         return SqlFile.load(FastPathContract.driver(skiplock).resourceRoot() + "/sql/jobs.sql").get("claim_jobs");
     }
 
-    /** {@code prefix} + claim_jobs on {@code connection}, bound to claim up to {@code limit} jobs from {@code floor} (null: from the start). */
-    static PreparedStatement prepare(Connection connection, NamedStatement claim, String prefix, ClaimFloor floor,
-            int limit) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(prefix + claim.jdbcSql());
+    /** claim_jobs on {@code connection}, bound to claim up to {@code limit} jobs from {@code floor} (null: from the start). */
+    static PreparedStatement prepare(Connection connection, NamedStatement claim, ClaimFloor floor, int limit)
+            throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(claim.jdbcSql());
         List<String> names = claim.parameters();
         for (int i = 0; i < names.size(); i++) {
             statement.setObject(i + 1, switch (names.get(i)) {

@@ -127,7 +127,7 @@ class PostgresClaimFloorTest extends ClaimFloorContract {
         connection.setAutoCommit(false);
         try {
             long before = claimableIndexPages(connection);
-            try (PreparedStatement statement = PostgresClaimCall.prepare(connection, claim, "", floor, 10)) {
+            try (PreparedStatement statement = PostgresClaimCall.prepare(connection, claim, floor, 10)) {
                 statement.executeQuery().close();
             }
             return claimableIndexPages(connection) - before;

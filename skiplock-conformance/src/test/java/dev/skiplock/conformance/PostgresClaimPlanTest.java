@@ -83,7 +83,7 @@ class PostgresClaimPlanTest extends ContractBase {
     /** Runs claim_jobs for up to 10 jobs from the start of the queue; returns the ids claimed. */
     private static List<String> claim(Connection connection, NamedStatement claimJobs) throws Exception {
         List<String> ids = new ArrayList<>();
-        try (PreparedStatement statement = PostgresClaimCall.prepare(connection, claimJobs, "", null, 10);
+        try (PreparedStatement statement = PostgresClaimCall.prepare(connection, claimJobs, null, 10);
                 ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
                 ids.add(rows.getString("id"));

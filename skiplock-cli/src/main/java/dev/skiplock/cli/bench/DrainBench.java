@@ -103,11 +103,16 @@ final class DrainBench {
      */
     private static void analyze(Skiplock client) {
         BenchSupport.progress("drain: ANALYZE of the jobs table (untimed)");
+        maintain(client, "ANALYZE skiplock_jobs", "ANALYZE of the jobs table");
+    }
+
+    /** Runs one untimed maintenance statement on {@code client}'s pool; {@code what} names it if it fails. */
+    private static void maintain(Skiplock client, String sql, String what) {
         try (java.sql.Connection connection = client.dataSource().getConnection();
                 java.sql.Statement statement = connection.createStatement()) {
-            statement.execute("ANALYZE skiplock_jobs");
+            statement.execute(sql);
         } catch (java.sql.SQLException e) {
-            throw new dev.skiplock.SkiplockException("ANALYZE of the jobs table failed: " + e.getMessage(), e);
+            throw new dev.skiplock.SkiplockException(what + " failed: " + e.getMessage(), e);
         }
     }
 
@@ -145,12 +150,7 @@ final class DrainBench {
             // A history kept for days has been vacuumed by autovacuum long since (migration 0004);
             // one built a second ago has not. VACUUM gives the measured drain that steady state.
             BenchSupport.progress("drain: VACUUM ANALYZE of the history (untimed)");
-            try (java.sql.Connection connection = client.dataSource().getConnection();
-                    java.sql.Statement statement = connection.createStatement()) {
-                statement.execute("VACUUM (ANALYZE) skiplock_jobs");
-            } catch (java.sql.SQLException e) {
-                throw new dev.skiplock.SkiplockException("VACUUM of the history failed: " + e.getMessage(), e);
-            }
+            maintain(client, "VACUUM (ANALYZE) skiplock_jobs", "VACUUM of the history");
         }
     }
 }
