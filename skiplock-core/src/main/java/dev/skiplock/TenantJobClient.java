@@ -250,8 +250,12 @@ final class TenantJobClient implements JobClient {
         // A wait of this thread: measured by the monotonic timer, not the worker's clock (a clock a
         // test moves by hand must not make a follower wait forever or not at all).
         long deadline = System.nanoTime() + maxWait.toNanos();
+        boolean stored = !memory.owns(tenant, requireId(id));
         while (true) {
-            CompletableFuture<Void> signal = signals.register(requireId(id));
+            CompletableFuture<Void> signal = signals.register(id);
+            if (stored && deadline - System.nanoTime() > 0) {
+                notifier.follow(); // before the read: a completion it does not see announces the job
+            }
             List<JobEvent> found = events(id, afterSeq, limit);
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             if (!found.isEmpty() || left <= 0) {

@@ -199,11 +199,17 @@ abstract class FastPathContract extends ContractBase {
     }
 
     @Test
-    void everyFinishedJobIsAnnouncedToFollowersInOtherProcesses() throws Exception {
+    void everyFinishedJobIsAnnouncedWhileAnotherProcessFollowsEvents() throws Exception {
         assumeThat(database.notifiesAcrossProcesses())
                 .as("%s announces finished jobs inside the JVM only", database.name()).isTrue();
         Skiplock worker = started(builder(config -> config.queue("default", 16))
                 .handler("work", Work.class, context -> JobOutcome.complete()));
+        // A started instance that follows one job's events: completions announce their jobs from
+        // then on (and for a while after its last follower; without one they announce none).
+        // (awaitEvents follows before it reads, even when it finds events at once.)
+        Skiplock follower = started(builder(config -> { }));
+        Job first = worker.enqueue(JobRequest.of("work", new Work("followed")));
+        assertThat(follower.awaitEvents(first.id(), 0, 100, WAIT)).isNotEmpty();
         try (java.sql.Connection listener = java.sql.DriverManager.getConnection(database.url());
                 java.sql.Statement statement = listener.createStatement()) {
             listen(statement);

@@ -56,6 +56,16 @@ public interface Notifier extends AutoCloseable {
     default void publishQueueReady(String queue) {
     }
 
+    /**
+     * A follower of job events is about to read them and then wait: events appended from the
+     * return on are announced to this notifier's listener (PostgreSQL: a completion announces its
+     * jobs only while some process follows). Bounded (about a second at most) and never failing:
+     * a follower reads again each second anyway. Called before every read of a follower's wait, so
+     * it must be cheap once following.
+     */
+    default void follow() throws InterruptedException {
+    }
+
     /** Announces a cancel request for a running job, where the database does not (see above). */
     default void publishCancel(UUID jobId) {
     }

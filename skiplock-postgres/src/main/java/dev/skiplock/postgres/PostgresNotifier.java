@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One LISTEN connection per process on channel {@code skiplock:<schema>}. Payloads are
  * {@code q:<queue>} (jobs committed on a queue), {@code c:<job id>} (cancel requested) and
- * {@code e:<job id>[,<job id>…]} (events appended: log lines, a terminal status). A broken
+ * {@code e:<job id>[,<job id>…]} (events appended: log lines, a terminal status; a completion
+ * announces its jobs only while some process follows job events, which {@link #follow} tells
+ * completions through {@link FollowLock}). A broken
  * connection is replaced with backoff, and after every (re)connect the engine re-syncs, because
  * notifications sent meanwhile are lost.
  */
@@ -30,18 +32,33 @@ final class PostgresNotifier implements Notifier {
 
     private final DataSource dataSource;
     private volatile boolean running = true;
-    private Thread thread;
+    private volatile Thread thread;
     /** Sends the notifications of enqueues that committed in their own transaction; made at first use. */
     private volatile Announcer announcer;
     private volatile boolean closed;
+    /** Held while this process follows job events, so that completions announce their jobs. */
+    private final FollowLock followLock;
 
     PostgresNotifier(DataSource dataSource) {
         this.dataSource = dataSource;
+        this.followLock = new FollowLock(this::followConnection);
     }
 
     @Override
     public void start(Listener listener) {
         thread = Thread.ofPlatform().name("skiplock-listen").daemon().start(() -> loop(listener));
+    }
+
+    /**
+     * Completions announce their jobs from now on ({@link FollowLock}); only a started notifier
+     * listens, so an instance that was never started has no use for it (its followers read again
+     * each second).
+     */
+    @Override
+    public void follow() throws InterruptedException {
+        if (thread != null && running) {
+            followLock.follow();
+        }
     }
 
     /** After an enqueue in its own transaction committed, whose statement did not notify (see {@link Announcer}). */
@@ -78,6 +95,7 @@ final class PostgresNotifier implements Notifier {
         if (current != null) {
             current.close();
         }
+        followLock.close();
         running = false;
         if (thread != null) {
             try {
@@ -99,6 +117,7 @@ final class PostgresNotifier implements Notifier {
                 listener.resync();
                 PGConnection postgres = connection.unwrap(PGConnection.class);
                 while (running) {
+                    followLock.releaseIfIdle();
                     // With a scanning socket the notifications were dispatched as they arrived;
                     // this call only keeps pgjdbc reading the connection (and noticing its loss).
                     for (PGNotification notification : postgres.getNotifications(WAIT_MILLIS)) {
@@ -131,14 +150,7 @@ final class PostgresNotifier implements Notifier {
         if (!(dataSource instanceof HikariDataSource pool) || pool.getJdbcUrl() == null) {
             return dataSource.getConnection();
         }
-        Properties properties = new Properties();
-        properties.putAll(pool.getDataSourceProperties());
-        if (pool.getUsername() != null) {
-            properties.setProperty("user", pool.getUsername());
-        }
-        if (pool.getPassword() != null) {
-            properties.setProperty("password", pool.getPassword());
-        }
+        Properties properties = credentials(pool);
         properties.setProperty("socketFactory", NotificationSocketFactory.class.getName());
         properties.setProperty("socketFactoryArg", scannerKey);
         Properties parsed = org.postgresql.Driver.parseURL(pool.getJdbcUrl(), null);
@@ -148,6 +160,30 @@ final class PostgresNotifier implements Notifier {
             properties.setProperty("gssEncMode", "disable");
         }
         return DriverManager.getConnection(pool.getJdbcUrl(), properties);
+    }
+
+    /** The follow lock's connection: its own when Skiplock built the pool, else one borrowed from the caller's pool. */
+    private Connection followConnection() {
+        try {
+            if (!(dataSource instanceof HikariDataSource pool) || pool.getJdbcUrl() == null) {
+                return dataSource.getConnection();
+            }
+            return DriverManager.getConnection(pool.getJdbcUrl(), credentials(pool));
+        } catch (SQLException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    private static Properties credentials(HikariDataSource pool) {
+        Properties properties = new Properties();
+        properties.putAll(pool.getDataSourceProperties());
+        if (pool.getUsername() != null) {
+            properties.setProperty("user", pool.getUsername());
+        }
+        if (pool.getPassword() != null) {
+            properties.setProperty("password", pool.getPassword());
+        }
+        return properties;
     }
 
     private static boolean isLoopback(String hosts) {

@@ -257,13 +257,18 @@ RETURNING j.id, j.attempt, c.token, j.status, j.finished_seq,
     INSERT INTO skiplock_job_events (job_id, attempt, type, status, message)
     SELECT done.id, done.attempt, 'status', done.status, done.message FROM done WHERE done.finished_seq IS NULL
 )
--- Followers of every job that just became terminal learn it from one notification per 100 ids.
+-- Followers of every job that just became terminal learn it from one notification per 100 ids,
+-- when a process follows job events: it then holds the follow key's slots in share mode, so this
+-- statement's try of its slot fails. A try that succeeds holds the slot until the commit, and a
+-- follower that comes meanwhile waits for the commit before it reads (FollowLock.java).
 SELECT done.id, done.attempt, done.token FROM done
 CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || chunks.ids))
             FROM (SELECT string_agg(CAST(finished.id AS text), ',') AS ids
                   FROM (SELECT id, (row_number() OVER ()) / 100 AS chunk FROM done
                         WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')) AS finished
-                  GROUP BY finished.chunk) AS chunks) AS notified
+                  GROUP BY finished.chunk) AS chunks
+            WHERE NOT (SELECT pg_try_advisory_xact_lock(hashtext('skiplock-followers:' || current_schema()),
+                                                       pg_backend_pid() % 8))) AS notified
 
 -- name: release_jobs
 -- Graceful shutdown gives back jobs still running at the deadline so another worker takes them at

@@ -1,0 +1,179 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobEvent;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import dev.skiplock.internal.sql.NamedStatement;
+import dev.skiplock.internal.sql.SqlFile;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * PostgreSQL: a completion announces its jobs ({@code e:} notifications) only while some process
+ * follows job events, and a follower that starts while a completion that announced nothing is
+ * still open reads what it wrote (the follow lock's handshake: FollowLock.java, complete_jobs).
+ */
+class PostgresEventFollowersTest extends ContractBase {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+
+    record Work(String label) {
+    }
+
+    @Test
+    void aCompletionNobodyFollowsAnnouncesNothing() throws Exception {
+        Skiplock worker = started(builder(config -> config.queue("default", 4))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        try (Connection listener = DriverManager.getConnection(database.url());
+                Statement statement = listener.createStatement()) {
+            FastPathContract.listen(statement);
+            Job job = worker.enqueue(JobRequest.of("work", new Work("nobody follows")));
+            awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
+
+            assertThat(payloadsUntilMarker(listener)).noneMatch(payload -> payload.startsWith("e:"));
+        }
+    }
+
+    /**
+     * A completion held open as an application's transaction holds one ({@code completeInTransaction}):
+     * a follower waits for it at most about a second, then reads, and its own wait ends when it
+     * asked, though the completion is still open.
+     */
+    @Test
+    void aFollowerDoesNotWaitForAnOpenCompletionLongerThanItsOwnWait() throws Exception {
+        Skiplock client = client();
+        Skiplock follower = started(builder(config -> { }));
+        Job job = client.enqueue(JobRequest.of("work", new Work("held open")));
+        long enqueuedSeq = client.events(job.id(), 0, 100).getLast().seq();
+        try (Connection claimer = DriverManager.getConnection(database.url());
+                Connection completer = DriverManager.getConnection(database.url())) {
+            completeWithoutCommit(client, claimer, completer, job);
+
+            CompletableFuture<List<JobEvent>> read = awaitEventsElsewhere(follower, job, enqueuedSeq, Duration.ofSeconds(2));
+            assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS)).extracting(JobEvent::status)
+                    .doesNotContain(JobStatus.SUCCEEDED.wireName());
+            completer.rollback();
+        }
+    }
+
+    /**
+     * The completion takes its slot of the follow key (nobody follows yet, so it announces
+     * nothing) and stays open; a follower starting now waits for its commit before it reads, and
+     * then reads the job's terminal event. Without the follower's share (a follower that read at
+     * once) it read before the commit and, with no announcement coming, waited for its next read.
+     */
+    @Test
+    void aFollowerThatStartsWhileASilentCompletionIsOpenWaitsForItsCommitAndReadsIt() throws Exception {
+        Skiplock client = client();
+        Skiplock follower = started(builder(config -> { }));
+        Job job = client.enqueue(JobRequest.of("work", new Work("raced")));
+        long enqueuedSeq = client.events(job.id(), 0, 100).getLast().seq();
+        try (Connection claimer = DriverManager.getConnection(database.url());
+                Connection completer = DriverManager.getConnection(database.url());
+                Connection listener = DriverManager.getConnection(database.url());
+                Statement listen = listener.createStatement()) {
+            FastPathContract.listen(listen);
+            completeWithoutCommit(client, claimer, completer, job);
+
+            CompletableFuture<List<JobEvent>> read = awaitEventsElsewhere(follower, job, enqueuedSeq, WAIT);
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
+                    .until(() -> waitingFollowLocks(claimer) > 0);
+            assertThat(read).as("the follower waits for the open completion").isNotDone();
+
+            completer.commit();
+            List<JobEvent> events = read.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(events).extracting(JobEvent::status).contains(JobStatus.SUCCEEDED.wireName());
+            assertThat(payloadsUntilMarker(listener)).as("the completion announced nothing")
+                    .noneMatch(payload -> payload.startsWith("e:"));
+        }
+    }
+
+    /**
+     * Claims {@code job} on {@code claimer}, then runs complete_jobs for it on {@code completer} in a
+     * transaction left open: nobody follows yet, so the completion takes its slot of the follow key.
+     */
+    private static void completeWithoutCommit(Skiplock client, Connection claimer, Connection completer, Job job)
+            throws Exception {
+        NamedStatement claimJobs = PostgresClaimCall.statement(client);
+        NamedStatement completeJobs = SqlFile.load(FastPathContract.driver(client).resourceRoot() + "/sql/jobs.sql")
+                .get("complete_jobs");
+        UUID token;
+        try (PreparedStatement claim = PostgresClaimCall.prepare(claimer, claimJobs, null, 1);
+                ResultSet row = claim.executeQuery()) {
+            assertThat(row.next()).isTrue();
+            token = row.getObject("lease_token", UUID.class);
+        }
+        completer.setAutoCommit(false);
+        try (PreparedStatement complete = completer.prepareStatement(completeJobs.jdbcSql())) {
+            assertThat(completeJobs.parameters()).containsExactly("completions");
+            complete.setString(1, "[{\"id\":\"" + job.id() + "\",\"token\":\"" + token + "\",\"status\":\"succeeded\","
+                    + "\"delay_ms\":0,\"result\":null,\"error\":null,\"extra_attempts\":0}]");
+            try (ResultSet row = complete.executeQuery()) {
+                assertThat(row.next()).as("the completion applied").isTrue();
+            }
+        }
+    }
+
+    /** {@code follower.awaitEvents} of the job's events after {@code afterSeq}, on another thread. */
+    private static CompletableFuture<List<JobEvent>> awaitEventsElsewhere(Skiplock follower, Job job, long afterSeq,
+            Duration maxWait) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return follower.awaitEvents(job.id(), afterSeq, 100, maxWait);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    /** Advisory lock requests on this schema's follow key that wait (a follower behind a completion). */
+    private static long waitingFollowLocks(Connection connection) throws Exception {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                        + " AND NOT granted AND classid::int8"
+                        + " = (hashtext('skiplock-followers:' || current_schema())::int8 & 4294967295)")) {
+            row.next();
+            return row.getLong(1);
+        }
+    }
+
+    /**
+     * The payloads {@code listener} receives until a marker sent now: one channel delivers in commit
+     * order, so whatever was announced before this call has arrived by then.
+     */
+    private List<String> payloadsUntilMarker(Connection listener) throws Exception {
+        try (Connection sender = DriverManager.getConnection(database.url());
+                Statement statement = sender.createStatement()) {
+            statement.execute("SELECT pg_notify('skiplock:' || current_schema(), 'marker')");
+        }
+        List<String> payloads = new ArrayList<>();
+        PGConnection postgres = listener.unwrap(PGConnection.class);
+        await().atMost(WAIT).until(() -> {
+            for (PGNotification notification : postgres.getNotifications(100)) {
+                payloads.add(notification.getParameter());
+            }
+            return payloads.contains("marker");
+        });
+        return payloads;
+    }
+}
