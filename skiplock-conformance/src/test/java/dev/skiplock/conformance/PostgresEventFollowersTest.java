@@ -109,6 +109,48 @@ class PostgresEventFollowersTest extends ContractBase {
     }
 
     /**
+     * The connection holding a follower's share is killed: the process takes the share again on a
+     * new connection while it still follows, and a completion then announces the followed job.
+     */
+    @Test
+    void aFollowLockWhoseConnectionWasKilledIsTakenAgainWhileTheProcessFollows() throws Exception {
+        Skiplock client = client();
+        Skiplock follower = started(builder(config -> { }));
+        Job job = client.enqueue(JobRequest.of("work", new Work("followed")).withQueue("later"));
+        long enqueuedSeq = client.events(job.id(), 0, 100).getLast().seq();
+        CompletableFuture<List<JobEvent>> read = awaitEventsElsewhere(follower, job, enqueuedSeq, WAIT);
+        try (Connection observer = DriverManager.getConnection(database.url());
+                Statement statement = observer.createStatement();
+                Connection listener = DriverManager.getConnection(database.url());
+                Statement listen = listener.createStatement()) {
+            FastPathContract.listen(listen);
+            int first = await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
+                    .until(() -> shareHolder(observer), pid -> pid != 0);
+            statement.execute("SELECT pg_terminate_backend(" + first + ")");
+
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(50))
+                    .until(() -> shareHolder(observer), pid -> pid != 0 && pid != first);
+            started(builder(config -> config.queue("later", 1))
+                    .handler("work", Work.class, context -> JobOutcome.complete()));
+            assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS)).extracting(JobEvent::status)
+                    .contains(JobStatus.SUCCEEDED.wireName());
+            assertThat(payloadsUntilMarker(listener)).as("the completion announced the job")
+                    .anySatisfy(payload -> assertThat(payload).startsWith("e:").contains(job.id().toString()));
+        }
+    }
+
+    /** The backend holding every slot of this schema's follow key in share mode, or 0. */
+    private static int shareHolder(Connection connection) throws Exception {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT pid FROM pg_locks WHERE locktype = 'advisory'"
+                        + " AND granted AND mode = 'ShareLock' AND classid::int8"
+                        + " = (hashtext('skiplock-followers:' || current_schema())::int8 & 4294967295)"
+                        + " GROUP BY pid HAVING count(*) = 8")) {
+            return row.next() ? row.getInt(1) : 0;
+        }
+    }
+
+    /**
      * Claims {@code job} on {@code claimer}, then runs complete_jobs for it on {@code completer} in a
      * transaction left open: nobody follows yet, so the completion takes its slot of the follow key.
      */
