@@ -47,7 +47,8 @@ final class FollowLock implements AutoCloseable {
     private final Supplier<Connection> connections;
     /** Guards the fields; a follower holds it while it takes the share, the listener's release only tries it. */
     private final ReentrantLock guard = new ReentrantLock();
-    private Connection holder;
+    /** The connection holding the share; read without the guard by a follower's quick check. */
+    private volatile Connection holder;
     private volatile long lastFollowNanos;
     private long lastCheckNanos;
     private long retryAfterNanos;
@@ -64,6 +65,9 @@ final class FollowLock implements AutoCloseable {
      */
     void follow() throws InterruptedException {
         lastFollowNanos = System.nanoTime();
+        if (holder != null) {
+            return; // held: each read of a follower's wait passes here
+        }
         if (!guard.tryLock(TAKE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
             return; // another follower is taking it: bounded like its own wait
         }
@@ -84,9 +88,11 @@ final class FollowLock implements AutoCloseable {
             } catch (SQLException | RuntimeException e) {
                 retryAfterNanos = System.nanoTime() + RETRY_NANOS;
                 boolean lockTimeout = e instanceof SQLException sql && "55P03".equals(sql.getSQLState());
-                LOG.atLevel(lockTimeout ? org.slf4j.event.Level.DEBUG : org.slf4j.event.Level.WARN).log("could not tell completions that this process follows job events (trying again in {} s;"
-                        + " followers read again each second meanwhile): {}",
-                        TimeUnit.NANOSECONDS.toSeconds(RETRY_NANOS), e.getMessage());
+                // A lock timeout is an application's open transaction, not a fault: not a warning.
+                LOG.atLevel(lockTimeout ? org.slf4j.event.Level.DEBUG : org.slf4j.event.Level.WARN)
+                        .log("could not tell completions that this process follows job events (trying again in {} s;"
+                                + " followers read again each second meanwhile): {}",
+                                TimeUnit.NANOSECONDS.toSeconds(RETRY_NANOS), e.getMessage());
                 release(connection);
             }
         } finally {
