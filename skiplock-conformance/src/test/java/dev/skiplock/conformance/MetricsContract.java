@@ -10,12 +10,17 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.QueueActivity;
 import dev.skiplock.QueueCount;
 import dev.skiplock.Skiplock;
+import dev.skiplock.internal.store.ClaimParams;
+import dev.skiplock.internal.store.Claimed;
+import dev.skiplock.internal.store.Completion;
+import dev.skiplock.internal.store.JobStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -185,6 +190,54 @@ abstract class MetricsContract extends ContractBase {
         Instant oldest = activity.get("parked").oldestQueuedAt();
         assertThat(oldest).isNotNull().isBeforeOrEqualTo(Instant.now().plusSeconds(5));
         assertThat(skiplock.activityAllTenants()).isEqualTo(skiplock.activity());
+    }
+
+    /**
+     * The four statements that set or end running (claim, completion, release at shutdown, unclaim
+     * of a claim whose answer was lost) keep the counts and the finishes per minute, for jobs of two
+     * tenants moved by one statement. The release and the unclaim are covered nowhere else.
+     */
+    @Test
+    void theStatementsThatSetOrEndRunningKeepTheCounts() {
+        Skiplock skiplock = client();
+        JobStore store = FastPathContract.store(skiplock);
+        for (int i = 0; i < 12; i++) {
+            skiplock.tenant(i % 2 == 0 ? "north" : "south").enqueue(JobRequest.of("ok", new Work("w" + i)));
+        }
+        UUID token = UUID.randomUUID();
+        List<Claimed> claimed = store.claimJobs(new ClaimParams("default", "worker-1", "host-1", token, 60_000, "[]"), 12);
+        assertThat(claimed).hasSize(12);
+        assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock)).containsEntry("default/running", 12L);
+
+        // Completions of both tenants in one statement: succeeded, failed, a retry, a cancel
+        List<JobStatus> outcomes = List.of(JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.QUEUED, JobStatus.CANCELLED);
+        List<Completion> completions = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            completions.add(new Completion(claimed.get(i).lease(), outcomes.get(i % 4), 0, null, null, 0));
+        }
+        assertThat(store.completeJobs(completions)).hasSize(8);
+        assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock))
+                .containsEntry("default/running", 4L).containsEntry("default/queued", 2L);
+
+        // Two released at shutdown, the claim of the last two given back
+        assertThat(store.releaseJobs(List.of(claimed.get(8).lease(), claimed.get(9).lease()))).isEqualTo(2);
+        assertThat(store.unclaimJobs("default", token)).isEqualTo(2);
+        assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock))
+                .doesNotContainKey("default/running").containsEntry("default/queued", 6L);
+
+        // Finished in this minute: a success, a failure and a cancel of each tenant
+        Map<String, QueueActivity> activity = skiplock.activityAllTenants().stream()
+                .collect(Collectors.toMap(QueueActivity::queue, queue -> queue));
+        assertThat(finishedLately(activity.get("default"))).isEqualTo(6);
+    }
+
+    /** Jobs per queue and status over every tenant, from the counts. */
+    private static Map<String, Long> countedAllTenants(Skiplock skiplock) {
+        Map<String, Long> counts = new TreeMap<>();
+        Jdbc.query(skiplock.dataSource(), "SELECT queue, status, sum(jobs) FROM skiplock_job_counts "
+                + "GROUP BY queue, status HAVING sum(jobs) <> 0",
+                row -> counts.put(row.getString(1) + "/" + row.getString(2), row.getLong(3)));
+        return counts;
     }
 
     /** The finishes of the last two minutes: the test's jobs finished within them. */
