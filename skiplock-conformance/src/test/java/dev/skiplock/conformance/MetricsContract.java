@@ -210,6 +210,7 @@ abstract class MetricsContract extends ContractBase {
         assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock)).containsEntry("default/running", 12L);
 
         // Completions of both tenants in one statement: succeeded, failed, a retry, a cancel
+        assertThat(claimed.subList(0, 8)).extracting(job -> job.job().tenant()).contains("north", "south");
         List<JobStatus> outcomes = List.of(JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.QUEUED, JobStatus.CANCELLED);
         List<Completion> completions = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
@@ -225,7 +226,7 @@ abstract class MetricsContract extends ContractBase {
         assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock))
                 .doesNotContainKey("default/running").containsEntry("default/queued", 6L);
 
-        // Finished in this minute: a success, a failure and a cancel of each tenant
+        // Finished in the last two minutes: two successes, two failures and two cancels
         Map<String, QueueActivity> activity = skiplock.activityAllTenants().stream()
                 .collect(Collectors.toMap(QueueActivity::queue, queue -> queue));
         assertThat(finishedLately(activity.get("default"))).isEqualTo(6);
