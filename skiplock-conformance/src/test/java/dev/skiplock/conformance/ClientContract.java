@@ -359,6 +359,9 @@ abstract class ClientContract extends ContractBase {
                 "events", EventStore.STATEMENTS, "queues", QueueStore.STATEMENTS, "workers", WorkerStore.STATEMENTS,
                 "cron", CronStore.STATEMENTS, "steps", StepStore.STATEMENTS, "signals", SignalStore.STATEMENTS));
         driver.bulkCopy().ifPresent(bulkCopy -> tables.put("bulk", JobStore.BULK_STATEMENTS));
+        if (driver.dialect().hotPathBookkeptByStore()) {
+            tables.put("hot_path", JobStore.HOT_PATH_STATEMENTS);
+        }
         tables.forEach((table, statements) -> assertThat(
                 SqlFile.load(driver.resourceRoot() + "/sql/" + table + ".sql").statements().keySet())
                 .as(table).containsExactlyInAnyOrderElementsOf(statements));

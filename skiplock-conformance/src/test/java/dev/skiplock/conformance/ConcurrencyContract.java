@@ -87,7 +87,7 @@ abstract class ConcurrencyContract extends ContractBase {
         AtomicInteger runs = new AtomicInteger();
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         Skiplock worker = track(Skiplock.builder()
-                .dataSource(LostAnswers.held(client.dataSource(), "complete_jobs", writesMayGo))
+                .dataSource(LostAnswers.completerHeld(client.dataSource(), writesMayGo))
                 .config(fastConfig().queue("default", concurrency).build()).meterRegistry(meters)
                 .handler("count", Numbered.class, context -> {
                     runs.incrementAndGet();

@@ -19,7 +19,8 @@ import javax.sql.DataSource;
  * the caller gets a connection error instead of the rows, as when the connection drops between the
  * server's commit and the client reading the reply); {@link #rejecting} makes the database refuse
  * any statement that carries a marker string, as it refuses a value it cannot store;
- * {@link #held} keeps a statement from reaching the database until the test lets it go.
+ * {@link #completerHeld} keeps the completer's writes from reaching the database until the test
+ * lets them go.
  */
 final class LostAnswers {
     /** The text that identifies each statement whose answer can be dropped, in both dialects. */
@@ -91,21 +92,25 @@ final class LostAnswers {
     }
 
     /**
-     * Holds every run of {@code statement} in autocommit before it reaches the database until
-     * {@code release} opens (the worker's warm-up runs its statements in a transaction and passes).
+     * Holds every connection the worker's completer asks for (on its thread, {@code
+     * skiplock-completer}) until {@code release} opens: the outcomes' writes stall before they begin,
+     * as on a slow or locked database. Holding the connection, not a statement, keeps the stalled
+     * write from holding a transaction open meanwhile: SQLite's completion is a transaction, and its
+     * write lock would stall the claimer too.
      */
-    static DataSource held(DataSource target, String statement, java.util.concurrent.CountDownLatch release) {
-        Pattern text = STATEMENTS.get(statement);
-        return proxy(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
-                ? proxy(Connection.class, (Connection) result, (inner, innerArgs, innerResult) ->
-                        inner.getName().equals("prepareStatement") && text.matcher((String) innerArgs[0]).find()
-                                ? checkedStatement((PreparedStatement) innerResult, (call, callArgs) -> {
-                                    if (call.getName().startsWith("execute") && ((Connection) result).getAutoCommit()) {
-                                        awaitQuietly(release);
-                                    }
-                                })
-                                : innerResult)
-                : result);
+    static DataSource completerHeld(DataSource target, java.util.concurrent.CountDownLatch release) {
+        InvocationHandler handler = (self, method, args) -> {
+            if (method.getName().equals("getConnection") && Thread.currentThread().getName().equals("skiplock-completer")) {
+                awaitQuietly(release);
+            }
+            try {
+                return method.invoke(target, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        };
+        return (DataSource) Proxy.newProxyInstance(LostAnswers.class.getClassLoader(), new Class<?>[] {DataSource.class},
+                handler);
     }
 
     private static void awaitQuietly(java.util.concurrent.CountDownLatch release) {

@@ -47,13 +47,21 @@ public final class JobStore {
             "count_jobs", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs");
+    /** What {@code hot_path.sql} defines for a driver whose hot path the store accounts for (checked by the same test). */
+    public static final List<String> HOT_PATH_STATEMENTS = List.of("complete_successes", "insert_status_events",
+            "count_status_changes", "count_finishes", "release_dependents");
 
     private final SqlRunner sql;
     private final JobInserter inserter;
     private final SignalStore signals;
+    /** Null unless the driver's hot path fires no status trigger ({@link dev.skiplock.spi.Dialect#hotPathBookkeptByStore}). */
+    private final HotPathBookkeeping hotPath;
 
     public JobStore(DataSource dataSource, Driver driver) {
         this.sql = SqlRunner.forTable(dataSource, driver, "jobs");
+        this.hotPath = driver.dialect().hotPathBookkeptByStore()
+                ? new HotPathBookkeeping(SqlRunner.forTable(dataSource, driver, "hot_path"))
+                : null;
         this.signals = new SignalStore(dataSource, driver);
         BulkJobInserter bulk = driver.bulkCopy()
                 .map(copy -> new BulkJobInserter(SqlRunner.forTable(dataSource, driver, "bulk"), copy))
@@ -133,9 +141,8 @@ public final class JobStore {
      * of them.
      */
     public List<Claimed> claimJobs(ClaimParams claim, ClaimFloor floor, IntSupplier limit) {
-        Function<Connection, List<Job>> run = connection -> sql.query(connection, "claim_jobs",
-                claimParams(claim, floor, limit.getAsInt()), new JobRows(sql.dialect()));
-        List<Job> jobs = sql.dialect().writesOneAtATime() ? sql.inTransaction(run) : withConnection(run);
+        Function<Connection, List<Job>> run = connection -> claimOn(connection, claimParams(claim, floor, limit.getAsInt()));
+        List<Job> jobs = sql.dialect().writesOneAtATime() || hotPath != null ? sql.inTransaction(run) : withConnection(run);
         List<Claimed> claimed = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
             claimed.add(new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), claim.token(), 0));
@@ -157,16 +164,14 @@ public final class JobStore {
         return withConnection(connection -> sql.rolledBack(connection, transaction -> {
             inserter.insertJobs(transaction, List.of(job));
             // Only its own job: a queue of that name may hold an application's jobs (untouched, rolled back).
-            List<Claimed> jobs = sql.query(transaction, "claim_jobs", claimParams(claim, null, 1), new JobRows(sql.dialect()))
-                    .stream().filter(row -> row.id().equals(job.id()))
+            List<Claimed> jobs = claimOn(transaction, claimParams(claim, null, 1)).stream().filter(row -> row.id().equals(job.id()))
                     .map(row -> new Claimed(row, new HeldAttempt(row.id(), row.attempt(), claim.token()),
                             claim.token(), 0)).toList();
             List<Claimed> completed = new ArrayList<>();
             for (Claimed rehearsed : jobs) {
                 // A set of leases, as completeJobs answers: a record's first hashCode and equals link its methods (ms)
-                Set<HeldAttempt> applied = new HashSet<>(sql.query(transaction, "complete_jobs", Params.of("completions",
-                        completionsJson(List.of(new Completion(rehearsed.lease(), JobStatus.SUCCEEDED, 0, null, null, 0)))),
-                        this::lease));
+                Set<HeldAttempt> applied = completeOn(transaction,
+                        batch(List.of(new Completion(rehearsed.lease(), JobStatus.SUCCEEDED, 0, null, null, 0))));
                 if (applied.contains(rehearsed.lease())) {
                     completed.add(rehearsed);
                 }
@@ -176,6 +181,15 @@ public final class JobStore {
             sql.query(transaction, "adopt_orphans", adopt, row -> 1);
             return completed;
         }));
+    }
+
+    /** Runs claim_jobs on {@code connection}, with the claim's bookkeeping where the store does it (in its transaction). */
+    private List<Job> claimOn(Connection connection, Map<String, Object> params) {
+        List<Job> jobs = sql.query(connection, "claim_jobs", params, new JobRows(sql.dialect()));
+        if (hotPath != null) {
+            hotPath.claimed(connection, jobs);
+        }
+        return jobs;
     }
 
     /** The parameters of claim_jobs (also of the rehearsal's adopt_orphans, which has no floor); a null floor claims from the start. */
@@ -254,15 +268,16 @@ public final class JobStore {
      * stale). A token is shared by the jobs of one claim: a lease is the job and its token together.
      */
     public Set<HeldAttempt> completeJobs(Collection<Completion> completions) {
-        var params = Params.of("completions", completionsJson(completions));
+        Batch batch = batch(completions); // before the transaction: SQLite's write lock waits for nothing else
         if (completions.stream().allMatch(completion -> completion.awaitedSignal() == null)) {
-            return new HashSet<>(withConnection(connection -> sql.query(connection, "complete_jobs", params, this::lease)));
+            return hotPath != null ? sql.inTransaction(connection -> completeOn(connection, batch))
+                    : withConnection(connection -> completeOn(connection, batch));
         }
         // A wait for a signal and the look for that signal commit together: a delivery that came
         // while the job still ran (and had nothing to wake) ends the wait, also if this worker
         // dies right after the commit.
         return sql.inTransaction(connection -> {
-            Set<HeldAttempt> applied = new HashSet<>(sql.query(connection, "complete_jobs", params, this::lease));
+            Set<HeldAttempt> applied = completeOn(connection, batch);
             for (Completion completion : completions) {
                 if (completion.awaitedSignal() != null && applied.contains(completion.attempt())) {
                     signals.wakeForSignal(connection, completion.attempt().id(), completion.awaitedSignal());
@@ -279,6 +294,44 @@ public final class JobStore {
     public boolean completeJobs(Connection connection, Completion completion) {
         return !sql.query(connection, "complete_jobs", Params.of("completions", completionsJson(List.of(completion))),
                 this::lease).isEmpty();
+    }
+
+    /**
+     * A batch of completions as the statements take them (complete_jobs' JSON): where the store does
+     * the hot path's bookkeeping, the successes apart (for complete_successes); a part without
+     * completions is null.
+     */
+    private record Batch(String successes, String others) {
+    }
+
+    private Batch batch(Collection<Completion> completions) {
+        if (hotPath == null) {
+            return new Batch(null, completionsJson(completions));
+        }
+        List<Completion> successes = new ArrayList<>(completions.size());
+        List<Completion> others = new ArrayList<>();
+        for (Completion completion : completions) {
+            boolean success = completion.status() == JobStatus.SUCCEEDED && completion.error() == null
+                    && completion.awaitedSignal() == null;
+            (success ? successes : others).add(completion);
+        }
+        return new Batch(successes.isEmpty() ? null : completionsJson(successes),
+                others.isEmpty() ? null : completionsJson(others));
+    }
+
+    /**
+     * Writes {@code batch} on {@code connection}: its successes by complete_successes (accounted for
+     * on the same connection, so the caller runs this in a transaction), the rest by complete_jobs.
+     */
+    private Set<HeldAttempt> completeOn(Connection connection, Batch batch) {
+        Set<HeldAttempt> applied = new HashSet<>();
+        if (batch.successes() != null) {
+            applied.addAll(hotPath.completeSuccesses(connection, batch.successes()));
+        }
+        if (batch.others() != null) {
+            applied.addAll(sql.query(connection, "complete_jobs", Params.of("completions", batch.others()), this::lease));
+        }
+        return applied;
     }
 
     /** The lease a row of heartbeat or complete_jobs names: id, attempt, token. */

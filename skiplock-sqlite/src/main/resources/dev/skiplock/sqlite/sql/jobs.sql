@@ -85,6 +85,8 @@ LIMIT :limit
 -- 0006), and its identity (claim_token) through adoptions. The claim floor (:floor_priority,
 -- :floor_at, ...) is not used: SQLite removes a claimed job's index entry in the claim itself, so the
 -- walk from the start of the index meets no job claimed before (see the PostgreSQL statement).
+-- It fires no status trigger (migration 0017): the store writes the claimed jobs' status events
+-- and counts in the claim's transaction (hot_path.sql).
 UPDATE skiplock_jobs
 SET status = 'running', attempt = attempt + 1, locked_by = :worker,
     locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms,
@@ -141,6 +143,8 @@ RETURNING id, attempt, lease_token AS token, cancel_requested
 -- name: complete_jobs
 -- Fenced finalize of many jobs in one statement: written only while the job's lease token is the
 -- one the outcome carries. A retry of a job whose cancel was requested becomes cancelled instead.
+-- For every outcome but a success (those take complete_successes of hot_path.sql): it names
+-- bookkept_by_trigger, so the status triggers write its events, counts and dependents' release.
 UPDATE skiplock_jobs
 SET status = CASE WHEN c.status = 'queued' AND skiplock_jobs.cancel_requested THEN 'cancelled'
                   ELSE c.status END,
@@ -153,7 +157,8 @@ SET status = CASE WHEN c.status = 'queued' AND skiplock_jobs.cancel_requested TH
     result = c.result,
     last_error = COALESCE(c.error, skiplock_jobs.last_error),
     locked_by = NULL,
-    locked_until = NULL
+    locked_until = NULL,
+    bookkept_by_trigger = 1
 FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token, value ->> '$.status' AS status,
              value ->> '$.delay_ms' AS delay_ms, NULLIF(value -> '$.result', 'null') AS result,
              value ->> '$.error' AS error, value ->> '$.extra_attempts' AS extra_attempts
@@ -175,7 +180,8 @@ SET status = CASE WHEN skiplock_jobs.cancel_requested THEN 'cancelled' ELSE 'que
                       ELSE 'released at worker shutdown during attempt ' || skiplock_jobs.attempt END,
     locked_by = NULL,
     locked_until = NULL,
-    lease_token = NULL
+    lease_token = NULL,
+    bookkept_by_trigger = 1
 FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token FROM json_each(:held)) AS h
 WHERE skiplock_jobs.id = h.id AND skiplock_jobs.lease_token = h.token AND skiplock_jobs.status = 'running'
 RETURNING id
@@ -188,7 +194,7 @@ UPDATE skiplock_jobs
 SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'queued' END,
     finished_at = CASE WHEN cancel_requested THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
     attempt = attempt - 1, locked_by = NULL, locked_until = NULL,
-    lease_token = NULL, claim_token = NULL, host = NULL
+    lease_token = NULL, claim_token = NULL, host = NULL, bookkept_by_trigger = 1
 WHERE queue = :queue AND status = 'running' AND lease_token = :token AND claim_token = :token -- skiplock_jobs_running
 RETURNING id
 
@@ -211,7 +217,8 @@ UPDATE skiplock_jobs
 SET status = CASE WHEN status = 'running' THEN status ELSE 'cancelled' END,
     finished_at = CASE WHEN status = 'running' THEN finished_at
                        ELSE CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
-    cancel_requested = CASE WHEN status = 'running' THEN 1 ELSE cancel_requested END
+    cancel_requested = CASE WHEN status = 'running' THEN 1 ELSE cancel_requested END,
+    bookkept_by_trigger = 1
 WHERE tenant = :tenant AND id = :id AND status IN ('waiting', 'queued', 'running')
 RETURNING *
 
@@ -225,7 +232,8 @@ SET status = CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                                WHERE d.job_id = skiplock_jobs.id AND p.status <> 'succeeded')
                   THEN 'waiting' ELSE 'queued' END,
     available_at = CAST(unixepoch('subsec') * 1000 AS INTEGER), finished_at = NULL,
-    cancel_requested = 0, result = NULL, max_attempts = MAX(max_attempts, attempt + 1)
+    cancel_requested = 0, result = NULL, max_attempts = MAX(max_attempts, attempt + 1),
+    bookkept_by_trigger = 1
 WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
   AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                   JOIN skiplock_jobs AS p ON p.id = d.depends_on
@@ -311,7 +319,8 @@ SET status = CASE WHEN w.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queue
     available_at = CASE WHEN w.failed_dependency IS NOT NULL THEN skiplock_jobs.available_at
                         ELSE CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
     last_error = CASE WHEN w.failed_dependency IS NOT NULL THEN 'dependency ' || w.failed_dependency
-                      ELSE skiplock_jobs.last_error END
+                      ELSE skiplock_jobs.last_error END,
+    bookkept_by_trigger = 1
 FROM (SELECT candidate.id, candidate.failed_dependency
       FROM (SELECT waiting.id,
                    (SELECT p.id || ' ' || p.status FROM skiplock_job_dependencies AS d

@@ -1,0 +1,112 @@
+package dev.skiplock.internal.store;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.skiplock.Job;
+import dev.skiplock.internal.Json;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * What a database's status triggers do for every other change, done by the store for the hot path
+ * where those triggers do not fire ({@link dev.skiplock.spi.Dialect#hotPathBookkeptByStore}): the
+ * claimed and the succeeded jobs' status events, their counts, the finishes per minute and the
+ * release of the succeeded jobs' waiting dependents, one statement each per claim or completion
+ * batch ({@code hot_path.sql}). Always on the connection, and in the transaction, of the change.
+ * Each event carries the time of its change (the row's started_at or finished_at), as a trigger's
+ * event carried its statement's time.
+ */
+final class HotPathBookkeeping {
+    private final SqlRunner sql;
+
+    HotPathBookkeeping(SqlRunner sql) {
+        this.sql = sql;
+    }
+
+    /** Accounts for {@code jobs}, just claimed on {@code transaction}: queued → running. */
+    void claimed(Connection transaction, List<Job> jobs) {
+        if (jobs.isEmpty()) {
+            return;
+        }
+        String changed = json(jobs.stream().map(job -> new Changed(job.id(), job.attempt(), null, job.tenant(), job.queue(),
+                job.startedAt().toEpochMilli())).toList());
+        statusChanged(transaction, changed, "queued", "running");
+    }
+
+    /**
+     * Writes the successes of {@code completionsJson} (complete_jobs' form) on {@code transaction}
+     * and accounts for those applied: running → succeeded, a finish each, their dependents
+     * released. Returns the leases applied.
+     */
+    List<HeldAttempt> completeSuccesses(Connection transaction, String completionsJson) {
+        List<Changed> succeeded = sql.query(transaction, "complete_successes", Params.of("completions", completionsJson),
+                this::completed);
+        if (succeeded.isEmpty()) {
+            return List.of();
+        }
+        String changed = json(succeeded);
+        statusChanged(transaction, changed, "running", "succeeded");
+        sql.update(transaction, "count_finishes", Params.of("jobs", changed));
+        // One statement ends every success of the batch, so they share its time.
+        List<Changed> released = sql.query(transaction, "release_dependents", Params.of("jobs", changed,
+                "at", succeeded.getFirst().atMillis()), this::released);
+        if (!released.isEmpty()) {
+            statusChanged(transaction, json(released), "waiting", "queued");
+        }
+        return succeeded.stream().map(job -> new HeldAttempt(job.id(), job.attempt(), job.token())).toList();
+    }
+
+    private void statusChanged(Connection transaction, String changed, String from, String to) {
+        sql.update(transaction, "insert_status_events", Params.of("jobs", changed, "status", to));
+        sql.update(transaction, "count_status_changes", Params.of("jobs", changed, "from_status", from,
+                "to_status", to));
+    }
+
+    /** A row of complete_successes: a lease applied. */
+    private Changed completed(ResultSet row) throws SQLException {
+        return changed(row, sql.dialect().getUuid(row, row.findColumn("token")));
+    }
+
+    /** A row of release_dependents. */
+    private Changed released(ResultSet row) throws SQLException {
+        return changed(row, null);
+    }
+
+    private Changed changed(ResultSet row, UUID token) throws SQLException {
+        return new Changed(sql.dialect().getUuid(row, row.findColumn("id")), row.getInt("attempt"), token,
+                row.getString("tenant"), row.getString("queue"), row.getLong("at"));
+    }
+
+    /** {@code :jobs}: id, attempt, tenant and queue of each job, in order. */
+    private static String json(List<Changed> jobs) {
+        StringWriter text = new StringWriter(jobs.size() * 100);
+        try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(text)) {
+            json.writeStartArray();
+            for (Changed job : jobs) {
+                json.writeStartObject();
+                json.writeStringField("id", job.id().toString());
+                json.writeNumberField("attempt", job.attempt());
+                json.writeStringField("tenant", job.tenant());
+                json.writeStringField("queue", job.queue());
+                json.writeNumberField("at", job.atMillis());
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return text.toString();
+    }
+
+    /**
+     * A job whose status the hot path changed, at {@code atMillis}; {@code token}: the lease of a
+     * completion (null otherwise).
+     */
+    private record Changed(UUID id, int attempt, UUID token, String tenant, String queue, long atMillis) {
+    }
+}

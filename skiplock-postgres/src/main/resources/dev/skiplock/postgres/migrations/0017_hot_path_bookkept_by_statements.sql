@@ -1,0 +1,4 @@
+-- SQLite's 0017 takes its hot path (a claim, a success) off its row triggers: the store writes
+-- those status events, counts, finishes and dependents' release with statements. PostgreSQL's
+-- claim and completion already write them in their own statements (0005, 0012, 0013, 0015):
+-- nothing changes here; the number keeps both dialects' migrations in step.

@@ -1,0 +1,59 @@
+-- The hot path's writes that PostgreSQL's statements make in their own CTEs and SQLite's status
+-- triggers make for every other change (migration 0017): run by the store in the transaction of
+-- the claim or the completion they account for, never alone. Every "now" is the database clock in
+-- milliseconds, as in jobs.sql. :jobs is a JSON array of the changed jobs: id, attempt, tenant,
+-- queue and at, the time of the change (the claim's started_at, the success's finished_at): a
+-- trigger's event carried the time of the statement that made the change, and so do these.
+
+-- name: complete_successes
+-- complete_jobs for outcomes that succeeded without an error (the store sorts them out), naming
+-- only status: no status trigger fires. last_error and available_at stay as they were, so the
+-- success's event has no message. Returns the leases applied with what the bookkeeping reads.
+UPDATE skiplock_jobs
+SET status = 'succeeded',
+    max_attempts = skiplock_jobs.max_attempts + c.extra_attempts,
+    finished_at = CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    result = c.result,
+    locked_by = NULL,
+    locked_until = NULL
+FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token, NULLIF(value -> '$.result', 'null') AS result,
+             value ->> '$.extra_attempts' AS extra_attempts
+      FROM json_each(:completions)) AS c
+WHERE skiplock_jobs.id = c.id AND skiplock_jobs.lease_token = c.token AND skiplock_jobs.status = 'running'
+RETURNING id, attempt, lease_token AS token, tenant, queue, finished_at AS at
+
+-- name: insert_status_events
+-- One status event per job, in the order given: what skiplock_job_status_changed writes.
+INSERT INTO skiplock_job_events (job_id, attempt, type, status, ts)
+SELECT value ->> '$.id', value ->> '$.attempt', 'status', :status, value ->> '$.at' FROM json_each(:jobs)
+
+-- name: count_status_changes
+-- The jobs moved from :from_status to :to_status, per tenant and queue: what
+-- skiplock_job_counted_updated adds up one job at a time. The rows exist since each group's first job.
+UPDATE skiplock_job_counts
+SET jobs = skiplock_job_counts.jobs + CASE WHEN skiplock_job_counts.status = :to_status THEN c.moved ELSE -c.moved END
+FROM (SELECT value ->> '$.tenant' AS tenant, value ->> '$.queue' AS queue, count(*) AS moved
+      FROM json_each(:jobs) GROUP BY 1, 2) AS c
+WHERE skiplock_job_counts.tenant = c.tenant AND skiplock_job_counts.queue = c.queue
+  AND skiplock_job_counts.status IN (:from_status, :to_status)
+
+-- name: count_finishes
+-- The jobs that finished, per tenant, queue and minute: what skiplock_job_counted_finished adds up.
+INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)
+SELECT value ->> '$.tenant', value ->> '$.queue', unixepoch() / 60, count(*) FROM json_each(:jobs) GROUP BY 1, 2
+ON CONFLICT (tenant, queue, minute) DO UPDATE SET finished = finished + excluded.finished
+
+-- name: release_dependents
+-- Queues the waiting dependents of the jobs that succeeded once all their dependencies have: what
+-- skiplock_dependency_finished does for a success, at the successes' time (:at, their finished_at),
+-- as that trigger did in their statement. Names only status, so the store accounts for the jobs it
+-- returns. A job without dependents costs one probe of skiplock_job_dependencies_on.
+UPDATE skiplock_jobs
+SET status = 'queued', available_at = :at
+WHERE status = 'waiting'
+  AND id IN (SELECT job_id FROM skiplock_job_dependencies
+             WHERE depends_on IN (SELECT value ->> '$.id' FROM json_each(:jobs)))
+  AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
+                  JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                  WHERE d.job_id = skiplock_jobs.id AND p.status <> 'succeeded')
+RETURNING id, attempt, tenant, queue, available_at AS at
