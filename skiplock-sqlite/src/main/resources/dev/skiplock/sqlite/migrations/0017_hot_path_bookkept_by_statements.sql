@@ -9,8 +9,9 @@
 -- status triggers now name bookkept_by_trigger, which every statement that changes a status
 -- outside the hot path sets (to 1; the value means nothing): release, unclaim, cancel, retry, the
 -- completion of anything but a success, the settling of waiting jobs and these triggers' own
--- release of dependents. claim_jobs and complete_successes name only status. A test
--- (SqliteStatusBookkeepingTest) holds every status-changing statement to one of the two ways.
+-- release and failure of dependents. claim_jobs, complete_successes and release_dependents (after a
+-- success) name only status. A test (SqliteStatusBookkeepingTest) holds every status-changing
+-- statement to one of the two ways.
 ALTER TABLE skiplock_jobs ADD COLUMN bookkept_by_trigger INTEGER;
 
 DROP TRIGGER skiplock_job_status_changed;
