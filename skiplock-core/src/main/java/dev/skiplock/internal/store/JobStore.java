@@ -138,7 +138,8 @@ public final class JobStore {
      * the write lock: a claimer that waited for another writer (the completer) then fills the slots
      * freed meanwhile in the same statement. SQLite pays a commit (an fsync) per write statement
      * whatever its size, and a drain's claimer that counted its slots before waiting took about half
-     * of them.
+     * of them. Where the store accounts for the hot path ({@link HotPathBookkeeping}), the claim's
+     * bookkeeping runs in the same transaction.
      */
     public List<Claimed> claimJobs(ClaimParams claim, ClaimFloor floor, IntSupplier limit) {
         Function<Connection, List<Job>> run = connection -> claimOn(connection, claimParams(claim, floor, limit.getAsInt()));
