@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -296,6 +297,52 @@ abstract class ProtocolRaceContract extends ContractBase {
         } finally {
             traffic.set(false);
             producer.join();
+        }
+    }
+
+    // Fault 6, the backlog: the look for orphans once per poll interval runs after the claim (so that a
+    // notified job does not wait for it, issue #12); a claim that took every slot makes the next round look first.
+    @Test
+    void orphanIsAdoptedWhileABacklogFillsEverySlotOfItsQueue() {
+        int backlog = 60;
+        // A backlog job ends every 50 ms, within each poll interval: the claimer is always woken before
+        // its poll timeout (which would make the next look a told one), and its look comes due every 300 ms.
+        Duration poll = Duration.ofMillis(300);
+        long step = 50;
+        Semaphore gate = new Semaphore(0);
+        AtomicInteger backlogStarted = new AtomicInteger();
+        Skiplock client = client();
+        Skiplock worker = started(builder(config -> config.queue("full", 1)
+                .reaperInterval(Duration.ofHours(1)).pollInterval(poll))
+                .handler("work", Work.class, context -> {
+                    if (context.args().label().equals("orphan")) {
+                        return JobOutcome.complete("adopted");
+                    }
+                    backlogStarted.incrementAndGet();
+                    gate.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                    return JobOutcome.complete("backlog");
+                }));
+        Job orphan = client.enqueue(JobRequest.of("work", new Work("orphan")).withQueue("parking").withMaxAttempts(3));
+        List<JobRequest> jobs = new java.util.ArrayList<>();
+        for (int i = 0; i < backlog; i++) {
+            jobs.add(JobRequest.of("work", new Work("backlog")).withQueue("full"));
+        }
+        client.enqueueMany(jobs);
+        try {
+            await().atMost(WAIT).until(() -> backlogStarted.get() == 1); // the one slot is taken
+            database.makeOrphan(client.dataSource(), orphan.id(), "full");
+            // One backlog job ends at a time: each round's claim takes the one free slot, and the orphan
+            // must still be adopted long before the backlog runs out (about six jobs in).
+            while (worker.metrics().adopted() == 0 && backlogStarted.get() < backlog) {
+                int before = backlogStarted.get();
+                sleepMillis(step);
+                gate.release();
+                await().atMost(WAIT).until(() -> backlogStarted.get() > before || worker.metrics().adopted() > 0);
+            }
+            assertThat(worker.metrics().adopted()).isEqualTo(1);
+            assertThat(backlogStarted.get()).as("backlog jobs started before the orphan was adopted").isLessThan(backlog / 3);
+        } finally {
+            gate.release(backlog);
         }
     }
 
