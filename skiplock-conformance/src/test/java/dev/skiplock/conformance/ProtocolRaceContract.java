@@ -13,6 +13,7 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.ResumableHandler;
 import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockConfig;
+import dev.skiplock.testing.TestClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -300,20 +301,19 @@ abstract class ProtocolRaceContract extends ContractBase {
         }
     }
 
-    // Fault 6, the backlog: the look for orphans once per poll interval runs after the claim (so that a
-    // notified job does not wait for it, issue #12); a claim that took every slot makes the next round look first.
+    // Fault 6, the backlog: the look for orphans once per poll interval follows the claim; a claim that
+    // took every slot makes the next round look first. The look comes due when the test moves the
+    // worker's clock; the poll interval is never reached in real time, so no wait ends unwoken (which
+    // would tell the claimer to look first anyway).
     @Test
     void orphanIsAdoptedWhileABacklogFillsEverySlotOfItsQueue() {
-        int backlog = 60;
-        // A backlog job ends every 50 ms, within each poll interval: the claimer is always woken before
-        // its poll timeout (which would make the next look a told one), and its look comes due every 300 ms.
-        Duration poll = Duration.ofMillis(300);
-        long step = 50;
+        int backlog = 20;
+        TestClock clock = new TestClock();
         Semaphore gate = new Semaphore(0);
         AtomicInteger backlogStarted = new AtomicInteger();
         Skiplock client = client();
-        Skiplock worker = started(builder(config -> config.queue("full", 1)
-                .reaperInterval(Duration.ofHours(1)).pollInterval(poll))
+        Skiplock worker = started(builder(config -> config.queue("full", 1).clock(clock)
+                .reaperInterval(Duration.ofHours(1)).pollInterval(Duration.ofHours(1)))
                 .handler("work", Work.class, context -> {
                     if (context.args().label().equals("orphan")) {
                         return JobOutcome.complete("adopted");
@@ -331,19 +331,51 @@ abstract class ProtocolRaceContract extends ContractBase {
         try {
             await().atMost(WAIT).until(() -> backlogStarted.get() == 1); // the one slot is taken
             database.makeOrphan(client.dataSource(), orphan.id(), "full");
-            // One backlog job ends at a time: each round's claim takes the one free slot, and the orphan
-            // must still be adopted long before the backlog runs out (about six jobs in).
+            // One backlog job ends at a time, each with the look due: every round's claim can take the one
+            // free slot, and the orphan must still be adopted at the round after the first (the second job).
             while (worker.metrics().adopted() == 0 && backlogStarted.get() < backlog) {
                 int before = backlogStarted.get();
-                sleepMillis(step);
+                clock.advance(Duration.ofHours(2));
                 gate.release();
-                await().atMost(WAIT).until(() -> backlogStarted.get() > before || worker.metrics().adopted() > 0);
+                await().atMost(WAIT).pollInterval(Duration.ofMillis(5))
+                        .until(() -> backlogStarted.get() > before || worker.metrics().adopted() > 0);
             }
             assertThat(worker.metrics().adopted()).isEqualTo(1);
-            assertThat(backlogStarted.get()).as("backlog jobs started before the orphan was adopted").isLessThan(backlog / 3);
+            assertThat(backlogStarted.get()).as("backlog jobs started before the orphan was adopted").isLessThanOrEqualTo(3);
         } finally {
             gate.release(backlog);
         }
+    }
+
+    // The look for orphans due by the poll interval alone follows the claim: a job whose enqueue woke
+    // the claimer does not wait for it (issue #12). Its clock moved by the test, the claimer is due to
+    // look and untold when the job is enqueued; its one slot goes to the job, the orphan is adopted next.
+    @Test
+    void aJobWhoseEnqueueWokeTheClaimerStartsBeforeItsDueLookForOrphans() throws Exception {
+        TestClock clock = new TestClock();
+        CountDownLatch jobStarted = new CountDownLatch(1);
+        CountDownLatch jobMayFinish = new CountDownLatch(1);
+        Skiplock worker = started(builder(config -> config.queue("solo", 1).clock(clock)
+                .reaperInterval(Duration.ofHours(1)).pollInterval(Duration.ofHours(1)))
+                .handler("work", Work.class, context -> {
+                    if (context.args().label().equals("job")) {
+                        jobStarted.countDown();
+                        awaitIgnoringInterrupts(jobMayFinish);
+                    }
+                    return JobOutcome.complete(context.args().label());
+                }));
+        Job probe = worker.enqueue(JobRequest.of("work", new Work("probe")).withQueue("solo"));
+        awaitStatus(worker, probe.id(), JobStatus.SUCCEEDED); // the claimer's first look (told at start) is behind it
+        Job orphan = worker.enqueue(JobRequest.of("work", new Work("orphan")).withQueue("parking").withMaxAttempts(3));
+        database.makeOrphan(worker.dataSource(), orphan.id(), "solo");
+        clock.advance(Duration.ofHours(2)); // the look is due
+
+        worker.enqueue(JobRequest.of("work", new Work("job")).withQueue("solo"));
+        assertThat(jobStarted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(worker.metrics().adopted()).as("orphans adopted before the job started").isZero();
+
+        jobMayFinish.countDown(); // its slot is free again: the next round looks first
+        awaitCount(() -> worker.metrics().adopted(), 1);
     }
 
     // Fault 6, the notification path: a reaper on a node that does not serve the queue tells the nodes that do.

@@ -118,15 +118,17 @@ final class QueueClaimer {
             return false;
         }
         try {
-            // Orphans are looked for when a reaper said so, and at least once per poll interval
+            // Orphans are looked for when the claimer is told and at least once per poll interval
             // however busy the queue: a claimer woken by a steady stream of enqueue notifications
             // never reaches its poll timeout, and the reaper that found the orphan may run on a node
             // whose notification was lost (the orphan then waited for the traffic to stop).
-            // Told (at start, by a reaper, after a poll interval without a wake-up), the claimer
-            // looks before it claims: orphans go first (DESIGN §2). The look once per poll interval,
-            // a backstop, runs after the claim with the slots it left, so that a job whose enqueue
-            // woke the claimer does not wait for it (issue #12: at 50 jobs a second it put 1 ms
-            // before every fiftieth job's start); a claim that left no slot makes it a told look.
+            // Told (adoptionDue: at start, by a reaper or a reconnected listener, after a wait that
+            // no wake-up ended, after a look that filled every free slot), the claimer looks before
+            // it claims: orphans go first (DESIGN §2). The look once per poll interval, a backstop
+            // for lost notifications, runs after the claim with the slots it left, so that a job
+            // whose enqueue woke the claimer does not wait for it (issue #12: at 50 jobs a second it
+            // put 1 ms before every fiftieth job's start); a claim that left no slot makes it a told
+            // look, the first thing of the next round.
             boolean told = adoptionDue;
             boolean lookDue = !told && clock.millis() - lastAdoptionMillis >= pollInterval.toMillis();
             if (told) {
@@ -158,14 +160,25 @@ final class QueueClaimer {
         }
     }
 
-    /** Adopts orphans into the slots {@code round} has not used. */
+    /**
+     * Adopts orphans into the slots {@code round} has not used. The flag is cleared before the look
+     * and only ever set after it, so a reaper that tells the claimer during the look is not lost; a
+     * look that fails leaves it set, and the next round looks again.
+     */
     private void adopt(Round round) {
         adoptionDue = false;
-        lastAdoptionMillis = clock.millis();
         int free = round.taken - round.used;
-        List<Claimed> orphans = claims.adopt(queue, free);
-        // Every free slot took an orphan: more may wait.
-        adoptionDue = orphans.size() == free;
+        List<Claimed> orphans;
+        try {
+            orphans = claims.adopt(queue, free);
+        } catch (RuntimeException e) {
+            adoptionDue = true;
+            throw e;
+        }
+        lastAdoptionMillis = clock.millis();
+        if (orphans.size() == free) {
+            adoptionDue = true; // every free slot took an orphan: more may wait
+        }
         for (Claimed orphan : orphans) {
             round.used++;
             runner.adopt(orphan, slots);
