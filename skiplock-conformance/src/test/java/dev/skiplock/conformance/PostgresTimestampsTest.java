@@ -27,6 +27,7 @@ import org.postgresql.PGResultSetMetaData;
  * itself): the same instants as pgjdbc's own {@code OffsetDateTime}, to the microsecond, before and
  * after 2000-01-01 and 1970, before the common era, and for the infinities and NULL; a
  * {@code timestamp} (no zone) as pgjdbc reads it too, at UTC. Reading one asks the database nothing.
+ * It binds an instant as pgjdbc binds it, and binding one asks the database nothing either.
  */
 class PostgresTimestampsTest {
     private static final List<String> VALUES = List.of("2026-11-27 13:29:02.170602+00", "2000-01-01 00:00:00+00",
@@ -87,6 +88,68 @@ class PostgresTimestampsTest {
                         Instant.parse("2026-11-27T13:29:02.170602Z"), Instant.parse("1969-12-31T23:59:59.999999Z"),
                         Instant.parse("-0043-03-15T12:00:00Z"), OffsetDateTime.MAX.toInstant(),
                         OffsetDateTime.MIN.toInstant());
+            }
+        }
+    }
+
+    /**
+     * The dialect binds an instant as pgjdbc binds its {@code OffsetDateTime} (its own text where it
+     * can, pgjdbc's elsewhere): the same {@code timestamptz}, rounded to the microsecond alike
+     * (into the next second, day and year), before 1970, in the first and the last four-digit year,
+     * past them and before the common era, in either wire format of the result.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {-1, 0})
+    void everyInstantBindsAsPgjdbcBindsIt(int prepareThreshold) throws SQLException {
+        Dialect dialect = postgresDialect();
+        List<Instant> instants = List.of(Instant.parse("2026-11-28T15:04:05.123456Z"),
+                Instant.parse("2026-11-28T15:04:05.1234565Z"), Instant.parse("2026-11-28T15:04:05.123456499Z"),
+                Instant.parse("2026-12-31T23:59:59.9999995Z"), Instant.parse("1969-12-31T23:59:59.999999Z"),
+                Instant.parse("1969-12-31T23:59:59.9999994Z"), Instant.parse("1970-01-01T00:00:00Z"),
+                Instant.parse("0001-01-01T00:00:00Z"), Instant.parse("9999-12-31T23:59:59.999999Z"),
+                Instant.parse("9999-12-31T23:59:59.9999995Z"), Instant.parse("+12345-06-07T08:09:10.5Z"),
+                Instant.parse("-0043-03-15T12:00:00Z"), Instant.parse("0000-12-31T23:59:59.9999995Z"));
+        String url = PostgresTestDatabase.server();
+        try (Connection connection = DriverManager.getConnection(url + (url.contains("?") ? "&" : "?")
+                + "prepareThreshold=" + prepareThreshold);
+                PreparedStatement statement = connection.prepareStatement(
+                        "SELECT CAST(? AS timestamptz) = CAST(? AS timestamptz), CAST(? AS timestamptz)")) {
+            for (Instant instant : instants) {
+                dialect.setInstant(statement, 1, instant);
+                statement.setObject(2, instant.atOffset(java.time.ZoneOffset.UTC));
+                dialect.setInstant(statement, 3, instant);
+                try (ResultSet row = statement.executeQuery()) {
+                    assertThat(row.next()).isTrue();
+                    assertThat(row.getBoolean(1)).as("%s bound as pgjdbc binds it", instant).isTrue();
+                    assertThat(dialect.getInstant(row, 2)).as("%s read back", instant)
+                            .isEqualTo(Instant.ofEpochSecond(instant.getEpochSecond(),
+                                    (instant.getNano() + 500) / 1000 * 1000L));
+                }
+            }
+            dialect.setInstant(statement, 1, null);
+            dialect.setInstant(statement, 2, null);
+            dialect.setInstant(statement, 3, null);
+            try (ResultSet row = statement.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                assertThat(row.getObject(1)).isNull();
+                assertThat(dialect.getInstant(row, 2)).isNull();
+            }
+        }
+    }
+
+    /** Binding an instant asks the database nothing (no type lookup): here any statement would fail. */
+    @Test
+    void bindingAnInstantAsksTheDatabaseNothing() throws SQLException {
+        Dialect dialect = postgresDialect();
+        try (Connection connection = DriverManager.getConnection(PostgresTestDatabase.server())) {
+            connection.setAutoCommit(false);
+            try (Statement failing = connection.createStatement()) {
+                assertThatThrownBy(() -> failing.execute("SELECT 1 / 0")).isInstanceOf(SQLException.class);
+            }
+            try (PreparedStatement statement = connection.prepareStatement("SELECT CAST(? AS timestamptz)")) {
+                dialect.setInstant(statement, 1, Instant.parse("2026-11-28T15:04:05.123456Z"));
+            } finally {
+                connection.rollback();
             }
         }
     }
