@@ -372,6 +372,8 @@ public final class Skiplock implements SkiplockClient {
 
     /** Collects the data source, config and handlers; {@link #build()} validates, connects and migrates. */
     public static final class Builder {
+        /** The connections kept open by the pool of an instance that serves no queue. */
+        private static final int ON_DEMAND_MIN_IDLE = 1;
         private String url;
         private String user;
         private String password;
@@ -408,8 +410,10 @@ public final class Skiplock implements SkiplockClient {
 
         /**
          * With {@link #url}: the most connections the pool Skiplock creates opens (2 to 1000; default
-         * 11 on PostgreSQL, 4 on SQLite). Two instances in one application hold two pools: size each,
-         * or give both your own pool with {@link #dataSource}.
+         * 11 on PostgreSQL, 4 on SQLite). An instance with queues opens them all at once and keeps
+         * them; one without (an enqueue-only client) opens one, and more as its callers ask for
+         * them, closing those idle for ten minutes (HikariCP's idle timeout). Two instances in one
+         * application hold two pools: size each, or give both your own pool with {@link #dataSource}.
          */
         public Builder maxPoolSize(int value) {
             this.maxPoolSize = value;
@@ -574,7 +578,12 @@ public final class Skiplock implements SkiplockClient {
             Driver chosen = driver != null ? driver : driverForUrl(url);
             String jdbcUrl = jdbcUrlOf(chosen, url).orElseThrow(() -> new IllegalArgumentException("url: driver "
                     + chosen.name() + " does not accept '" + url + "'"));
-            return new Database(openPool(chosen, jdbcUrl, poolSettings), chosen, true);
+            // An instance that serves no queue (an enqueue-only client, a CLI command) opens its
+            // connections as its callers ask for them, one at first: a pool full from the start
+            // opened ten more at once, while its first enqueues ran (issue #12: the separate
+            // producer's first jobs started 10-25 ms late), and holds them on the server for good.
+            return new Database(openPool(chosen, jdbcUrl, config.queues().isEmpty()
+                    ? new PoolSettings(user, password, maxPoolSize, ON_DEMAND_MIN_IDLE) : poolSettings), chosen, true);
         }
 
         private static void requireCurrent(List<String> pending, Driver driver) {

@@ -238,6 +238,27 @@ abstract class ClientContract extends ContractBase {
     }
 
     /**
+     * Issue #12: the pool of an instance that serves no queue (an enqueue-only client) keeps one
+     * connection open and opens more as its callers ask for them, up to its size; a worker's pool
+     * is full from the start, for its claimers, completer and heartbeats.
+     */
+    @Test
+    void aPoolWithoutQueuesOpensItsConnectionsAsTheyAreAskedFor() throws Exception {
+        Skiplock client = track(Skiplock.builder().url(database.url()).maxPoolSize(3).build());
+        com.zaxxer.hikari.HikariDataSource clientPool = (com.zaxxer.hikari.HikariDataSource) client.dataSource();
+        assertThat(clientPool.getMinimumIdle()).isEqualTo(1);
+        try (java.sql.Connection first = clientPool.getConnection(); java.sql.Connection second = clientPool.getConnection();
+                java.sql.Connection third = clientPool.getConnection()) {
+            assertThat(List.of(first, second, third)).allSatisfy(connection -> assertThat(connection.isValid(1)).isTrue());
+            assertThat(clientPool.getHikariPoolMXBean().getTotalConnections()).isEqualTo(3);
+        }
+
+        Skiplock worker = track(Skiplock.builder().url(database.url()).maxPoolSize(3)
+                .config(SkiplockConfig.builder().queue("pooled", 1).build()).build());
+        assertThat(((com.zaxxer.hikari.HikariDataSource) worker.dataSource()).getMinimumIdle()).isEqualTo(3);
+    }
+
+    /**
      * A pool whose connections start in a transaction would roll back Skiplock's single statements
      * when each connection goes back (an enqueue returned, then lost): refused, naming the field.
      */

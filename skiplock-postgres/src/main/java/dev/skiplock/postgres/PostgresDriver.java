@@ -47,6 +47,7 @@ public final class PostgresDriver implements Driver {
         HikariConfig hikari = new HikariConfig();
         hikari.setJdbcUrl(jdbcUrl);
         hikari.setMaximumPoolSize(pool.maxPoolSizeOr(POOL_SIZE));
+        hikari.setMinimumIdle(pool.minIdleOf(hikari.getMaximumPoolSize()));
         if (pool.user() != null) {
             hikari.setUsername(pool.user());
         }

@@ -69,6 +69,7 @@ public final class SqliteDriver implements Driver {
         hikari.setDataSource(new SqliteConnections(jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + SETTINGS
                 + "&" + OWN_POOL_SETTINGS + "&synchronous=" + synchronous(jdbcUrl), BUSY_TIMEOUT_MILLIS));
         hikari.setMaximumPoolSize(pool.maxPoolSizeOr(POOL_SIZE));
+        hikari.setMinimumIdle(pool.minIdleOf(hikari.getMaximumPoolSize()));
         if (pool.user() != null) {
             hikari.setUsername(pool.user());
         }
