@@ -76,25 +76,34 @@ abstract class FastPathContract extends ContractBase {
 
     /**
      * The warm-up a worker runs before it reports started (issue #12: a cold worker's first jobs
-     * waited ~60 ms) takes a job through insert, claim and completion, and leaves nothing behind.
+     * waited ~60 ms) takes its jobs through insert (the first alone, the rest as a batch), one claim
+     * and one completion batch, and leaves nothing behind; an application's job in the same queue
+     * is neither returned nor touched.
      */
     @Test
-    void rehearsalTakesAJobThroughClaimAndCompletionAndLeavesNothing() {
+    void rehearsalTakesItsJobsThroughClaimAndCompletionAndLeavesNothing() {
         Skiplock client = client();
         client.enqueue(JobRequest.of("work", new Work("kept")));
+        UUID applications = client.enqueue(JobRequest.of("work", new Work("in the rehearsal's queue"))
+                .withQueue("skiplock.warmup")).id();
         JobStore store = store(client);
         List<Object> before = tables(client);
 
-        Job rehearsed = requested("skiplock.warmup", null);
+        // First in claim order, as the warm-up's jobs
+        List<Job> rehearsed = java.util.stream.Stream.generate(() -> requested("skiplock.warmup", null).toBuilder()
+                .priority(Integer.MAX_VALUE).build()).limit(3).toList();
         List<Claimed> claimed = store.rehearse(rehearsed, new ClaimParams("skiplock.warmup", "worker-1", "host-1",
                 UUID.randomUUID(), 60_000, "[]"));
 
-        assertThat(claimed).singleElement().satisfies(job -> {
-            assertThat(job.job().id()).isEqualTo(rehearsed.id());
-            assertThat(job.job().status()).isEqualTo(JobStatus.RUNNING);
-        });
+        assertThat(claimed).extracting(job -> job.job().id()).containsExactlyInAnyOrderElementsOf(
+                rehearsed.stream().map(Job::id).toList());
+        assertThat(claimed).allSatisfy(job -> assertThat(job.job().status()).isEqualTo(JobStatus.RUNNING));
         assertThat(tables(client)).isEqualTo(before);
-        assertThat(client.get(rehearsed.id())).isEmpty();
+        assertThat(rehearsed).allSatisfy(job -> assertThat(client.get(job.id())).isEmpty());
+        assertThat(client.get(applications)).hasValueSatisfying(job -> {
+            assertThat(job.status()).isEqualTo(JobStatus.QUEUED);
+            assertThat(job.attempt()).isZero();
+        });
     }
 
     /**

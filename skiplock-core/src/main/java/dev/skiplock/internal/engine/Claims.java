@@ -66,9 +66,9 @@ final class Claims {
         return store.adoptOrphans(claimParams(queue), config.leaseTtl().toMillis(), limit);
     }
 
-    /** Takes {@code job} through claim and completion, rolled back ({@link Warmup}). */
-    List<Claimed> rehearse(Job job) {
-        return store.rehearse(job, claimParams(job.queue()));
+    /** Takes {@code jobs} (of one queue) through claim and completion, rolled back ({@link Warmup}). */
+    List<Claimed> rehearse(List<Job> jobs) {
+        return store.rehearse(jobs, claimParams(jobs.get(0).queue()));
     }
 
     private ClaimParams claimParams(String queue) {

@@ -233,12 +233,14 @@ public final class Counters {
      * Takes the first-use costs of counting a claim and an outcome ({@link Warmup}): the same code
      * on counters and a registry of their own, which nothing reads (the rehearsal is no job).
      */
-    static void rehearse(String queue, List<Claimed> claimed, Execution execution) {
+    static void rehearse(String queue, List<Claimed> claimed, List<Execution> executions) {
         Counters scratch = new Counters(new CompositeMeterRegistry()
                 .add(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
         scratch.claimed(queue, claimed);
-        scratch.completionBatch(1);
-        scratch.finished(execution, JobStatus.SUCCEEDED);
+        for (Execution execution : executions) {
+            scratch.completionBatch(1);
+            scratch.finished(execution, JobStatus.SUCCEEDED);
+        }
     }
 
     private KindMeters of(Job job) {

@@ -8,9 +8,12 @@ import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.Stores;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,19 +89,25 @@ final class JobRunner {
      * handlers' executor does for it what surrounds a handler (MDC, context, outcome) without a
      * handler (nor a span: an application's tracer would export it).
      */
-    void warmUp(Execution execution) throws InterruptedException {
+    void warmUp(List<Execution> executions) throws InterruptedException {
         Registry scratch = new Registry();
-        scratch.add(execution);
-        scratch.get(execution.attempt());
-        scratch.remove(execution);
-        try {
-            handlerThreads.submit(() -> {
+        List<Future<?>> tasks = new ArrayList<>();
+        for (Execution execution : executions) {
+            scratch.add(execution);
+            scratch.get(execution.attempt());
+            scratch.remove(execution);
+            tasks.add(handlerThreads.submit(() -> {
                 try (JobThreadContext context = JobThreadContext.enter(execution.job(),
                         io.opentelemetry.api.trace.Span.getInvalid())) {
                     new ExecutionContext<>(null, execution, parts.services(), false);
                     parts.outcomes().fromHandler(execution, JobOutcome.complete(), null);
                 }
-            }).get();
+            }));
+        }
+        try {
+            for (Future<?> task : tasks) {
+                task.get();
+            }
         } catch (java.util.concurrent.ExecutionException e) {
             throw new IllegalStateException(e.getCause());
         }

@@ -30,6 +30,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import java.util.function.IntSupplier;
 import javax.sql.DataSource;
 
@@ -152,35 +153,35 @@ public final class JobStore {
     }
 
     /**
-     * Takes {@code job} the whole hot path on a pooled connection, in a transaction rolled back at
-     * the end: insert, claim (as {@code claim}), complete, and a look for orphans (an idle claimer's
-     * first statement when woken). No row stays and nothing is announced (PostgreSQL keeps the dead
-     * row versions until vacuum); what remains is warmth (issue #12): this JVM has run the code that
-     * writes and reads those statements, and that one connection's backend has planned them and
-     * compiled the trigger functions they fire. Returns the job's claim if its completion applied.
-     * A plain job, it is inserted by {@code insert_queued_job} (a lone enqueue's statement);
-     * {@code insert_jobs}, for batches, unique keys and dependencies, stays cold.
+     * Takes {@code jobs} the whole hot path on a pooled connection, in a transaction rolled back at
+     * the end: insert, one claim of them all (as {@code claim}), one completion batch, and a look
+     * for orphans (an idle claimer's first statement when woken). No row stays and nothing is
+     * announced (PostgreSQL keeps the dead row versions until vacuum); what remains is warmth
+     * (issue #12): this JVM has run the code that writes and reads those statements, the code that
+     * reads a claimed row once per job, and that one connection's backend has planned them and
+     * compiled the trigger functions they fire. Returns the claims whose completion applied. The
+     * first job is inserted alone by {@code insert_queued_job} (a lone enqueue's statement), the
+     * others by {@code insert_jobs} (batches).
      */
-    public List<Claimed> rehearse(Job job, ClaimParams claim) {
+    public List<Claimed> rehearse(List<Job> jobs, ClaimParams claim) {
+        Set<UUID> ids = jobs.stream().map(Job::id).collect(Collectors.toSet());
         return withConnection(connection -> sql.rolledBack(connection, transaction -> {
-            inserter.insertJobs(transaction, List.of(job));
-            // Only its own job: a queue of that name may hold an application's jobs (untouched, rolled back).
-            List<Claimed> jobs = claimOn(transaction, claimParams(claim, null, 1)).stream().filter(row -> row.id().equals(job.id()))
+            inserter.insertJobs(transaction, jobs.subList(0, 1));
+            if (jobs.size() > 1) {
+                inserter.insertJobs(transaction, jobs.subList(1, jobs.size()));
+            }
+            // Only its own jobs: a queue of that name may hold an application's jobs (untouched, rolled back).
+            List<Claimed> claimed = claimOn(transaction, claimParams(claim, null, jobs.size())).stream()
+                    .filter(row -> ids.contains(row.id()))
                     .map(row -> new Claimed(row, new HeldAttempt(row.id(), row.attempt(), claim.token()),
                             claim.token(), 0)).toList();
-            List<Claimed> completed = new ArrayList<>();
-            for (Claimed rehearsed : jobs) {
-                // A set of leases, as completeJobs answers: a record's first hashCode and equals link its methods (ms)
-                Set<HeldAttempt> applied = completeOn(transaction,
-                        batch(List.of(new Completion(rehearsed.lease(), JobStatus.SUCCEEDED, 0, null, null, 0))));
-                if (applied.contains(rehearsed.lease())) {
-                    completed.add(rehearsed);
-                }
-            }
+            // A set of leases, as completeJobs answers: a record's first hashCode and equals link its methods (ms)
+            Set<HeldAttempt> applied = claimed.isEmpty() ? Set.of() : completeOn(transaction, batch(claimed.stream()
+                    .map(job -> new Completion(job.lease(), JobStatus.SUCCEEDED, 0, null, null, 0)).toList()));
             Map<String, Object> adopt = claimParams(claim, null, 1);
             adopt.put("host_stale_ms", claim.leaseMillis());
             sql.query(transaction, "adopt_orphans", adopt, row -> 1);
-            return completed;
+            return claimed.stream().filter(job -> applied.contains(job.lease())).toList();
         }));
     }
 
