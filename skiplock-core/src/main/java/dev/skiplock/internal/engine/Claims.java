@@ -71,6 +71,11 @@ final class Claims {
         return store.rehearse(jobs, claimParams(jobs.get(0).queue()));
     }
 
+    /** As {@link #rehearse}, on each connection the pool can lend now, each with jobs of its own; returns how many rehearsed. */
+    int rehearseOnEachConnection(java.util.function.Supplier<List<Job>> jobs) {
+        return store.rehearseOnEachConnection(jobs, claimParams(Warmup.REHEARSAL)).size();
+    }
+
     private ClaimParams claimParams(String queue) {
         return new ClaimParams(queue, config.workerId(), config.hostId(), UUID.randomUUID(), config.leaseTtl().toMillis(),
                 resumableKindsJson);

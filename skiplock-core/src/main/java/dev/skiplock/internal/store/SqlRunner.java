@@ -43,6 +43,10 @@ final class SqlRunner {
                 driver.dialect(), driver.name());
     }
 
+    DataSource dataSource() {
+        return dataSource;
+    }
+
     /** Runs a query on a pooled connection of its own (autocommit). */
     <T> List<T> query(String name, Map<String, ?> params, RowMapper<T> mapper) {
         return withConnection(connection -> query(connection, name, params, mapper));
