@@ -71,7 +71,7 @@ final class Claims {
         return store.rehearse(jobs, claimParams(jobs.get(0).queue()));
     }
 
-    /** As {@link #rehearse}, on each connection the pool can lend now, each with jobs of its own; returns how many rehearsed. */
+    /** As {@link #rehearse}, on each connection the pool holds idle, each with jobs of its own; returns how many rehearsed. */
     int rehearseOnEachConnection(java.util.function.Supplier<List<Job>> jobs) {
         return store.rehearseOnEachConnection(jobs, claimParams(Warmup.REHEARSAL)).size();
     }

@@ -154,8 +154,10 @@ public final class JobStore {
 
     /**
      * Takes {@code jobs} the whole hot path on a pooled connection, in a transaction rolled back at
-     * the end: insert, one claim of them all (as {@code claim}), one completion batch, and a look
-     * for orphans (an idle claimer's first statement when woken). No row stays and nothing is
+     * the end: insert, a claim of them all (as {@code claim}; again from the floor it left while
+     * one comes back short), one completion batch, a look for orphans (an idle claimer's first
+     * statement when woken), a claim from the floor that finds nothing left, and the look-behind's
+     * query. No row stays and nothing is
      * announced (PostgreSQL keeps the dead row versions until vacuum); what remains is warmth
      * (issue #12): this JVM has run the code that writes and reads those statements, the code that
      * reads a claimed row once per job, and that one connection's backend has planned them and
@@ -168,18 +170,20 @@ public final class JobStore {
     }
 
     /**
-     * As {@link #rehearse}, on each connection the pool can lend now, all borrowed at once so that
+     * As {@link #rehearse}, on each connection the pool holds idle, all borrowed at once so that
      * each is a different backend ({@link PoolLoans}), each with fresh {@code jobs} claimed one a
      * claim, each claim from the floor the last one left, as a claimer woken for each job claims
      * them. A backend's first run of the claim costs it the plans of the function's statements and
      * the caches of the tables it touches (issue #12: a worker's first claim on a connection the
-     * warm-up had not used took 15.6 ms in PostgreSQL, 0.8 ms on one it had); a statement's
-     * first runs on a connection are not yet prepared on the server (pgjdbc prepares one at its
-     * fifth run and then reads its rows in binary, which code a JVM runs first then). Returns each
+     * warm-up had not used took 15.6 ms in PostgreSQL, 0.8 ms on one it had); and a claim's first
+     * runs on a connection are not yet prepared on the server (pgjdbc prepares a statement at its
+     * fifth run, then reads its rows in binary, code a JVM runs first then). Returns each
      * connection's claims whose completion applied.
      */
     public List<List<Claimed>> rehearseOnEachConnection(java.util.function.Supplier<List<Job>> jobs, ClaimParams claim) {
-        return PoolLoans.onEachAvailable(sql.dataSource(), connection -> rehearseOn(connection, jobs.get(), 1, claim));
+        // In parallel where writers run side by side: the backends' first runs are most of the time
+        return PoolLoans.onEachIdle(sql.dataSource(), !sql.dialect().writesOneAtATime(),
+                connection -> rehearseOn(connection, jobs.get(), 1, claim));
     }
 
     /** The rehearsal on {@code connection}; {@code perClaim}: how many jobs a claim asks for. */
