@@ -29,7 +29,7 @@ final class PoolLoans {
     /**
      * How long to wait for a pool to open the connections it keeps idle: HikariCP opens one when
      * it starts and the rest from a thread of its own, about 100 ms later (a worker started at once
-     * after it was built found half of its ten open).
+     * after it was built found five of its eleven open).
      */
     private static final long FILL_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
 
