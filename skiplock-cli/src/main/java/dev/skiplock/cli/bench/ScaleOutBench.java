@@ -23,7 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * ({@code bench drain-worker}, each with its own pool of {@code --pool-size} connections, the
  * driver's default size without it, plus one notification connection on PostgreSQL; this process's
  * {@code -X} JVM options, {@code --concurrency} slots) start and report ready; the clock runs from
- * the queue's resume until the counts show all N succeeded.
+ * the queue's resume until the counts show all N succeeded (counted ten times a second while the
+ * finish is far, {@link #pauseBeforeCount}).
  */
 final class ScaleOutBench {
     private static final long TIMEOUT_SECONDS = 1800;
@@ -33,6 +34,11 @@ final class ScaleOutBench {
     private static final java.util.regex.Pattern JVM_TUNING = java.util.regex.Pattern.compile(
             "-Xm[sxn]\\d+[kKmMgG]?|-Xss\\d+[kKmMgG]?|-XX:[+-]Use\\w*GC|-XX:TieredStopAtLevel=\\d"
                     + "|-XX:[+-]TieredCompilation|-XX:\\w*RAMPercentage=[\\d.]+");
+
+    /** The shortest pause between two counts: the finish is seen at most this late, give or take. */
+    static final long COUNT_PAUSE_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** The longest: ten counts a second while the finish is far. */
+    static final long COUNT_PAUSE_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final BenchSettings settings;
 
@@ -63,7 +69,7 @@ final class ScaleOutBench {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("benchmark did not finish within " + TIMEOUT_SECONDS + " s");
                 }
-                LockSupport.parkNanos(5_000_000); // 5 ms: the counts are one small read
+                LockSupport.parkNanos(pauseBeforeCount(succeeded, settings.jobs(), System.nanoTime() - start));
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             ObjectNode result = BenchSupport.result(settings);
@@ -95,6 +101,24 @@ final class ScaleOutBench {
             command.addAll(List.of("--pool-size", String.valueOf(settings.poolSize())));
         }
         return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    /**
+     * How long the wait for the finish pauses before its next count: half the time the jobs left
+     * would take at the rate so far, between {@link #COUNT_PAUSE_MIN_NANOS} and
+     * {@link #COUNT_PAUSE_MAX_NANOS}. The count sums the delta rows the running drain appends (a
+     * few per claim and per completion, folded only at the reaper's turn), so under load it is not
+     * one small read: counting every 5 ms took about a third of a PostgreSQL backend's time
+     * (1,197 counts of 3.3 ms in a 12-s drain, {@code pg_stat_statements}) and cost the drain a fifth
+     * of its throughput (issue #12). Close to the finish the pauses shorten, so it is still seen
+     * within a few milliseconds.
+     */
+    static long pauseBeforeCount(long done, long total, long elapsedNanos) {
+        if (done <= 0) {
+            return COUNT_PAUSE_MAX_NANOS;
+        }
+        double leftNanos = (double) (total - done) * elapsedNanos / done;
+        return Math.clamp((long) (leftNanos / 2), COUNT_PAUSE_MIN_NANOS, COUNT_PAUSE_MAX_NANOS);
     }
 
     /**
