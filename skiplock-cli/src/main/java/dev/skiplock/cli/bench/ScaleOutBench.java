@@ -109,9 +109,9 @@ final class ScaleOutBench {
      * {@link #COUNT_PAUSE_MAX_NANOS}. The count sums the delta rows the running drain appends (a
      * few per claim and per completion, folded only at the reaper's turn), so under load it is not
      * one small read: counting every 5 ms took about a third of a PostgreSQL backend's time
-     * (1,197 counts of 3.3 ms in a 12-s drain, {@code pg_stat_statements}) and cost the drain a fifth
-     * of its throughput (issue #12). Close to the finish the pauses shorten, so it is still seen
-     * within a few milliseconds.
+     * (1,197 counts of 3.3 ms in a 12-s drain, {@code pg_stat_statements}) and cost the drain about a
+     * sixth of its throughput (interleaved rounds, issue #12). Close to the finish the pauses shorten,
+     * so it is still seen within a few milliseconds.
      */
     static long pauseBeforeCount(long done, long total, long elapsedNanos) {
         if (done <= 0) {
