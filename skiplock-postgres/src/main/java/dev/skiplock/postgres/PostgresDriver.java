@@ -70,7 +70,8 @@ public final class PostgresDriver implements Driver {
                 "0008_dependency_rows_deleted", "0009_traceparent_and_trigger_names", "0010_steps_and_signals", "0011_job_counts",
                 "0012_status_events_from_job_rows", "0013_dependency_release_per_statement",
                 "0014_log_lines_stored_once", "0015_enqueues_count_their_jobs", "0016_claim_planned_once",
-                "0017_hot_path_bookkept_by_statements");
+                "0017_hot_path_bookkept_by_statements",
+                "0018_hot_path_events_from_job_rows");
     }
 
     @Override

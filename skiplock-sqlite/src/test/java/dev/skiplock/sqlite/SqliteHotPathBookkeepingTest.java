@@ -36,14 +36,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The hot path's status events and counts (hot_path.sql, written by the store since migration 0017)
- * commit with the claim or success they account for: a second connection that reads while the
- * claim's or the completion's transaction is stopped between its change and its bookkeeping sees
- * neither; a bookkeeping that fails takes the change back with it.
+ * The hot path's status events and counts (hot_path.sql, written by the store since migration 0017;
+ * the events read from the job rows since 0018) commit with the claim or success they account for:
+ * a second connection that reads while the claim's or the completion's transaction is stopped
+ * between its change and its bookkeeping sees neither; a bookkeeping that fails takes the change
+ * back with it.
  */
 class SqliteHotPathBookkeepingTest {
-    /** The first statement of the bookkeeping after a claim or a success (hot_path.sql, insert_status_events). */
-    private static final String BOOKKEEPING = "INSERT INTO skiplock_job_events (job_id, attempt, type, status, ts)";
+    /** The first statement of the bookkeeping after a claim or a success (hot_path.sql, count_status_changes). */
+    private static final String BOOKKEEPING = "SET jobs = skiplock_job_counts.jobs + CASE WHEN skiplock_job_counts.status";
 
     @TempDir
     Path folder;
@@ -134,7 +135,7 @@ class SqliteHotPathBookkeepingTest {
     private Seen read(Job job) throws SQLException {
         try (Connection reader = DriverManager.getConnection(url)) {
             String status = single(reader, "SELECT status FROM skiplock_jobs WHERE id = ?", job.id().toString());
-            String events = "SELECT count(*) FROM skiplock_job_events WHERE job_id = ? AND type = 'status' AND status = ?";
+            String events = "SELECT count(*) FROM skiplock_job_event_log WHERE job_id = ? AND type = 'status' AND status = ?";
             int running = Integer.parseInt(single(reader, events, job.id().toString(), "running"));
             int succeeded = Integer.parseInt(single(reader, events, job.id().toString(), "succeeded"));
             Map<String, Long> counts = new java.util.HashMap<>();
@@ -150,7 +151,7 @@ class SqliteHotPathBookkeepingTest {
     /** Whether the job's {@code status} event carries the row's {@code column} to the millisecond, as a trigger's did. */
     private boolean eventTimeIsTheRowsTime(Job job, String status, String column) throws SQLException {
         try (Connection reader = DriverManager.getConnection(url)) {
-            return "1".equals(single(reader, "SELECT e.ts = j." + column + " FROM skiplock_job_events AS e JOIN skiplock_jobs"
+            return "1".equals(single(reader, "SELECT e.ts = j." + column + " FROM skiplock_job_event_log AS e JOIN skiplock_jobs"
                     + " AS j ON j.id = e.job_id WHERE e.job_id = ? AND e.type = 'status' AND e.status = ?",
                     job.id().toString(), status));
         }

@@ -15,11 +15,12 @@ import java.util.UUID;
 /**
  * What a database's status triggers do for every other change, done by the store for the hot path
  * where those triggers do not fire ({@link dev.skiplock.spi.Dialect#hotPathBookkeptByStore}): the
- * claimed and the succeeded jobs' status events, their counts, the finishes per minute and the
- * release of the succeeded jobs' waiting dependents, one statement each per claim or completion
- * batch ({@code hot_path.sql}). Always on the connection, and in the transaction, of the change.
- * Each event carries the time of its change (the row's started_at or finished_at), as a trigger's
- * event carried its statement's time.
+ * seqs of the claimed and the succeeded jobs' status events, which their rows carry (SQLite
+ * migration 0018), their counts, the finishes per minute and the release of the succeeded jobs'
+ * waiting dependents with their events, one statement each per claim or completion batch
+ * ({@code hot_path.sql}). Always on the connection, and in the transaction, of the change. Each
+ * event carries the time of its change (the row's started_at or finished_at), as a trigger's event
+ * carried its statement's time.
  */
 final class HotPathBookkeeping {
     private final SqlRunner sql;
@@ -28,41 +29,58 @@ final class HotPathBookkeeping {
         this.sql = sql;
     }
 
-    /** Accounts for {@code jobs}, just claimed on {@code transaction}: queued → running. */
+    /**
+     * Draws {@code count} seqs for the status events of a claim or a success about to be made on
+     * {@code transaction}, which its rows carry; returns the one before the first (the statement
+     * adds a job's place, from 1).
+     */
+    long drawEventSeqs(Connection transaction, int count) {
+        List<Long> first = sql.query(transaction, "draw_event_seqs", Params.of("count", count),
+                row -> row.getLong("first_seq"));
+        if (first.size() != 1) {
+            // Migration 0018 writes the counter's row; only a hand-edited schema lacks it.
+            throw new IllegalStateException("draw_event_seqs: sqlite_sequence has no row for skiplock_job_events");
+        }
+        return first.getFirst();
+    }
+
+    /** Accounts for {@code jobs}, just claimed on {@code transaction}: queued → running (their events are their rows'). */
     void claimed(Connection transaction, List<Job> jobs) {
         if (jobs.isEmpty()) {
             return;
         }
         String changed = json(jobs.stream().map(job -> new Changed(job.id(), job.attempt(), null, job.tenant(), job.queue(),
                 job.startedAt().toEpochMilli())).toList());
-        statusChanged(transaction, changed, "queued", "running");
+        counted(transaction, changed, "queued", "running");
     }
 
     /**
-     * Writes the successes of {@code completionsJson} (complete_jobs' form) on {@code transaction}
-     * and accounts for those applied: running → succeeded, a finish each, their dependents
-     * released. Returns the leases applied.
+     * Writes the {@code count} successes of {@code completionsJson} (complete_jobs' form) on
+     * {@code transaction} and accounts for those applied: running → succeeded (their events are
+     * their rows'), a finish each, their dependents released. Returns the leases applied.
      */
-    List<HeldAttempt> completeSuccesses(Connection transaction, String completionsJson) {
-        List<Changed> succeeded = sql.query(transaction, "complete_successes", Params.of("completions", completionsJson),
-                this::completed);
+    List<HeldAttempt> completeSuccesses(Connection transaction, String completionsJson, int count) {
+        long firstSeq = drawEventSeqs(transaction, count);
+        List<Changed> succeeded = sql.query(transaction, "complete_successes", Params.of("completions", completionsJson,
+                "first_seq", firstSeq), this::completed);
         if (succeeded.isEmpty()) {
             return List.of();
         }
         String changed = json(succeeded);
-        statusChanged(transaction, changed, "running", "succeeded");
+        counted(transaction, changed, "running", "succeeded");
         sql.update(transaction, "count_finishes", Params.of("jobs", changed));
         // One statement ends every success of the batch, so they share its time.
         List<Changed> released = sql.query(transaction, "release_dependents", Params.of("jobs", changed,
                 "at", succeeded.getFirst().atMillis()), this::released);
         if (!released.isEmpty()) {
-            statusChanged(transaction, json(released), "waiting", "queued");
+            String queued = json(released);
+            sql.update(transaction, "insert_status_events", Params.of("jobs", queued, "status", "queued"));
+            counted(transaction, queued, "waiting", "queued");
         }
         return succeeded.stream().map(job -> new HeldAttempt(job.id(), job.attempt(), job.token())).toList();
     }
 
-    private void statusChanged(Connection transaction, String changed, String from, String to) {
-        sql.update(transaction, "insert_status_events", Params.of("jobs", changed, "status", to));
+    private void counted(Connection transaction, String changed, String from, String to) {
         sql.update(transaction, "count_status_changes", Params.of("jobs", changed, "from_status", from,
                 "to_status", to));
     }

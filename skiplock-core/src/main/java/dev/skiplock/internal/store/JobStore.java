@@ -49,8 +49,8 @@ public final class JobStore {
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs");
     /** What {@code hot_path.sql} defines for a driver whose hot path the store accounts for (checked by the same test). */
-    public static final List<String> HOT_PATH_STATEMENTS = List.of("complete_successes", "insert_status_events",
-            "count_status_changes", "count_finishes", "release_dependents");
+    public static final List<String> HOT_PATH_STATEMENTS = List.of("draw_event_seqs", "complete_successes",
+            "insert_status_events", "count_status_changes", "count_finishes", "release_dependents");
 
     private final SqlRunner sql;
     private final JobInserter inserter;
@@ -226,6 +226,9 @@ public final class JobStore {
 
     /** Runs claim_jobs on {@code connection}, with the claim's bookkeeping where the store does it (in its transaction). */
     private List<Job> claimOn(Connection connection, Map<String, Object> params) {
+        if (hotPath != null) {
+            params.put("first_seq", hotPath.drawEventSeqs(connection, (Integer) params.get("limit")));
+        }
         List<Job> jobs = sql.query(connection, "claim_jobs", params, new JobRows(sql.dialect()));
         if (hotPath != null) {
             hotPath.claimed(connection, jobs);
@@ -340,14 +343,14 @@ public final class JobStore {
     /**
      * A batch of completions as the statements take them (complete_jobs' JSON): where the store does
      * the hot path's bookkeeping, the successes apart (for complete_successes); a part without
-     * completions is null.
+     * completions is null; {@code successCount}: how many successes it holds.
      */
-    private record Batch(String successes, String others) {
+    private record Batch(String successes, int successCount, String others) {
     }
 
     private Batch batch(Collection<Completion> completions) {
         if (hotPath == null) {
-            return new Batch(null, completionsJson(completions));
+            return new Batch(null, 0, completionsJson(completions));
         }
         List<Completion> successes = new ArrayList<>(completions.size());
         List<Completion> others = new ArrayList<>();
@@ -356,7 +359,7 @@ public final class JobStore {
                     && completion.awaitedSignal() == null;
             (success ? successes : others).add(completion);
         }
-        return new Batch(successes.isEmpty() ? null : completionsJson(successes),
+        return new Batch(successes.isEmpty() ? null : completionsJson(successes), successes.size(),
                 others.isEmpty() ? null : completionsJson(others));
     }
 
@@ -367,7 +370,7 @@ public final class JobStore {
     private Set<HeldAttempt> completeOn(Connection connection, Batch batch) {
         Set<HeldAttempt> applied = new HashSet<>();
         if (batch.successes() != null) {
-            applied.addAll(hotPath.completeSuccesses(connection, batch.successes()));
+            applied.addAll(hotPath.completeSuccesses(connection, batch.successes(), batch.successCount()));
         }
         if (batch.others() != null) {
             applied.addAll(sql.query(connection, "complete_jobs", Params.of("completions", batch.others()), this::lease));

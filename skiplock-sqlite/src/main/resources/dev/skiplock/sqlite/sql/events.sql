@@ -1,7 +1,8 @@
 -- name: list_events
--- One job's events after :after_seq, oldest first; the join keeps other tenants' jobs invisible.
+-- One job's events after :after_seq, oldest first (rows and those read from the job row: migration
+-- 0018); the join keeps other tenants' jobs invisible.
 SELECT e.seq, e.ts, e.job_id, e.attempt, e.type, e.status, e.step, e.stream, e.message, e.data
-FROM skiplock_job_events AS e
+FROM skiplock_job_event_log AS e
 JOIN skiplock_jobs AS j ON j.id = e.job_id
 WHERE j.tenant = :tenant AND e.job_id = :job_id AND e.seq > :after_seq
 ORDER BY e.seq

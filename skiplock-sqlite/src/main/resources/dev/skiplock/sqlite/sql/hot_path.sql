@@ -5,25 +5,37 @@
 -- queue and at, the time of the change (the claim's started_at, the success's finished_at): a
 -- trigger's event carried the time of the statement that made the change, and so do these.
 
+-- name: draw_event_seqs
+-- Takes :count event seqs for the status events of a claim or a success that the job rows carry
+-- (started_seq, finished_seq: migration 0018) and returns the one before the first. It moves the
+-- events' AUTOINCREMENT counter, so every event row inserted later gets a greater seq; a seq drawn
+-- and not given (a claim that found fewer jobs) is a gap, as a rolled-back sequence leaves one.
+UPDATE sqlite_sequence SET seq = seq + :count WHERE name = 'skiplock_job_events'
+RETURNING seq - :count AS first_seq
+
 -- name: complete_successes
 -- complete_jobs for outcomes that succeeded without an error (the store sorts them out), naming
 -- only status: no status trigger fires. last_error and available_at stay as they were, so the
--- success's event has no message. Returns the leases applied with what the bookkeeping reads.
+-- success's event has no message; it is read from the row (migration 0018): finished_seq, the
+-- seq after :first_seq at the outcome's place in the batch. Returns the leases applied with what
+-- the bookkeeping reads.
 UPDATE skiplock_jobs
 SET status = 'succeeded',
     max_attempts = skiplock_jobs.max_attempts + c.extra_attempts,
     finished_at = CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    finished_seq = :first_seq + c.place,
     result = c.result,
     locked_by = NULL,
     locked_until = NULL
 FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token, NULLIF(value -> '$.result', 'null') AS result,
-             value ->> '$.extra_attempts' AS extra_attempts
+             value ->> '$.extra_attempts' AS extra_attempts, key + 1 AS place
       FROM json_each(:completions)) AS c
 WHERE skiplock_jobs.id = c.id AND skiplock_jobs.lease_token = c.token AND skiplock_jobs.status = 'running'
 RETURNING id, attempt, lease_token AS token, tenant, queue, finished_at AS at
 
 -- name: insert_status_events
--- One status event per job, in the order given: what skiplock_job_status_changed writes.
+-- One status event per job, in the order given: what skiplock_job_status_changed writes (for the
+-- dependents a success releases; the claim's and the success's own are read from their rows).
 INSERT INTO skiplock_job_events (job_id, attempt, type, status, ts)
 SELECT value ->> '$.id', value ->> '$.attempt', 'status', :status, value ->> '$.at' FROM json_each(:jobs)
 

@@ -85,22 +85,24 @@ LIMIT :limit
 -- 0006), and its identity (claim_token) through adoptions. The claim floor (:floor_priority,
 -- :floor_at, ...) is not used: SQLite removes a claimed job's index entry in the claim itself, so the
 -- walk from the start of the index meets no job claimed before (see the PostgreSQL statement).
--- It fires no status trigger (migration 0017): the store writes the claimed jobs' status events
--- and counts in the claim's transaction (hot_path.sql).
+-- It fires no status trigger (migration 0017): the store writes the claimed jobs' counts in the
+-- claim's transaction (hot_path.sql). Each job's started event is read from its row (migration
+-- 0018): started_seq, the next of the :limit seqs the store drew after :first_seq, in claim order.
 UPDATE skiplock_jobs
 SET status = 'running', attempt = attempt + 1, locked_by = :worker,
     locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms,
-    started_at = CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    started_at = CAST(unixepoch('subsec') * 1000 AS INTEGER), started_seq = :first_seq + claimable.place,
     lease_token = :token, claim_token = :token,
     -- A resumable kind's execution (a command's process) lives on this host: adoption heeds it.
     host = CASE WHEN kind IN (SELECT value FROM json_each(:resumable_kinds)) THEN :host END
-WHERE id IN (
-    SELECT id FROM skiplock_jobs
-    WHERE status = 'queued' AND queue = :queue
-      AND available_at <= CAST(unixepoch('subsec') * 1000 AS INTEGER)
-      AND NOT EXISTS (SELECT 1 FROM skiplock_queues AS q WHERE q.queue = :queue AND q.paused)
-    ORDER BY priority DESC, available_at, id
-    LIMIT :limit)
+FROM (SELECT id, row_number() OVER (ORDER BY priority DESC, available_at, id) AS place
+      FROM (SELECT id, priority, available_at FROM skiplock_jobs
+            WHERE status = 'queued' AND queue = :queue
+              AND available_at <= CAST(unixepoch('subsec') * 1000 AS INTEGER)
+              AND NOT EXISTS (SELECT 1 FROM skiplock_queues AS q WHERE q.queue = :queue AND q.paused)
+            ORDER BY priority DESC, available_at, id
+            LIMIT :limit)) AS claimable
+WHERE skiplock_jobs.id = claimable.id
 RETURNING *
 
 -- name: first_claimable
@@ -144,7 +146,9 @@ RETURNING id, attempt, lease_token AS token, cancel_requested
 -- Fenced finalize of many jobs in one statement: written only while the job's lease token is the
 -- one the outcome carries. A retry of a job whose cancel was requested becomes cancelled instead.
 -- For every outcome but a success (those take complete_successes of hot_path.sql): it names
--- bookkept_by_trigger, so the status triggers write its events, counts and dependents' release.
+-- bookkept_by_trigger, so the status triggers write its events, counts and dependents' release. A
+-- job queued again (retry, snooze) clears started_seq: the attempt's started event becomes a row
+-- (migration 0018, skiplock_job_events_kept) before the next claim sets it anew.
 UPDATE skiplock_jobs
 SET status = CASE WHEN c.status = 'queued' AND skiplock_jobs.cancel_requested THEN 'cancelled'
                   ELSE c.status END,
@@ -158,6 +162,8 @@ SET status = CASE WHEN c.status = 'queued' AND skiplock_jobs.cancel_requested TH
     last_error = COALESCE(c.error, skiplock_jobs.last_error),
     locked_by = NULL,
     locked_until = NULL,
+    started_seq = CASE WHEN c.status = 'queued' AND NOT skiplock_jobs.cancel_requested THEN NULL
+                       ELSE skiplock_jobs.started_seq END,
     bookkept_by_trigger = 1
 FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token, value ->> '$.status' AS status,
              value ->> '$.delay_ms' AS delay_ms, NULLIF(value -> '$.result', 'null') AS result,
@@ -169,7 +175,8 @@ WHERE skiplock_jobs.id = c.id AND skiplock_jobs.lease_token = c.token AND skiplo
 RETURNING id, attempt, lease_token AS token
 
 -- name: release_jobs
--- Graceful shutdown gives back jobs still running at the deadline; attempt stays counted.
+-- Graceful shutdown gives back jobs still running at the deadline; attempt stays counted. The
+-- attempt's started event becomes a row (migration 0018: only a running or ended job reads it from its row).
 UPDATE skiplock_jobs
 SET status = CASE WHEN skiplock_jobs.cancel_requested THEN 'cancelled' ELSE 'queued' END,
     finished_at = CASE WHEN skiplock_jobs.cancel_requested
@@ -181,6 +188,7 @@ SET status = CASE WHEN skiplock_jobs.cancel_requested THEN 'cancelled' ELSE 'que
     locked_by = NULL,
     locked_until = NULL,
     lease_token = NULL,
+    started_seq = NULL,
     bookkept_by_trigger = 1
 FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token FROM json_each(:held)) AS h
 WHERE skiplock_jobs.id = h.id AND skiplock_jobs.lease_token = h.token AND skiplock_jobs.status = 'running'
@@ -189,12 +197,13 @@ RETURNING id
 -- name: unclaim_jobs
 -- Gives back, without using their attempt, the jobs of a claim whose answer never reached the
 -- worker: it does not run them. A job whose cancel was requested meanwhile ends cancelled, as at
--- release. Matches nothing when the claim did not commit. Idempotent.
+-- release. Matches nothing when the claim did not commit. Idempotent. The claim's started event
+-- stays (its attempt is given back, but it happened): it becomes a row (migration 0018).
 UPDATE skiplock_jobs
 SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'queued' END,
     finished_at = CASE WHEN cancel_requested THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
     attempt = attempt - 1, locked_by = NULL, locked_until = NULL,
-    lease_token = NULL, claim_token = NULL, host = NULL, bookkept_by_trigger = 1
+    lease_token = NULL, claim_token = NULL, host = NULL, started_seq = NULL, bookkept_by_trigger = 1
 WHERE queue = :queue AND status = 'running' AND lease_token = :token AND claim_token = :token -- skiplock_jobs_running
 RETURNING id
 
@@ -226,6 +235,7 @@ RETURNING *
 -- One more attempt for a terminal job; attempt keeps counting, max_attempts grows if used up. A
 -- job whose dependencies have not all succeeded waits for them again; one with a failed, timed
 -- out or cancelled dependency is not retried (the caller names it: failed_dependency).
+-- The events read from the row until now, the last attempt's start and success, become rows (migration 0018).
 UPDATE skiplock_jobs
 SET status = CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                                JOIN skiplock_jobs AS p ON p.id = d.depends_on
@@ -233,7 +243,7 @@ SET status = CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                   THEN 'waiting' ELSE 'queued' END,
     available_at = CAST(unixepoch('subsec') * 1000 AS INTEGER), finished_at = NULL,
     cancel_requested = 0, result = NULL, max_attempts = MAX(max_attempts, attempt + 1),
-    bookkept_by_trigger = 1
+    started_seq = NULL, finished_seq = NULL, bookkept_by_trigger = 1
 WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
   AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                   JOIN skiplock_jobs AS p ON p.id = d.depends_on

@@ -1,0 +1,3 @@
+-- Nothing to change here: PostgreSQL has read the hot path's status events from the job row since
+-- its 0012. This number is SQLite's, which does the same for a claim's and a success's events from
+-- its 0018 on (both drivers list the same migration numbers).
