@@ -88,8 +88,8 @@ final class SqliteTestDatabase implements TestDatabase {
     @Override
     public void loseClaim(DataSource dataSource, UUID jobId) {
         Jdbc.update(dataSource, "UPDATE skiplock_jobs SET status = 'queued', attempt = attempt - 1, started_at = NULL,"
-                + " locked_by = NULL, locked_until = NULL, lease_token = NULL, claim_token = NULL, host = NULL"
-                + " WHERE id = ?", jobId.toString());
+                + " started_seq = NULL, locked_by = NULL, locked_until = NULL, lease_token = NULL, claim_token = NULL,"
+                + " host = NULL WHERE id = ?", jobId.toString());
     }
 
     @Override

@@ -117,6 +117,28 @@ class SqliteHotPathBookkeepingTest {
         assertThat(read(job)).isEqualTo(new Seen("succeeded", 1, 1, counts(0, 0, 1), 1));
     }
 
+    /**
+     * An idle claimer claims every poll interval: a claim that finds nothing must change no page, or
+     * each of its commits would write the WAL (and, by default, sync it). The events' counter moves
+     * only past seqs a claim gave (migration 0018).
+     */
+    @Test
+    void aClaimThatFindsNothingWritesNothing() throws Exception {
+        try (Connection reader = DriverManager.getConnection(url)) {
+            String before = single(reader, "PRAGMA data_version");
+            assertThat(store.claimJobs(claim(), null, 10)).isEmpty();
+            assertThat(single(reader, "PRAGMA data_version")).as("changed by another connection's commit").isEqualTo(before);
+
+            Job job = client.enqueue(JobRequest.of("bookkept", Map.of()));
+            String counter = "SELECT seq FROM sqlite_sequence WHERE name = 'skiplock_job_events'";
+            long beforeClaim = Long.parseLong(single(reader, counter));
+            assertThat(store.claimJobs(claim(), null, 10)).hasSize(1);
+            assertThat(Long.parseLong(single(reader, counter))).isEqualTo(beforeClaim + 1);
+            assertThat(single(reader, "SELECT started_seq FROM skiplock_jobs WHERE id = ?", job.id().toString()))
+                    .isEqualTo(String.valueOf(beforeClaim + 1));
+        }
+    }
+
     private static ClaimParams claim() {
         return new ClaimParams("default", "worker-1", "host-1", UUID.randomUUID(), 30_000, "[]");
     }

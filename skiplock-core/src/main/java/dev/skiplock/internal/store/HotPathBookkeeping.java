@@ -30,25 +30,14 @@ final class HotPathBookkeeping {
     }
 
     /**
-     * Draws {@code count} seqs for the status events of a claim or a success about to be made on
-     * {@code transaction}, which its rows carry; returns the one before the first (the statement
-     * adds a job's place, from 1).
+     * Accounts for {@code jobs}, just claimed on {@code transaction}: queued → running, their status
+     * events' seqs passed (the rows carry them).
      */
-    long drawEventSeqs(Connection transaction, int count) {
-        List<Long> first = sql.query(transaction, "draw_event_seqs", Params.of("count", count),
-                row -> row.getLong("first_seq"));
-        if (first.size() != 1) {
-            // Migration 0018 writes the counter's row; only a hand-edited schema lacks it.
-            throw new IllegalStateException("draw_event_seqs: sqlite_sequence has no row for skiplock_job_events");
-        }
-        return first.getFirst();
-    }
-
-    /** Accounts for {@code jobs}, just claimed on {@code transaction}: queued → running (their events are their rows'). */
     void claimed(Connection transaction, List<Job> jobs) {
         if (jobs.isEmpty()) {
-            return;
+            return; // a claim that found nothing changes no page: its commit writes nothing
         }
+        passEventSeqs(transaction, jobs.size());
         String changed = json(jobs.stream().map(job -> new Changed(job.id(), job.attempt(), null, job.tenant(), job.queue(),
                 job.startedAt().toEpochMilli())).toList());
         counted(transaction, changed, "queued", "running");
@@ -56,16 +45,18 @@ final class HotPathBookkeeping {
 
     /**
      * Writes the {@code count} successes of {@code completionsJson} (complete_jobs' form) on
-     * {@code transaction} and accounts for those applied: running → succeeded (their events are
-     * their rows'), a finish each, their dependents released. Returns the leases applied.
+     * {@code transaction} and accounts for those applied: running → succeeded, their status events'
+     * seqs passed (the rows carry them), a finish each, their dependents released. Returns the
+     * leases applied.
      */
     List<HeldAttempt> completeSuccesses(Connection transaction, String completionsJson, int count) {
-        long firstSeq = drawEventSeqs(transaction, count);
-        List<Changed> succeeded = sql.query(transaction, "complete_successes", Params.of("completions", completionsJson,
-                "first_seq", firstSeq), this::completed);
+        List<Changed> succeeded = sql.query(transaction, "complete_successes", Params.of("completions", completionsJson),
+                this::completed);
         if (succeeded.isEmpty()) {
             return List.of();
         }
+        // Past the whole batch: an outcome's seq is its place in it, and a stale one leaves its place unused.
+        passEventSeqs(transaction, count);
         String changed = json(succeeded);
         counted(transaction, changed, "running", "succeeded");
         sql.update(transaction, "count_finishes", Params.of("jobs", changed));
@@ -78,6 +69,17 @@ final class HotPathBookkeeping {
             counted(transaction, queued, "waiting", "queued");
         }
         return succeeded.stream().map(job -> new HeldAttempt(job.id(), job.attempt(), job.token())).toList();
+    }
+
+    /**
+     * Moves the events' counter past the {@code count} seqs the statement just run gave its jobs'
+     * status events (the counter plus each job's place), before any event row takes a seq.
+     */
+    private void passEventSeqs(Connection transaction, int count) {
+        if (sql.query(transaction, "pass_event_seqs", Params.of("count", count), row -> 1).isEmpty()) {
+            // Migration 0018 writes the counter's row; without it the seqs just given were null.
+            throw new IllegalStateException("pass_event_seqs: sqlite_sequence has no row for skiplock_job_events");
+        }
     }
 
     private void counted(Connection transaction, String changed, String from, String to) {

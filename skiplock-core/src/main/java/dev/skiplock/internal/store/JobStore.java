@@ -49,7 +49,7 @@ public final class JobStore {
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs");
     /** What {@code hot_path.sql} defines for a driver whose hot path the store accounts for (checked by the same test). */
-    public static final List<String> HOT_PATH_STATEMENTS = List.of("draw_event_seqs", "complete_successes",
+    public static final List<String> HOT_PATH_STATEMENTS = List.of("pass_event_seqs", "complete_successes",
             "insert_status_events", "count_status_changes", "count_finishes", "release_dependents");
 
     private final SqlRunner sql;
@@ -226,9 +226,6 @@ public final class JobStore {
 
     /** Runs claim_jobs on {@code connection}, with the claim's bookkeeping where the store does it (in its transaction). */
     private List<Job> claimOn(Connection connection, Map<String, Object> params) {
-        if (hotPath != null) {
-            params.put("first_seq", hotPath.drawEventSeqs(connection, (Integer) params.get("limit")));
-        }
         List<Job> jobs = sql.query(connection, "claim_jobs", params, new JobRows(sql.dialect()));
         if (hotPath != null) {
             hotPath.claimed(connection, jobs);

@@ -2,9 +2,9 @@
 -- row instead of written as rows, as PostgreSQL has done since its 0012 (issue #12: since 0017 those
 -- two event rows and their index entries were the largest write a no-op job made beside its own
 -- row; with this migration `skiplock bench drain --n 20000` ran 1.17 times as fast, median of 9
--- interleaved pairs). The statement that makes such an event gives it a seq the store drew from
--- the events' AUTOINCREMENT counter (hot_path.sql, draw_event_seqs), so seq stays one global order
--- across rows and derived events:
+-- interleaved pairs). The statement that makes such an event gives it the events' AUTOINCREMENT
+-- counter plus the job's place in the statement, and the store then moves the counter past them
+-- (hot_path.sql, pass_event_seqs), so seq stays one global order across rows and derived events:
 --   started_seq   its latest attempt started running (that attempt, at started_at);
 --   finished_seq  that attempt succeeded (at finished_at, no message).
 -- A job holds started_seq only while it runs or once it has ended, finished_seq only while it is
@@ -13,12 +13,13 @@
 -- rows with their seqs first. So every event is either derived or a row, never both and never
 -- neither, and a claim never finds an event to keep. The enqueue's queued event stays a row here.
 -- Processes older than this migration must be stopped before it runs (README "Upgrading"): their
--- claims and successes would write these events as rows beside no seq at all.
+-- retries, snoozes, releases and unclaims would not clear the seqs, so the next claim or success
+-- would overwrite an event no row holds.
 ALTER TABLE skiplock_jobs ADD COLUMN started_seq INTEGER;
 
 ALTER TABLE skiplock_jobs ADD COLUMN finished_seq INTEGER;
 
--- draw_event_seqs moves the counter's row, which SQLite writes at a table's first AUTOINCREMENT insert.
+-- pass_event_seqs moves the counter's row, which SQLite writes at a table's first AUTOINCREMENT insert.
 INSERT INTO sqlite_sequence (name, seq)
 SELECT 'skiplock_job_events', COALESCE((SELECT max(seq) FROM skiplock_job_events), 0)
 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'skiplock_job_events');

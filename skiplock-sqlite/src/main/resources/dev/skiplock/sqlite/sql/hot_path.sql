@@ -3,27 +3,30 @@
 -- the claim or the completion they account for, never alone. Every "now" is the database clock in
 -- milliseconds, as in jobs.sql. :jobs is a JSON array of the changed jobs: id, attempt, tenant,
 -- queue and at, the time of the change (the claim's started_at, the success's finished_at): a
--- trigger's event carried the time of the statement that made the change, and so do these.
+-- trigger's event carried the time of the statement that made the change, and so do the events
+-- of the dependents a success releases.
 
--- name: draw_event_seqs
--- Takes :count event seqs for the status events of a claim or a success that the job rows carry
--- (started_seq, finished_seq: migration 0018) and returns the one before the first. It moves the
--- events' AUTOINCREMENT counter, so every event row inserted later gets a greater seq; a seq drawn
--- and not given (a claim that found fewer jobs) is a gap, as a rolled-back sequence leaves one.
+-- name: pass_event_seqs
+-- Moves the events' AUTOINCREMENT counter past the :count seqs that the claim or the success just
+-- made gave its jobs' status events, which their rows carry (started_seq, finished_seq: migration
+-- 0018): each is the counter as the statement read it plus the job's place. So every event row
+-- inserted later gets a greater seq. Run only after a statement that changed a job, and before any
+-- event row is inserted in its transaction (neither statement fires a trigger that inserts one).
+-- No row: the counter is missing (migration 0018 writes it), and the store fails the transaction.
 UPDATE sqlite_sequence SET seq = seq + :count WHERE name = 'skiplock_job_events'
-RETURNING seq - :count AS first_seq
+RETURNING seq
 
 -- name: complete_successes
 -- complete_jobs for outcomes that succeeded without an error (the store sorts them out), naming
 -- only status: no status trigger fires. last_error and available_at stay as they were, so the
 -- success's event has no message; it is read from the row (migration 0018): finished_seq, the
--- seq after :first_seq at the outcome's place in the batch. Returns the leases applied with what
--- the bookkeeping reads.
+-- events' counter plus the outcome's place in the batch (pass_event_seqs then moves the counter
+-- past the batch). Returns the leases applied with what the bookkeeping reads.
 UPDATE skiplock_jobs
 SET status = 'succeeded',
     max_attempts = skiplock_jobs.max_attempts + c.extra_attempts,
     finished_at = CAST(unixepoch('subsec') * 1000 AS INTEGER),
-    finished_seq = :first_seq + c.place,
+    finished_seq = (SELECT seq FROM sqlite_sequence WHERE name = 'skiplock_job_events') + c.place,
     result = c.result,
     locked_by = NULL,
     locked_until = NULL

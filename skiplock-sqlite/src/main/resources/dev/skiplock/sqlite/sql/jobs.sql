@@ -78,7 +78,7 @@ ORDER BY id DESC
 LIMIT :limit
 
 -- name: claim_jobs
--- One autocommit statement, so it runs under SQLite's single write lock: concurrent claimers (any
+-- Runs in the claim's transaction, under SQLite's single write lock: concurrent claimers (any
 -- process) queue on busy_timeout and never take the same row. The subquery walks
 -- skiplock_jobs_claimable. The attempt is counted at claim. :token is a fresh random token the
 -- worker draws for this statement: the fence of every later write of this execution (migration
@@ -87,11 +87,13 @@ LIMIT :limit
 -- walk from the start of the index meets no job claimed before (see the PostgreSQL statement).
 -- It fires no status trigger (migration 0017): the store writes the claimed jobs' counts in the
 -- claim's transaction (hot_path.sql). Each job's started event is read from its row (migration
--- 0018): started_seq, the next of the :limit seqs the store drew after :first_seq, in claim order.
+-- 0018): started_seq, the events' counter plus the job's place in claim order (the store then
+-- moves the counter past them, pass_event_seqs).
 UPDATE skiplock_jobs
 SET status = 'running', attempt = attempt + 1, locked_by = :worker,
     locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms,
-    started_at = CAST(unixepoch('subsec') * 1000 AS INTEGER), started_seq = :first_seq + claimable.place,
+    started_at = CAST(unixepoch('subsec') * 1000 AS INTEGER),
+    started_seq = (SELECT seq FROM sqlite_sequence WHERE name = 'skiplock_job_events') + claimable.place,
     lease_token = :token, claim_token = :token,
     -- A resumable kind's execution (a command's process) lives on this host: adoption heeds it.
     host = CASE WHEN kind IN (SELECT value FROM json_each(:resumable_kinds)) THEN :host END
