@@ -55,10 +55,10 @@ public interface Dialect {
 
     /**
      * True if the hot path's claim and successful completion fire no status trigger (SQLite,
-     * migration 0017): the store then draws their status events' seqs (the rows carry those events,
-     * SQLite migration 0018) and writes their counts, finishes per minute and dependents' release
-     * itself, with the statements of the driver's {@code hot_path.sql}, in the transaction of the
-     * change. Default: false (the claim's and completion's statements do it).
+     * migration 0017): the store then moves the events' counter past the seqs those statements gave
+     * (the rows carry those events, SQLite migration 0018) and writes their counts, finishes per
+     * minute and dependents' release itself, with the statements of the driver's {@code hot_path.sql},
+     * in the transaction of the change. Default: false (the claim's and completion's statements do it).
      */
     default boolean hotPathBookkeptByStore() {
         return false;

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * back with it.
  */
 class SqliteHotPathBookkeepingTest {
-    /** The first statement of the bookkeeping after a claim or a success (hot_path.sql, count_status_changes). */
+    /** A statement of the bookkeeping after a claim or a success (hot_path.sql, count_status_changes, after pass_event_seqs). */
     private static final String BOOKKEEPING = "SET jobs = skiplock_job_counts.jobs + CASE WHEN skiplock_job_counts.status";
 
     @TempDir
@@ -132,10 +132,39 @@ class SqliteHotPathBookkeepingTest {
             Job job = client.enqueue(JobRequest.of("bookkept", Map.of()));
             String counter = "SELECT seq FROM sqlite_sequence WHERE name = 'skiplock_job_events'";
             long beforeClaim = Long.parseLong(single(reader, counter));
-            assertThat(store.claimJobs(claim(), null, 10)).hasSize(1);
+            String beforeClaimVersion = single(reader, "PRAGMA data_version");
+            List<Claimed> claimed = store.claimJobs(claim(), null, 10);
+            assertThat(claimed).hasSize(1);
+            assertThat(single(reader, "PRAGMA data_version")).as("a claim that took a job commits").isNotEqualTo(beforeClaimVersion);
             assertThat(Long.parseLong(single(reader, counter))).isEqualTo(beforeClaim + 1);
             assertThat(single(reader, "SELECT started_seq FROM skiplock_jobs WHERE id = ?", job.id().toString()))
                     .isEqualTo(String.valueOf(beforeClaim + 1));
+        }
+    }
+
+    /**
+     * A success batch gives each job the counter plus its place in the batch, and the counter moves
+     * past the whole batch: a stale outcome's place stays unused, never taken by a later event row.
+     */
+    @Test
+    void aSuccessBatchPassesEverySeqItGaveAndNoEventSharesOne() throws Exception {
+        Job job = client.enqueue(JobRequest.of("bookkept", Map.of()));
+        HeldAttempt lease = store.claimJobs(claim(), null, 10).getFirst().lease();
+        HeldAttempt stale = new HeldAttempt(job.id(), lease.attempt(), UUID.randomUUID());
+        try (Connection reader = DriverManager.getConnection(url)) {
+            String counter = "SELECT seq FROM sqlite_sequence WHERE name = 'skiplock_job_events'";
+            long before = Long.parseLong(single(reader, counter));
+            assertThat(store.completeJobs(List.of(new Completion(stale, JobStatus.SUCCEEDED, 0, null, null, 0),
+                    new Completion(lease, JobStatus.SUCCEEDED, 0, null, null, 0)))).containsExactly(lease);
+            assertThat(Long.parseLong(single(reader, counter))).isEqualTo(before + 2);
+            assertThat(single(reader, "SELECT finished_seq FROM skiplock_jobs WHERE id = ?", job.id().toString()))
+                    .isEqualTo(String.valueOf(before + 2));
+
+            client.retry(job.id()); // its start and success become rows, with their seqs; a queued event follows
+            assertThat(single(reader, "SELECT count(*) FROM (SELECT seq FROM skiplock_job_event_log GROUP BY seq"
+                    + " HAVING count(*) > 1)")).isEqualTo("0");
+            assertThat(single(reader, "SELECT count(*) FROM skiplock_job_event_log WHERE job_id = ? AND type = 'status'",
+                    job.id().toString())).isEqualTo("4");
         }
     }
 
