@@ -1,7 +1,7 @@
 -- The hot path's status events, a claim's started and a success's succeeded, are read from the job
 -- row instead of written as rows, as PostgreSQL has done since its 0012 (issue #12: since 0017 those
 -- two event rows and their index entries were the largest write a no-op job made beside its own
--- row; with this migration `skiplock bench drain --n 20000` ran 1.17 times as fast, median of 9
+-- row; with this migration `skiplock bench drain --n 20000` ran 1.14 times as fast, median of 15
 -- interleaved pairs). The statement that makes such an event gives it the events' AUTOINCREMENT
 -- counter plus the job's place in the statement, and the store then moves the counter past them
 -- (hot_path.sql, pass_event_seqs), so seq stays one global order across rows and derived events:
