@@ -21,6 +21,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -45,6 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
 class SqliteHotPathBookkeepingTest {
     /** A statement of the bookkeeping after a claim or a success (hot_path.sql, count_status_changes, after pass_event_seqs). */
     private static final String BOOKKEEPING = "SET jobs = skiplock_job_counts.jobs + CASE WHEN skiplock_job_counts.status";
+    /** The statement that moves the events' counter past the seqs a claim or a success gave (hot_path.sql, pass_event_seqs). */
+    private static final String PASS_EVENT_SEQS = "UPDATE sqlite_sequence SET seq = seq +";
 
     @TempDir
     Path folder;
@@ -53,6 +56,8 @@ class SqliteHotPathBookkeepingTest {
     private Skiplock client;
     /** What the next run of the bookkeeping statement meets: a pause, a failure, or nothing. */
     private final AtomicReference<Interruption> next = new AtomicReference<>();
+    /** The text of the statement {@link #next} stops: the bookkeeping's count unless a test says otherwise. */
+    private volatile String interrupted = BOOKKEEPING;
     private JobStore store;
 
     @BeforeEach
@@ -168,6 +173,41 @@ class SqliteHotPathBookkeepingTest {
         }
     }
 
+    /**
+     * The interleaving the counter relies on (migration 0018): between the claim that gave its jobs
+     * the counter plus their places and the statement that moves the counter past them, no other
+     * connection can write an event row, which would take one of those seqs. The claim's transaction
+     * holds SQLite's write lock there, so another writer is refused until it commits, and the event
+     * row it then writes comes after every seq the claim gave.
+     */
+    @Test
+    void noEventRowTakesASeqBetweenTheClaimAndTheCountersMove() throws Exception {
+        Job claimedJob = client.enqueue(JobRequest.of("bookkept", Map.of()));
+        interrupted = PASS_EVENT_SEQS;
+        Pause pause = new Pause();
+        next.set(pause);
+        CompletableFuture<List<Claimed>> claiming = CompletableFuture.supplyAsync(() -> store.claimJobs(claim(), null, 10));
+        pause.awaitReached();
+        try (Connection other = DriverManager.getConnection(url + "?busy_timeout=0");
+                Statement write = other.createStatement()) {
+            assertThatThrownBy(() -> write.execute("BEGIN IMMEDIATE")).as("another writer, while the counter has not moved")
+                    .isInstanceOf(SQLException.class).hasMessageContaining("SQLITE_BUSY");
+        }
+        pause.go();
+        assertThat(claiming.get(30, TimeUnit.SECONDS)).extracting(c -> c.job().id()).containsExactly(claimedJob.id());
+
+        Job enqueued = client.enqueue(JobRequest.of("bookkept", Map.of()));
+        try (Connection reader = DriverManager.getConnection(url)) {
+            long started = Long.parseLong(single(reader, "SELECT started_seq FROM skiplock_jobs WHERE id = ?",
+                    claimedJob.id().toString()));
+            long queued = Long.parseLong(single(reader, "SELECT seq FROM skiplock_job_event_log WHERE job_id = ?",
+                    enqueued.id().toString()));
+            assertThat(queued).as("the next event row's seq").isGreaterThan(started);
+            assertThat(single(reader, "SELECT count(*) FROM (SELECT seq FROM skiplock_job_event_log GROUP BY seq"
+                    + " HAVING count(*) > 1)")).isEqualTo("0");
+        }
+    }
+
     private static ClaimParams claim() {
         return new ClaimParams("default", "worker-1", "host-1", UUID.randomUUID(), 30_000, "[]");
     }
@@ -259,7 +299,7 @@ class SqliteHotPathBookkeepingTest {
     private DataSource interrupted(DataSource target) {
         return proxy(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
                 ? proxy(Connection.class, (Connection) result, (inner, innerArgs, statement) ->
-                        inner.getName().equals("prepareStatement") && ((String) innerArgs[0]).contains(BOOKKEEPING)
+                        inner.getName().equals("prepareStatement") && ((String) innerArgs[0]).contains(interrupted)
                                 ? meetingNext((PreparedStatement) statement) : statement)
                 : result);
     }
