@@ -33,7 +33,8 @@ bool cancel_req = false;     /* cancel_requested */
 byte host = 0;               /* host of the claiming worker (command jobs) */
 
 /* ---- the row as the last flush left it: a database crash goes back to it ----
- * claim_jobs, adopt_orphans and heartbeat commit asynchronously (synchronous_commit = off);
+ * claim_jobs, adopt_orphans and heartbeat commit asynchronously (synchronous_commit = off;
+ * SQLite: the claim alone, at PRAGMA synchronous = NORMAL, the others synced);
  * every other statement commits durably, which flushes the WAL, earlier async commits included. */
 byte d_status = QUEUED, d_attempt = 0, d_max_att = MAXATT, d_owner = NOBODY, d_lease = L_CLEARED;
 byte d_ltok = NOTOKEN, d_ctok = NOTOKEN, d_host = 0;

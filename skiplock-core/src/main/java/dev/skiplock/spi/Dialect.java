@@ -1,5 +1,6 @@
 package dev.skiplock.spi;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -62,5 +63,26 @@ public interface Dialect {
      */
     default boolean hotPathBookkeptByStore() {
         return false;
+    }
+
+    /**
+     * Lets the next transaction on {@code connection}, a claim's, commit without waiting for its
+     * write to reach the disk, and returns what puts the connection back as it was once that
+     * transaction has ended. A claim that a power loss takes back only makes its jobs claimable
+     * again, and the next claim draws a new token, so the lost claim's execution can never write
+     * (README, Guarantees). Default: nothing to do (PostgreSQL's claim turns
+     * {@code synchronous_commit} off in its own statement, for its transaction only).
+     */
+    default CommitSync claimCommitsWithoutSync(Connection connection) throws SQLException {
+        return CommitSync.UNCHANGED;
+    }
+
+    /** Puts back what {@link #claimCommitsWithoutSync} changed on a connection. */
+    @FunctionalInterface
+    interface CommitSync {
+        /** Nothing was changed. */
+        CommitSync UNCHANGED = () -> { };
+
+        void restore() throws SQLException;
     }
 }

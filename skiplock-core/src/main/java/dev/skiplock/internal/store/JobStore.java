@@ -144,7 +144,7 @@ public final class JobStore {
      */
     public List<Claimed> claimJobs(ClaimParams claim, ClaimFloor floor, IntSupplier limit) {
         Function<Connection, List<Job>> run = connection -> claimOn(connection, claimParams(claim, floor, limit.getAsInt()));
-        List<Job> jobs = sql.dialect().writesOneAtATime() || hotPath != null ? sql.inTransaction(run) : withConnection(run);
+        List<Job> jobs = sql.dialect().writesOneAtATime() || hotPath != null ? sql.inClaimTransaction(run) : withConnection(run);
         List<Claimed> claimed = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
             claimed.add(new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), claim.token(), 0));

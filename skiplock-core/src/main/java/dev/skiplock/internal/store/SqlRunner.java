@@ -1,5 +1,7 @@
 package dev.skiplock.internal.store;
 
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.ProxyConnection;
 import dev.skiplock.SkiplockException;
 import dev.skiplock.internal.sql.NamedStatement;
 import dev.skiplock.internal.sql.SqlFile;
@@ -29,12 +31,23 @@ final class SqlRunner {
     private final SqlFile file;
     private final Dialect dialect;
     private final String driverName;
+    /** A HikariCP pool: a connection it lent can be evicted from it (see {@link #inClaimTransaction}). */
+    private final boolean inHikariPool;
 
     SqlRunner(DataSource dataSource, SqlFile file, Dialect dialect, String driverName) {
         this.dataSource = dataSource;
         this.file = file;
         this.dialect = dialect;
         this.driverName = driverName;
+        this.inHikariPool = isHikariPool(dataSource);
+    }
+
+    private static boolean isHikariPool(DataSource dataSource) {
+        try {
+            return dataSource.isWrapperFor(HikariDataSource.class);
+        } catch (SQLException e) {
+            return false;
+        }
     }
 
     /** Loads {@code sql/<table>.sql} of the driver. */
@@ -71,22 +84,77 @@ final class SqlRunner {
      * does not take the write lock again after it).
      */
     <T> T inTransaction(java.util.function.Function<Connection, T> work) {
-        return withConnection(connection -> {
+        return withConnection(connection -> inTransactionOn(connection, work));
+    }
+
+    private <T> T inTransactionOn(Connection connection, java.util.function.Function<Connection, T> work) {
+        try {
+            TransactionEnds.begin(connection);
+            T result;
             try {
-                TransactionEnds.begin(connection);
-                T result;
-                try {
-                    result = work.apply(connection);
-                } catch (RuntimeException | Error e) {
-                    TransactionEnds.rollBack(connection, e);
-                    throw e;
-                }
-                TransactionEnds.commit(connection);
-                return result;
-            } catch (SQLException e) {
-                throw failure("transaction", e);
+                result = work.apply(connection);
+            } catch (RuntimeException | Error e) {
+                TransactionEnds.rollBack(connection, e);
+                throw e;
             }
+            TransactionEnds.commit(connection);
+            return result;
+        } catch (SQLException e) {
+            throw failure("transaction", e);
+        }
+    }
+
+    /**
+     * As {@link #inTransaction}, the commit not waiting for the disk where the dialect can say so
+     * ({@link Dialect#claimCommitsWithoutSync}): for a claim. If the connection cannot be put back as
+     * it was, the call fails, though the transaction may have committed (a claim's caller gives its
+     * jobs back), and the pool closes the connection instead of lending it again, so no other write
+     * commits unsynced through it. Only a connection of a HikariCP pool (Skiplock's own, Spring
+     * Boot's) can be evicted: on any other the claim commits as every write does.
+     */
+    <T> T inClaimTransaction(java.util.function.Function<Connection, T> work) {
+        return withConnection(connection -> {
+            if (!(inHikariPool && connection instanceof ProxyConnection)) {
+                return inTransactionOn(connection, work);
+            }
+            Dialect.CommitSync sync;
+            try {
+                sync = dialect.claimCommitsWithoutSync(connection);
+            } catch (SQLException e) {
+                throw failure("claim's commit without sync", e);
+            }
+            T result;
+            try {
+                result = inTransactionOn(connection, work);
+            } catch (RuntimeException | Error e) {
+                SQLException notRestored = restore(connection, sync);
+                if (notRestored != null) {
+                    e.addSuppressed(notRestored);
+                }
+                throw e;
+            }
+            SQLException notRestored = restore(connection, sync);
+            if (notRestored != null) {
+                throw failure("claim's commit sync put back", notRestored);
+            }
+            return result;
         });
+    }
+
+    /** Puts back {@code sync}; if that fails, evicts the connection from its pool and returns why. */
+    private SQLException restore(Connection connection, Dialect.CommitSync sync) {
+        try {
+            sync.restore();
+            return null;
+        } catch (SQLException | RuntimeException e) {
+            SQLException failed = e instanceof SQLException sqlFailure ? sqlFailure : new SQLException(e);
+            try {
+                dataSource.unwrap(HikariDataSource.class).evictConnection(connection);
+            } catch (SQLException | RuntimeException evictFailed) {
+                failed.addSuppressed(evictFailed);
+            }
+            return failed;
+        }
     }
 
     /**
