@@ -73,11 +73,11 @@ public interface Dialect {
      * (README, Guarantees). Default: nothing to do (PostgreSQL's claim turns
      * {@code synchronous_commit} off in its own statement, for its transaction only).
      */
-    default CommitSync claimCommitsWithoutSync(Connection connection) throws SQLException {
+    default CommitSync relaxClaimCommit(Connection connection) throws SQLException {
         return CommitSync.UNCHANGED;
     }
 
-    /** Puts back what {@link #claimCommitsWithoutSync} changed on a connection. */
+    /** Puts back what {@link #relaxClaimCommit} changed on a connection. */
     @FunctionalInterface
     interface CommitSync {
         /** Nothing was changed. */

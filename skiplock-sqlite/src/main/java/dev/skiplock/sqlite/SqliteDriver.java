@@ -19,11 +19,11 @@ import javax.sql.DataSource;
  *
  * <p>Durability: {@code synchronous=FULL} by default, so a commit Skiplock acknowledged (an
  * enqueue, an outcome) survives power loss; in WAL mode {@code NORMAL} may lose the last commits
- * then (never on a process crash, and the file stays consistent). A claim commits at {@code NORMAL}
- * whatever the URL says ({@link SqliteDialect#claimCommitsWithoutSync}), as PostgreSQL's does
- * without waiting for its WAL flush. A URL may opt into it with
- * {@code ?synchronous=NORMAL} (or choose {@code EXTRA}); other values are rejected. A data source
- * you pass yourself needs the same settings.
+ * then (never on a process crash, and the file stays consistent). A URL may choose {@code NORMAL}
+ * for every write with {@code ?synchronous=NORMAL} (or choose {@code EXTRA}); other values are
+ * rejected. Whatever the URL chose, a claim on this pool's connections commits at {@code NORMAL}
+ * ({@link SqliteDialect#relaxClaimCommit}), as PostgreSQL's claim does not wait for its WAL flush.
+ * A data source you pass yourself needs the same settings.
  */
 public final class SqliteDriver implements Driver {
     /** Writers take turns on one lock, so a few connections are enough; readers in WAL run alongside. */

@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A claim's transaction commits without syncing the WAL ({@code PRAGMA synchronous = NORMAL},
- * {@link SqliteDialect#claimCommitsWithoutSync}); the connection goes back to its pool at the level
+ * {@link SqliteDialect#relaxClaimCommit}); the connection goes back to its pool at the level
  * its URL chose, so every other write (an outcome, an enqueue) syncs as before. Each test reads the
  * level on the connection that runs the statement, while it runs: the pool below holds one
  * connection, under HikariCP as Skiplock's own pool is.
@@ -58,8 +58,8 @@ class SqliteClaimCommitSyncTest {
     private HikariDataSource pool;
     /** The level each run of {@link #CLAIM} or {@link #SUCCESS} found on its connection, in order. */
     private final List<String> levelsSeen = new CopyOnWriteArrayList<>();
-    /** Set: the statement that puts a connection's level back to {@code FULL} fails. */
-    private volatile boolean restoreFails;
+    /** The statement whose next preparation fails (once), or null. */
+    private volatile String failing;
     /** Counted down when a connection of the pool is closed. */
     private final CountDownLatch closed = new CountDownLatch(1);
     private JobStore store;
@@ -77,16 +77,33 @@ class SqliteClaimCommitSyncTest {
     @Test
     void aClaimCommitsWithoutSyncAndTheOutcomeSyncs() throws Exception {
         open("");
-        Job job = client.enqueue(JobRequest.of("synced", Map.of()));
+        Job first = client.enqueue(JobRequest.of("synced", Map.of()));
+        Job second = client.enqueue(JobRequest.of("synced", Map.of()));
 
-        List<Claimed> claimed = store.claimJobs(claim(UUID.randomUUID()), null, 10);
-        assertThat(claimed).extracting(c -> c.job().id()).containsExactly(job.id());
+        List<Claimed> claimed = store.claimJobs(claim(UUID.randomUUID()), null, 1);
+        assertThat(claimed).extracting(c -> c.job().id()).containsExactly(first.id());
         HeldAttempt lease = claimed.getFirst().lease();
         assertThat(store.completeJobs(List.of(new Completion(lease, JobStatus.SUCCEEDED, 0, null, null, 0))))
                 .containsExactly(lease);
+        // again on the same connection, whose statements (the pragmas too) are kept prepared
+        assertThat(store.claimJobs(claim(UUID.randomUUID()), null, 1)).extracting(c -> c.job().id())
+                .containsExactly(second.id());
 
-        assertThat(levelsSeen).containsExactly("claim " + NORMAL, "success " + FULL);
+        assertThat(levelsSeen).containsExactly("claim " + NORMAL, "success " + FULL, "claim " + NORMAL);
         assertThat(levelOfThePoolsConnection()).isEqualTo(FULL);
+    }
+
+    /** A claim that fails is rolled back, and its connection put back at the URL's level. */
+    @Test
+    void aClaimThatFailsLeavesItsConnectionSynced() throws Exception {
+        open("");
+        Job job = client.enqueue(JobRequest.of("synced", Map.of()));
+        failing = CLAIM;
+        assertThatThrownBy(() -> store.claimJobs(claim(UUID.randomUUID()), null, 10)).hasStackTraceContaining("test: fails");
+        assertThat(levelOfThePoolsConnection()).isEqualTo(FULL);
+        assertThat(closed.getCount()).as("connections closed").isEqualTo(1);
+        assertThat(store.claimJobs(claim(UUID.randomUUID()), null, 10)).extracting(c -> c.job().id())
+                .containsExactly(job.id());
     }
 
     @ParameterizedTest
@@ -100,8 +117,9 @@ class SqliteClaimCommitSyncTest {
     }
 
     /**
-     * A connection left at {@code NORMAL} would commit every later write unsynced: the claim fails
-     * (its caller gives its jobs back: it may have committed) and the pool closes the connection.
+     * A connection left at {@code NORMAL} would commit every later write unsynced: if its level
+     * cannot be put back, the claim fails (its caller gives its jobs back: it may have committed)
+     * and the pool closes the connection.
      */
     @Test
     void aConnectionWhoseLevelCannotBePutBackIsClosed() throws Exception {
@@ -109,14 +127,26 @@ class SqliteClaimCommitSyncTest {
         Job job = client.enqueue(JobRequest.of("synced", Map.of()));
         UUID token = UUID.randomUUID();
 
-        restoreFails = true;
+        failing = "PRAGMA synchronous = FULL";
         assertThatThrownBy(() -> store.claimJobs(claim(token), null, 10))
-                .hasMessageContaining("claim's commit sync put back").hasStackTraceContaining("test: restore failed");
-        restoreFails = false;
+                .hasMessageContaining("putting back the claim's commit setting").hasStackTraceContaining("test: fails");
         assertThat(closed.await(30, TimeUnit.SECONDS)).as("the pool closed the connection").isTrue();
 
         assertThat(store.unclaimJobs("default", token)).as("the claim had committed; given back").isEqualTo(1);
         assertThat(levelOfThePoolsConnection()).as("a new connection").isEqualTo(FULL);
+        assertThat(store.claimJobs(claim(UUID.randomUUID()), null, 10)).extracting(c -> c.job().id())
+                .containsExactly(job.id());
+    }
+
+    /** SQLite applies a pragma as it compiles it, so a failure to relax may have relaxed all the same: the pool closes the connection. */
+    @Test
+    void aConnectionThatFailedToRelaxIsClosed() throws Exception {
+        open("");
+        Job job = client.enqueue(JobRequest.of("synced", Map.of()));
+        failing = "PRAGMA synchronous = NORMAL";
+        assertThatThrownBy(() -> store.claimJobs(claim(UUID.randomUUID()), null, 10))
+                .hasMessageContaining("relaxing the claim's commit").hasStackTraceContaining("test: fails");
+        assertThat(closed.await(30, TimeUnit.SECONDS)).as("the pool closed the connection").isTrue();
         assertThat(store.claimJobs(claim(UUID.randomUUID()), null, 10)).extracting(c -> c.job().id())
                 .containsExactly(job.id());
     }
@@ -131,22 +161,30 @@ class SqliteClaimCommitSyncTest {
         assertThat(levelsSeen).containsExactly("claim " + FULL);
     }
 
-    /** With a rollback journal, NORMAL may corrupt the file on a power loss; in a transaction SQLite refuses the pragma. */
+    /**
+     * With a rollback journal, NORMAL may corrupt the file on a power loss; a shared cache's
+     * connections share the level; in a transaction SQLite refuses the pragma.
+     */
     @Test
-    void noLevelChangesOutsideWalOrInsideATransaction() throws Exception {
+    void noLevelChangesWithoutWalWithASharedCacheOrInATransaction() throws Exception {
         SqliteDialect dialect = new SqliteDialect();
         try (Connection rollbackJournal = DriverManager.getConnection(
                 "jdbc:sqlite:" + folder.resolve("journal.db") + "?journal_mode=DELETE&synchronous=FULL")) {
-            assertThat(dialect.claimCommitsWithoutSync(rollbackJournal)).isSameAs(Dialect.CommitSync.UNCHANGED);
+            assertThat(dialect.relaxClaimCommit(rollbackJournal)).isSameAs(Dialect.CommitSync.UNCHANGED);
             assertThat(SqliteDialect.synchronousLevel(rollbackJournal)).isEqualTo(FULL);
+        }
+        try (Connection sharedCache = DriverManager.getConnection(
+                "jdbc:sqlite:" + folder.resolve("shared.db") + "?journal_mode=WAL&synchronous=FULL&shared_cache=true")) {
+            assertThat(dialect.relaxClaimCommit(sharedCache)).isSameAs(Dialect.CommitSync.UNCHANGED);
+            assertThat(SqliteDialect.synchronousLevel(sharedCache)).isEqualTo(FULL);
         }
         try (Connection wal = DriverManager.getConnection(
                 "jdbc:sqlite:" + folder.resolve("wal.db") + "?journal_mode=WAL&synchronous=FULL")) {
             wal.setAutoCommit(false);
-            assertThat(dialect.claimCommitsWithoutSync(wal)).isSameAs(Dialect.CommitSync.UNCHANGED);
+            assertThat(dialect.relaxClaimCommit(wal)).isSameAs(Dialect.CommitSync.UNCHANGED);
             assertThat(SqliteDialect.synchronousLevel(wal)).isEqualTo(FULL);
             wal.setAutoCommit(true);
-            Dialect.CommitSync sync = dialect.claimCommitsWithoutSync(wal);
+            Dialect.CommitSync sync = dialect.relaxClaimCommit(wal);
             assertThat(SqliteDialect.synchronousLevel(wal)).isEqualTo(NORMAL);
             sync.restore();
             assertThat(SqliteDialect.synchronousLevel(wal)).isEqualTo(FULL);
@@ -181,7 +219,7 @@ class SqliteClaimCommitSyncTest {
         return new ClaimParams("default", "worker-1", "host-1", token, 30_000, "[]");
     }
 
-    /** {@code target}'s connections, reporting the level at the claim and the success, failing the restore when told. */
+    /** {@code target}'s connections, reporting the level at the claim and the success, failing {@link #failing} once when set. */
     private DataSource watched(DataSource target) {
         return proxy(DataSource.class, target, (method, args) -> {
             Object result = invoke(method, target, args);
@@ -196,8 +234,10 @@ class SqliteClaimCommitSyncTest {
             }
             if (method.getName().equals("prepareStatement")) {
                 String sql = (String) args[0];
-                if (restoreFails && sql.equals("PRAGMA synchronous = " + FULL)) {
-                    throw new SQLException("test: restore failed");
+                String fails = failing;
+                if (fails != null && sql.contains(fails)) {
+                    failing = null;
+                    throw new SQLException("test: fails");
                 }
                 String seen = sql.contains(CLAIM) ? "claim" : sql.contains(SUCCESS) ? "success" : null;
                 if (seen != null) {

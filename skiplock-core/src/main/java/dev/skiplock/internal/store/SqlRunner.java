@@ -106,7 +106,7 @@ final class SqlRunner {
 
     /**
      * As {@link #inTransaction}, the commit not waiting for the disk where the dialect can say so
-     * ({@link Dialect#claimCommitsWithoutSync}): for a claim. If the connection cannot be put back as
+     * ({@link Dialect#relaxClaimCommit}): for a claim. If the connection cannot be put back as
      * it was, the call fails, though the transaction may have committed (a claim's caller gives its
      * jobs back), and the pool closes the connection instead of lending it again, so no other write
      * commits unsynced through it. Only a connection of a HikariCP pool (Skiplock's own, Spring
@@ -119,9 +119,14 @@ final class SqlRunner {
             }
             Dialect.CommitSync sync;
             try {
-                sync = dialect.claimCommitsWithoutSync(connection);
+                sync = dialect.relaxClaimCommit(connection);
             } catch (SQLException e) {
-                throw failure("claim's commit without sync", e);
+                // SQLite applies a pragma when it compiles it: it may have taken effect all the same.
+                evict(connection, e);
+                throw failure("relaxing the claim's commit", e);
+            } catch (RuntimeException e) {
+                evict(connection, e);
+                throw e;
             }
             T result;
             try {
@@ -135,25 +140,37 @@ final class SqlRunner {
             }
             SQLException notRestored = restore(connection, sync);
             if (notRestored != null) {
-                throw failure("claim's commit sync put back", notRestored);
+                throw failure("putting back the claim's commit setting", notRestored);
             }
             return result;
         });
     }
 
-    /** Puts back {@code sync}; if that fails, evicts the connection from its pool and returns why. */
+    /** Puts back {@code sync}; unless that went through, evicts the connection from its pool (and returns why, if it can). */
     private SQLException restore(Connection connection, Dialect.CommitSync sync) {
+        boolean restored = false;
+        SQLException failed = null;
         try {
             sync.restore();
-            return null;
+            restored = true;
         } catch (SQLException | RuntimeException e) {
-            SQLException failed = e instanceof SQLException sqlFailure ? sqlFailure : new SQLException(e);
-            try {
-                dataSource.unwrap(HikariDataSource.class).evictConnection(connection);
-            } catch (SQLException | RuntimeException evictFailed) {
-                failed.addSuppressed(evictFailed);
+            failed = e instanceof SQLException sqlFailure ? sqlFailure : new SQLException(e);
+        } finally {
+            if (!restored) {
+                evict(connection, failed);
             }
-            return failed;
+        }
+        return failed;
+    }
+
+    /** Has the pool close {@code connection} once it is given back; a failure to is added to {@code cause}, if any. */
+    private void evict(Connection connection, Throwable cause) {
+        try {
+            dataSource.unwrap(HikariDataSource.class).evictConnection(connection);
+        } catch (SQLException | RuntimeException evictFailed) {
+            if (cause != null) {
+                cause.addSuppressed(evictFailed);
+            }
         }
     }
 
