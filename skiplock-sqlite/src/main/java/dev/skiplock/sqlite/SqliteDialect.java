@@ -11,10 +11,18 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 
-/** UUIDs as TEXT (UUIDv7 text sorts in time order), instants as INTEGER Unix milliseconds. */
+/**
+ * UUIDs as TEXT (UUIDv7 text sorts in time order), instants as INTEGER Unix milliseconds; a claim
+ * commits without syncing the WAL ({@link #relaxClaimCommit}).
+ */
 final class SqliteDialect implements Dialect {
     /** {@code PRAGMA synchronous}'s level that commits without syncing the WAL. */
     static final int NORMAL = 1;
+    private static final String SYNCHRONOUS = "PRAGMA synchronous";
+    private static final String JOURNAL_MODE = "PRAGMA journal_mode";
+    /** Sets each level of {@code PRAGMA synchronous}, by its number (OFF 0, NORMAL 1, FULL 2, EXTRA 3). */
+    private static final List<String> SET_SYNCHRONOUS = List.of("PRAGMA synchronous = OFF",
+            "PRAGMA synchronous = NORMAL", "PRAGMA synchronous = FULL", "PRAGMA synchronous = EXTRA");
 
     @Override
     public void setUuid(PreparedStatement statement, int index, UUID value) throws SQLException {
@@ -81,7 +89,7 @@ final class SqliteDialect implements Dialect {
      * {@code FULL} claims made most of a drain's syncs (measured, {@code bench drain --n 20000}: 521
      * syncs, 323 now). Where a sync is slow the drain gains most: with each sync made 1 ms longer (an
      * LD_PRELOAD shim) it ran 1.29 x as fast, median of 5 interleaved pairs; with this VM's 0.1-0.2
-     * ms syncs, within the noise (1.03 x, median of 8 pairs).
+     * ms syncs, within the noise (1.03 x, median of 20 pairs).
      *
      * <p>Nothing changes with a rollback journal (there NORMAL may corrupt the file on a power loss)
      * or a shared cache (whose connections share one pager, and so the level: an outcome committed
@@ -99,12 +107,6 @@ final class SqliteDialect implements Dialect {
         setSynchronous(connection, NORMAL);
         return () -> setSynchronous(connection, level);
     }
-
-    private static final String SYNCHRONOUS = "PRAGMA synchronous";
-    private static final String JOURNAL_MODE = "PRAGMA journal_mode";
-    /** Sets each level of {@code PRAGMA synchronous}, by its number (OFF 0, NORMAL 1, FULL 2, EXTRA 3). */
-    private static final List<String> SET_SYNCHRONOUS = List.of("PRAGMA synchronous = OFF",
-            "PRAGMA synchronous = NORMAL", "PRAGMA synchronous = FULL", "PRAGMA synchronous = EXTRA");
 
     static int synchronousLevel(Connection connection) throws SQLException {
         return Integer.parseInt(read(connection, SYNCHRONOUS));
