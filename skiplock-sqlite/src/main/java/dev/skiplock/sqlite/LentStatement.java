@@ -117,6 +117,7 @@ final class LentStatement implements InvocationHandler {
                 rows.close();
             }
             core.pointer.safeRunInt(DB::reset);
+            owner.statementReset();
             statement.clearParameters();
             statement.clearBatch();
             statement.clearWarnings();

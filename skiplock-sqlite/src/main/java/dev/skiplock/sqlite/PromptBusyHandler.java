@@ -1,12 +1,13 @@
 package dev.skiplock.sqlite;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.sqlite.BusyHandler;
 
 /**
  * What a connection does while another holds the write lock: tries again after 0.05 ms, then
- * after pauses doubling up to 1 ms, for at most the busy timeout, then gives up (SQLITE_BUSY).
+ * after pauses doubling up to 1 ms, for at most the busy timeout, then gives up (SQLITE_BUSY). A
+ * pause ends early when another connection of the same pool may have released the lock ({@link
+ * WriteLockRelease}).
  *
  * <p>Why not SQLite's own busy timeout: it sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50 and then
  * 100 ms between tries, so a writer that found the lock taken three or four times waits 18–33 ms
@@ -20,48 +21,52 @@ import org.sqlite.BusyHandler;
  */
 final class PromptBusyHandler extends BusyHandler {
     /** The first pause between tries: short, since a Skiplock write transaction lasts about a millisecond. */
-    private static final long FIRST_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    static final long FIRST_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     /** The longest pause: a writer behind several others does not keep a core busy trying. */
-    private static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     /** A call this long after the previous one belongs to a new wait, whatever SQLite's count says. */
     private static final long NEW_WAIT_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private final long timeoutNanos;
+    private final long firstPauseNanos;
+    private final long longestPauseNanos;
+    private final WriteLockRelease release;
     private long firstBusyAt;
     private long lastCallAt;
+    /** The pool's releases as the next try of the lock will have seen them. */
+    private long releasesSeen;
 
-    PromptBusyHandler(long timeoutMillis) {
-        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    /** Waits with the prompt pauses, woken by the releases of {@code release}'s pool. */
+    PromptBusyHandler(long timeoutMillis, WriteLockRelease release) {
+        this(timeoutMillis, FIRST_PAUSE_NANOS, LONGEST_PAUSE_NANOS, release);
     }
 
-    /** {@code tries}: how often SQLite called this for the same wait (0 at its start). Non-zero: try again. */
+    /** Pauses {@code firstPauseNanos}, doubling up to {@code longestPauseNanos}, between tries (tests choose long ones). */
+    PromptBusyHandler(long timeoutMillis, long firstPauseNanos, long longestPauseNanos, WriteLockRelease release) {
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        this.firstPauseNanos = firstPauseNanos;
+        this.longestPauseNanos = longestPauseNanos;
+        this.release = release;
+    }
+
+    /**
+     * {@code tries}: how often SQLite called this for the same wait (0 at its start). Non-zero: try
+     * again. A wait's first pause takes the releases as they are now: one between SQLite's failed
+     * try and this call goes unseen, and costs at most that first, shortest pause.
+     */
     @Override
     protected int callback(int tries) {
         long now = System.nanoTime();
         if (tries == 0 || now - lastCallAt > NEW_WAIT_AFTER_NANOS) {
             firstBusyAt = now;
+            releasesSeen = release.count();
         } else if (now - firstBusyAt >= timeoutNanos) {
             return 0;
         }
         lastCallAt = now;
-        pause(Math.min(LONGEST_PAUSE_NANOS, FIRST_PAUSE_NANOS << Math.min(tries, 5)));
+        release.await(releasesSeen, Math.min(longestPauseNanos, firstPauseNanos << Math.min(tries, 5)));
+        releasesSeen = release.count();
         return 1;
-    }
-
-    /**
-     * Parks for {@code nanos}, also when the thread was interrupted (a handler's timeout or cancel):
-     * park returns at once while the interrupt is set, which would turn the wait into a spin. The
-     * interrupt is kept for the code after the statement.
-     */
-    private static void pause(long nanos) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            LockSupport.parkNanos(nanos);
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }

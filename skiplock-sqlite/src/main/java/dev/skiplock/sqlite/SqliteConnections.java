@@ -18,7 +18,8 @@ import org.sqlite.SQLiteException;
  * Opens the connections of the pool Skiplock creates: as {@code DriverManager} would for the URL
  * (its parameters set the pragmas), each with a {@link PromptBusyHandler} in place of SQLite's
  * sleeping busy timeout, keeping the statements prepared on it ({@link StatementKeepingConnection});
- * an open that finds the file locked is tried again ({@link #open}).
+ * an open that finds the file locked is tried again ({@link #open}). The connections opened here
+ * wake each other when one may have released the write lock ({@link WriteLockRelease}).
  */
 final class SqliteConnections implements DataSource {
     /** The pauses between opens of a locked file: short at first, as the lock is held for a transaction. */
@@ -28,6 +29,9 @@ final class SqliteConnections implements DataSource {
     private final String jdbcUrl;
     private final long busyTimeoutMillis;
     private final Runnable beforeOpeningAgain;
+    private final long firstBusyPauseNanos;
+    private final long longestBusyPauseNanos;
+    private final WriteLockRelease release = new WriteLockRelease();
     private int loginTimeoutSeconds;
     private PrintWriter logWriter;
 
@@ -37,21 +41,31 @@ final class SqliteConnections implements DataSource {
 
     /** {@code beforeOpeningAgain}: run after an open found the file locked, before the pause (tests). */
     SqliteConnections(String jdbcUrl, long busyTimeoutMillis, Runnable beforeOpeningAgain) {
+        this(jdbcUrl, busyTimeoutMillis, beforeOpeningAgain, PromptBusyHandler.FIRST_PAUSE_NANOS,
+                PromptBusyHandler.LONGEST_PAUSE_NANOS);
+    }
+
+    /** With the busy handler's pauses between tries of the write lock (tests choose long ones). */
+    SqliteConnections(String jdbcUrl, long busyTimeoutMillis, Runnable beforeOpeningAgain, long firstBusyPauseNanos,
+                      long longestBusyPauseNanos) {
         this.jdbcUrl = jdbcUrl;
         this.busyTimeoutMillis = busyTimeoutMillis;
         this.beforeOpeningAgain = beforeOpeningAgain;
+        this.firstBusyPauseNanos = firstBusyPauseNanos;
+        this.longestBusyPauseNanos = longestBusyPauseNanos;
     }
 
     @Override
     public Connection getConnection() throws SQLException {
         Connection connection = open();
         try {
-            BusyHandler.setHandler(connection, new PromptBusyHandler(busyTimeoutMillis));
+            BusyHandler.setHandler(connection, new PromptBusyHandler(busyTimeoutMillis, firstBusyPauseNanos,
+                    longestBusyPauseNanos, release));
         } catch (SQLException | RuntimeException e) {
             connection.close();
             throw e;
         }
-        return StatementKeepingConnection.of(connection);
+        return StatementKeepingConnection.of(connection, release);
     }
 
     /**

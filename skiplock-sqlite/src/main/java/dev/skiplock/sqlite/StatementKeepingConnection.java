@@ -33,21 +33,27 @@ final class StatementKeepingConnection implements InvocationHandler {
     static final int KEPT = 64;
 
     private final Connection connection;
+    private final WriteLockRelease release;
     private final Connection proxy;
     /** Idle statements by SQL, least recently given back first. */
     private final LinkedHashMap<String, PreparedStatement> kept = new LinkedHashMap<>();
     /** Guarded by {@link #kept}: once set, statements given back are closed, not kept. */
     private boolean closed;
 
-    private StatementKeepingConnection(Connection connection) {
+    private StatementKeepingConnection(Connection connection, WriteLockRelease release) {
         this.connection = connection;
+        this.release = release;
         this.proxy = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
                 new Class<?>[] {Connection.class}, this);
     }
 
-    /** {@code connection}, keeping its prepared statements; closing the result closes {@code connection}. */
-    static Connection of(Connection connection) {
-        return new StatementKeepingConnection(connection).proxy;
+    /**
+     * {@code connection}, keeping its prepared statements; closing the result closes {@code
+     * connection}. Where it may have released the write lock (its transaction ended, or a statement
+     * outside one was reset), it tells {@code release}.
+     */
+    static Connection of(Connection connection, WriteLockRelease release) {
+        return new StatementKeepingConnection(connection, release).proxy;
     }
 
     @Override
@@ -60,17 +66,21 @@ final class StatementKeepingConnection implements InvocationHandler {
                 break;
             case "close":
                 try {
-                    closeKept();
-                } catch (SQLException | RuntimeException e) {
-                    try {
-                        connection.close();
-                    } catch (SQLException | RuntimeException closing) {
-                        e.addSuppressed(closing);
-                    }
-                    throw e;
+                    close();
+                } finally {
+                    release.released(); // closing rolls back what was open
                 }
-                connection.close();
                 return null;
+            case "commit", "rollback", "setAutoCommit":
+                // setAutoCommit(false) begins a transaction: nothing released
+                boolean ends = !method.getName().equals("setAutoCommit") || Boolean.TRUE.equals(args[0]);
+                try {
+                    return call(method, connection, args);
+                } finally {
+                    if (ends) {
+                        release.released(); // also when it failed: SQLite may have ended the transaction all the same
+                    }
+                }
             case "unwrap", "isWrapperFor":
                 if (isWrapperCall(method, args, self)) {
                     return method.getName().equals("unwrap") ? self : Boolean.TRUE;
@@ -90,6 +100,13 @@ final class StatementKeepingConnection implements InvocationHandler {
 
     Connection proxy() {
         return proxy;
+    }
+
+    /** A statement of this connection was reset: outside a transaction, that ended its own. */
+    void statementReset() throws SQLException {
+        if (connection.getAutoCommit()) {
+            release.released();
+        }
     }
 
     /** The statements kept now (tests). */
@@ -131,6 +148,21 @@ final class StatementKeepingConnection implements InvocationHandler {
         }
         // Not the caller's statement: a failure to close these is not its failure.
         closing.forEach(unkept -> closeQuietly(unkept, null));
+    }
+
+    /** Closes the kept statements, then the connection, also when closing them failed. */
+    private void close() throws SQLException {
+        try {
+            closeKept();
+        } catch (SQLException | RuntimeException e) {
+            try {
+                connection.close();
+            } catch (SQLException | RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+        connection.close();
     }
 
     private void closeKept() throws SQLException {

@@ -153,11 +153,11 @@ class SqliteDriverTest {
     /** The handler's contract with SQLite: non-zero tries again, zero gives up once the timeout passed. */
     @Test
     void theBusyHandlerTriesAgainUntilItsTimeoutThenGivesUp() {
-        PromptBusyHandler patient = new PromptBusyHandler(SqliteDriver.BUSY_TIMEOUT_MILLIS);
+        PromptBusyHandler patient = new PromptBusyHandler(SqliteDriver.BUSY_TIMEOUT_MILLIS, new WriteLockRelease());
         assertThat(patient.callback(0)).isEqualTo(1);
         assertThat(patient.callback(1)).isEqualTo(1);
 
-        PromptBusyHandler impatient = new PromptBusyHandler(0);
+        PromptBusyHandler impatient = new PromptBusyHandler(0, new WriteLockRelease());
         assertThat(impatient.callback(0)).isEqualTo(1); // a wait's first call always tries again once
         assertThat(impatient.callback(1)).isEqualTo(0);
     }
@@ -165,7 +165,7 @@ class SqliteDriverTest {
     /** An interrupted thread (a handler's timeout) still pauses between tries, and keeps its interrupt. */
     @Test
     void anInterruptedWriterKeepsItsInterrupt() {
-        PromptBusyHandler handler = new PromptBusyHandler(SqliteDriver.BUSY_TIMEOUT_MILLIS);
+        PromptBusyHandler handler = new PromptBusyHandler(SqliteDriver.BUSY_TIMEOUT_MILLIS, new WriteLockRelease());
         Thread.currentThread().interrupt();
         try {
             assertThat(handler.callback(0)).isEqualTo(1);
