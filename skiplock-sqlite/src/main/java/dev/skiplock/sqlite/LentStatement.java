@@ -39,6 +39,8 @@ final class LentStatement implements InvocationHandler {
             "closeOnCompletion");
 
     private final String sql;
+    /** A SELECT: it cannot have taken the write lock, so its reset releases nothing. */
+    private final boolean reads;
     private final PreparedStatement statement;
     private final StatementKeepingConnection owner;
     private final List<ResultSet> results = new ArrayList<>(1);
@@ -47,6 +49,7 @@ final class LentStatement implements InvocationHandler {
 
     private LentStatement(String sql, PreparedStatement statement, StatementKeepingConnection owner) {
         this.sql = sql;
+        this.reads = sql.stripLeading().regionMatches(true, 0, "SELECT", 0, "SELECT".length());
         this.statement = statement;
         this.owner = owner;
     }
@@ -117,7 +120,6 @@ final class LentStatement implements InvocationHandler {
                 rows.close();
             }
             core.pointer.safeRunInt(DB::reset);
-            owner.statementReset();
             statement.clearParameters();
             statement.clearBatch();
             statement.clearWarnings();
@@ -125,6 +127,9 @@ final class LentStatement implements InvocationHandler {
         } catch (SQLException | RuntimeException e) {
             StatementKeepingConnection.closeQuietly(statement, e);
             throw e;
+        }
+        if (!reads) {
+            owner.writeReset();
         }
         if (keep) {
             owner.giveBack(sql, statement);

@@ -5,9 +5,10 @@ import org.sqlite.BusyHandler;
 
 /**
  * What a connection does while another holds the write lock: tries again after 0.05 ms, then
- * after pauses doubling up to 1 ms, for at most the busy timeout, then gives up (SQLITE_BUSY). A
- * pause ends early when another connection of the same pool may have released the lock ({@link
- * WriteLockRelease}).
+ * after pauses as long as it has waited so far, up to 1 ms, for at most the busy timeout, then
+ * gives up (SQLITE_BUSY). A pause ends early when another connection of the same pool released
+ * the lock ({@link WriteLockRelease}): the pauses follow the time waited, not the tries, so tries
+ * after such wake-ups do not lengthen them.
  *
  * <p>Why not SQLite's own busy timeout: it sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50 and then
  * 100 ms between tries, so a writer that found the lock taken three or four times waits 18–33 ms
@@ -42,7 +43,10 @@ final class PromptBusyHandler extends BusyHandler {
         this(timeoutMillis, FIRST_PAUSE_NANOS, LONGEST_PAUSE_NANOS, release);
     }
 
-    /** Pauses {@code firstPauseNanos}, doubling up to {@code longestPauseNanos}, between tries (tests choose long ones). */
+    /**
+     * Pauses of at least {@code firstPauseNanos}, as long as the wait so far, at most {@code
+     * longestPauseNanos} (tests choose long ones).
+     */
     PromptBusyHandler(long timeoutMillis, long firstPauseNanos, long longestPauseNanos, WriteLockRelease release) {
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         this.firstPauseNanos = firstPauseNanos;
@@ -65,7 +69,7 @@ final class PromptBusyHandler extends BusyHandler {
             return 0;
         }
         lastCallAt = now;
-        release.await(releasesSeen, Math.min(longestPauseNanos, firstPauseNanos << Math.min(tries, 5)));
+        release.await(releasesSeen, Math.min(longestPauseNanos, Math.max(firstPauseNanos, now - firstBusyAt)));
         releasesSeen = release.count();
         return 1;
     }

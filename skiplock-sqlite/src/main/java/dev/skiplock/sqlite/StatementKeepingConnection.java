@@ -49,8 +49,8 @@ final class StatementKeepingConnection implements InvocationHandler {
 
     /**
      * {@code connection}, keeping its prepared statements; closing the result closes {@code
-     * connection}. Where it may have released the write lock (its transaction ended, or a statement
-     * outside one was reset), it tells {@code release}.
+     * connection}. Where it may have released the write lock (back to autocommit, closed, or a
+     * statement that may write reset outside a transaction), it tells {@code release}.
      */
     static Connection of(Connection connection, WriteLockRelease release) {
         return new StatementKeepingConnection(connection, release).proxy;
@@ -71,16 +71,18 @@ final class StatementKeepingConnection implements InvocationHandler {
                     release.released(); // closing rolls back what was open
                 }
                 return null;
-            case "commit", "rollback", "setAutoCommit":
-                // setAutoCommit(false) begins a transaction: nothing released
-                boolean ends = !method.getName().equals("setAutoCommit") || Boolean.TRUE.equals(args[0]);
-                try {
-                    return call(method, connection, args);
-                } finally {
-                    if (ends) {
+            case "setAutoCommit":
+                // Back to autocommit ends the transaction (how Skiplock commits and ends a rollback:
+                // TransactionEnds). Not commit() or rollback(): sqlite-jdbc begins the next
+                // IMMEDIATE transaction in them, which takes the lock again.
+                if (Boolean.TRUE.equals(args[0])) {
+                    try {
+                        return call(method, connection, args);
+                    } finally {
                         release.released(); // also when it failed: SQLite may have ended the transaction all the same
                     }
                 }
+                break;
             case "unwrap", "isWrapperFor":
                 if (isWrapperCall(method, args, self)) {
                     return method.getName().equals("unwrap") ? self : Boolean.TRUE;
@@ -102,9 +104,19 @@ final class StatementKeepingConnection implements InvocationHandler {
         return proxy;
     }
 
-    /** A statement of this connection was reset: outside a transaction, that ended its own. */
-    void statementReset() throws SQLException {
-        if (connection.getAutoCommit()) {
+    /**
+     * A statement of this connection that may write was reset: outside a transaction, that ended
+     * its own. A connection that cannot tell (closed) counts as released: a wake-up for nothing
+     * costs the writer one try.
+     */
+    void writeReset() {
+        boolean autoCommit;
+        try {
+            autoCommit = connection.getAutoCommit();
+        } catch (SQLException | RuntimeException e) {
+            autoCommit = true;
+        }
+        if (autoCommit) {
             release.released();
         }
     }

@@ -16,9 +16,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A writer waiting for the write lock is woken by the connection of its pool that releases it
  * ({@link WriteLockRelease}). The pool's busy pauses here last a minute, so a writer that was not
- * woken would still be parked when the test gives up on it (after 30 s). A rollback is not tested
- * alone: sqlite-jdbc's {@code rollback()}, as its {@code commit()}, begins the next transaction at
- * once, and Skiplock ends a transaction by going back to autocommit ({@code TransactionEnds}).
+ * woken would still be parked when the test gives up on it (after 30 s). Skiplock ends every
+ * transaction by going back to autocommit ({@code TransactionEnds}): sqlite-jdbc's {@code commit()}
+ * and {@code rollback()} begin the next IMMEDIATE transaction, which takes the lock again, so they
+ * wake nobody.
  */
 class WriteLockReleaseTest {
     private static final long MINUTE_NANOS = TimeUnit.MINUTES.toNanos(1);
@@ -49,8 +50,9 @@ class WriteLockReleaseTest {
     @Test
     void aStatementResetOutsideATransactionWakesTheWriter() throws Exception {
         SqliteConnections connections = pool();
-        try (Connection holder = connections.getConnection();
-                Connection writer = connections.getConnection()) {
+        // The holder closes first: a writer closed while it still waited would wait for its statement
+        try (Connection writer = connections.getConnection();
+                Connection holder = connections.getConnection()) {
             holder.createStatement().execute("CREATE TABLE t (v INTEGER)");
             PreparedStatement returning = holder.prepareStatement("INSERT INTO t VALUES (1), (2) RETURNING v");
             ResultSet rows = returning.executeQuery();
@@ -77,10 +79,67 @@ class WriteLockReleaseTest {
         assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(30)); // not the minute
     }
 
+    /** Each release wakes one writer, the one that waited longest; the other waits for the next. */
+    @Test
+    void theWriterThatWaitedLongestIsWokenFirst() throws Exception {
+        WriteLockRelease release = new WriteLockRelease();
+        long seen = release.count();
+        FutureTask<Void> first = parked(release, seen);
+        FutureTask<Void> second = parked(release, seen);
+
+        release.released();
+        first.get(30, TimeUnit.SECONDS);
+        assertThat(second).isNotDone();
+
+        release.released();
+        second.get(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * An interrupted writer (a handler's timeout) pauses between tries all the same, and keeps its
+     * interrupt: interrupting a thread also gives it a park permit, which would end every pause at
+     * once and turn the wait into a spin. Two pauses of 100 ms take at least 200 ms.
+     */
+    @Test
+    void anInterruptedWriterStillPausesBetweenTries() {
+        long pause = TimeUnit.MILLISECONDS.toNanos(100);
+        PromptBusyHandler handler = new PromptBusyHandler(TimeUnit.MINUTES.toMillis(2), pause, pause,
+                new WriteLockRelease());
+        Thread.currentThread().interrupt();
+        try {
+            long start = System.nanoTime();
+            assertThat(handler.callback(0)).isEqualTo(1);
+            assertThat(handler.callback(1)).isEqualTo(1);
+
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(2 * pause);
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    /** A thread awaiting a release after {@code seen} for a minute, returned once it is parked. */
+    private static FutureTask<Void> parked(WriteLockRelease release, long seen) {
+        FutureTask<Void> wait = new FutureTask<>(() -> release.await(seen, MINUTE_NANOS), null);
+        Thread thread = Thread.ofPlatform().start(wait);
+        awaitParked(thread);
+        return wait;
+    }
+
+    private static void awaitParked(Thread thread) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!(LockSupport.getBlocker(thread) instanceof WriteLockRelease) && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(LockSupport.getBlocker(thread)).as("the thread waits for the lock")
+                .isInstanceOf(WriteLockRelease.class);
+    }
+
     private void assertWokenWhenTheHolder(Release release) throws Exception {
         SqliteConnections connections = pool();
-        try (Connection holder = connections.getConnection();
-                Connection writer = connections.getConnection()) {
+        // The holder closes first: a writer closed while it still waited would wait for its statement
+        try (Connection writer = connections.getConnection();
+                Connection holder = connections.getConnection()) {
             holder.createStatement().execute("CREATE TABLE t (v INTEGER)");
             holder.setAutoCommit(false);
             holder.createStatement().execute("INSERT INTO t VALUES (1)"); // holds the write lock until it ends
@@ -99,13 +158,7 @@ class WriteLockReleaseTest {
                 return insert.executeUpdate();
             }
         });
-        Thread thread = Thread.ofPlatform().start(write);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!(LockSupport.getBlocker(thread) instanceof WriteLockRelease) && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        assertThat(LockSupport.getBlocker(thread)).as("the writer waits for the lock")
-                .isInstanceOf(WriteLockRelease.class);
+        awaitParked(Thread.ofPlatform().start(write));
         assertThat(write).isNotDone();
         return write;
     }
@@ -120,6 +173,6 @@ class WriteLockReleaseTest {
     /** Connections to a file in the test's folder whose busy handler pauses a minute between tries. */
     private SqliteConnections pool() {
         return new SqliteConnections("jdbc:sqlite:" + folder.resolve("jobs.db") + "?" + SqliteDriver.SETTINGS,
-                TimeUnit.MINUTES.toMillis(10), () -> { }, MINUTE_NANOS, MINUTE_NANOS);
+                TimeUnit.MINUTES.toMillis(2), () -> { }, MINUTE_NANOS, MINUTE_NANOS);
     }
 }
