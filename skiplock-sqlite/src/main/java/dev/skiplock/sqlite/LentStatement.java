@@ -39,7 +39,10 @@ final class LentStatement implements InvocationHandler {
             "closeOnCompletion");
 
     private final String sql;
-    /** A SELECT: it cannot have taken the write lock, so its reset releases nothing. */
+    /**
+     * A SELECT, or a PRAGMA (Skiplock's read or set a connection's setting): it cannot have taken
+     * the write lock, so its reset releases nothing, and wakes no writer for nothing.
+     */
     private final boolean reads;
     private final PreparedStatement statement;
     private final StatementKeepingConnection owner;
@@ -49,9 +52,13 @@ final class LentStatement implements InvocationHandler {
 
     private LentStatement(String sql, PreparedStatement statement, StatementKeepingConnection owner) {
         this.sql = sql;
-        this.reads = sql.stripLeading().regionMatches(true, 0, "SELECT", 0, "SELECT".length());
+        this.reads = startsWith(sql, "SELECT") || startsWith(sql, "PRAGMA");
         this.statement = statement;
         this.owner = owner;
+    }
+
+    private static boolean startsWith(String sql, String keyword) {
+        return sql.stripLeading().regionMatches(true, 0, keyword, 0, keyword.length());
     }
 
     static PreparedStatement lend(String sql, PreparedStatement statement, StatementKeepingConnection owner) {
@@ -103,6 +110,16 @@ final class LentStatement implements InvocationHandler {
             return;
         }
         closed = true;
+        try {
+            giveBackReset();
+        } finally {
+            if (!reads) {
+                owner.writeReset(); // also after a failure: a finalized or reset statement ended its write
+            }
+        }
+    }
+
+    private void giveBackReset() throws SQLException {
         CoreStatement core = statement.unwrap(CoreStatement.class);
         if (statement.isClosed() || core.pointer.isClosed()) {
             statement.close(); // sqlite-jdbc closed it after an error, or its connection was closed
@@ -127,9 +144,6 @@ final class LentStatement implements InvocationHandler {
         } catch (SQLException | RuntimeException e) {
             StatementKeepingConnection.closeQuietly(statement, e);
             throw e;
-        }
-        if (!reads) {
-            owner.writeReset();
         }
         if (keep) {
             owner.giveBack(sql, statement);
