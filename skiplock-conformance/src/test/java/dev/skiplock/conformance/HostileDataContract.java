@@ -98,6 +98,36 @@ abstract class HostileDataContract extends ContractBase {
     }
 
     /**
+     * An outcome's texts reach the row as they were, also those that mean something in an array
+     * literal or in JSON: PostgreSQL's complete_jobs takes a batch's results and errors as arrays of
+     * text, in which the driver must quote braces, quotes, commas, backslashes and the word NULL.
+     */
+    @Test
+    void outcomesKeepTheCharactersOfAnArrayLiteralAsTheyWere() {
+        String text = "{a,\"b\"}\\ NULL\n)";
+        Skiplock worker = started(builder(config -> config.queue("default", 4))
+                .handler("literal", Work.class, context -> switch (context.args().label()) {
+                    case "null" -> JobOutcome.fail("NULL");
+                    case "fail" -> JobOutcome.fail(text);
+                    default -> JobOutcome.complete(java.util.Map.of(text, text, "NULL", "NULL"));
+                }));
+        Job returns = worker.enqueue(JobRequest.of("literal", new Work("complete")));
+        Job failsNull = worker.enqueue(JobRequest.of("literal", new Work("null")).withMaxAttempts(1));
+        Job fails = worker.enqueue(JobRequest.of("literal", new Work("fail")).withMaxAttempts(1));
+
+        Job returned = awaitTerminal(worker, returns.id());
+        assertThat(returned.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(returned.result().path(text).asText()).isEqualTo(text);
+        assertThat(returned.result().path("NULL").asText()).isEqualTo("NULL");
+        Job failedNull = awaitTerminal(worker, failsNull.id());
+        assertThat(failedNull.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(failedNull.lastError()).isEqualTo("NULL");
+        Job failed = awaitTerminal(worker, fails.id());
+        assertThat(failed.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(failed.lastError()).isEqualTo(text);
+    }
+
+    /**
      * A handler's exception whose message cannot be read (its getMessage throws) ends its attempt
      * like any other exception. Reading the message to describe the error used to throw on the
      * handler's thread: the job was left running with its lease kept alive, and its slot was never

@@ -149,8 +149,9 @@ final class LostAnswers {
     }
 
     /**
-     * Fails every statement one of whose string parameters contains {@code marker} with a data
-     * error (SQLState 22P05, SQLite's SQLITE_TOOBIG code), before it reaches the database.
+     * Fails every statement one of whose string parameters, or of the strings in one of its array
+     * parameters, contains {@code marker} with a data error (SQLState 22P05, SQLite's SQLITE_TOOBIG
+     * code), before it reaches the database.
      */
     static DataSource rejecting(DataSource target, String marker) {
         return proxy(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
@@ -164,6 +165,11 @@ final class LostAnswers {
         AtomicBoolean carriesMarker = new AtomicBoolean();
         return checkedStatement(target, (method, args) -> {
             if (method.getName().equals("setString") && args[1] instanceof String text && text.contains(marker)) {
+                carriesMarker.set(true);
+            }
+            // PostgreSQL's complete_jobs takes its outcomes' texts as arrays
+            if (method.getName().equals("setArray") && args[1] instanceof java.sql.Array array
+                    && java.util.Arrays.deepToString((Object[]) array.getArray()).contains(marker)) {
                 carriesMarker.set(true);
             }
             if (method.getName().startsWith("execute") && carriesMarker.get()) {

@@ -10,7 +10,6 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.sql.NamedStatement;
-import dev.skiplock.internal.sql.SqlFile;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -157,8 +156,7 @@ class PostgresEventFollowersTest extends ContractBase {
     private static void completeWithoutCommit(Skiplock client, Connection claimer, Connection completer, Job job)
             throws Exception {
         NamedStatement claimJobs = PostgresClaimCall.statement(client);
-        NamedStatement completeJobs = SqlFile.load(FastPathContract.driver(client).resourceRoot() + "/sql/jobs.sql")
-                .get("complete_jobs");
+        NamedStatement completeJobs = PostgresCompleteCall.statement(client);
         UUID token;
         try (PreparedStatement claim = PostgresClaimCall.prepare(claimer, claimJobs, null, 1);
                 ResultSet row = claim.executeQuery()) {
@@ -166,10 +164,8 @@ class PostgresEventFollowersTest extends ContractBase {
             token = row.getObject("lease_token", UUID.class);
         }
         completer.setAutoCommit(false);
-        try (PreparedStatement complete = completer.prepareStatement(completeJobs.jdbcSql())) {
-            assertThat(completeJobs.parameters()).containsExactly("completions");
-            complete.setString(1, "[{\"id\":\"" + job.id() + "\",\"token\":\"" + token + "\",\"status\":\"succeeded\","
-                    + "\"delay_ms\":0,\"result\":null,\"error\":null,\"extra_attempts\":0}]");
+        try (PreparedStatement complete = PostgresCompleteCall.prepare(completer, completeJobs, List.of(job.id()),
+                List.of(token))) {
             try (ResultSet row = complete.executeQuery()) {
                 assertThat(row.next()).as("the completion applied").isTrue();
             }

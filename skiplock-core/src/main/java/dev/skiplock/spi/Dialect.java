@@ -46,6 +46,17 @@ public interface Dialect {
     }
 
     /**
+     * True if a statement takes a list as one array parameter ({@code CAST(:ids AS uuid[])}, bound
+     * through {@link java.sql.Connection#createArrayOf} with the element types {@code uuid},
+     * {@code text}, {@code int8} and {@code int4}): {@code complete_jobs} then takes its outcomes as
+     * one array per field, which the database reads without parsing. Default: false (it takes them
+     * as a JSON array of objects, {@code :completions}).
+     */
+    default boolean takesArrays() {
+        return false;
+    }
+
+    /**
      * True if the database runs one write transaction at a time (SQLite): a write then waits for the
      * others before it runs, and a claim asks how many jobs it may take only once it holds the write
      * lock, so the slots freed while it waited go into the same statement. Default: false.

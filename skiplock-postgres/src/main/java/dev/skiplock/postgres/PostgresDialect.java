@@ -28,6 +28,12 @@ final class PostgresDialect implements Dialect {
         }
     }
 
+    /** pgjdbc encodes an array of each element type the statements name; PostgreSQL reads it without parsing JSON. */
+    @Override
+    public boolean takesArrays() {
+        return true;
+    }
+
     /** {@code pg_notify} in a statement reaches every listening connection when it commits. */
     @Override
     public boolean statementsNotify() {

@@ -9,10 +9,6 @@ import dev.skiplock.QueueActivity;
 import dev.skiplock.QueueCount;
 import dev.skiplock.internal.Json;
 import dev.skiplock.spi.Driver;
-import com.fasterxml.jackson.core.JsonGenerator;
-import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -333,21 +329,20 @@ public final class JobStore {
      * completion together with its own writes): true if applied, false if the lease is gone.
      */
     public boolean completeJobs(Connection connection, Completion completion) {
-        return !sql.query(connection, "complete_jobs", Params.of("completions", completionsJson(List.of(completion))),
-                this::lease).isEmpty();
+        return !sql.query(connection, "complete_jobs", completionParams(List.of(completion)), this::lease).isEmpty();
     }
 
     /**
-     * A batch of completions as the statements take them (complete_jobs' JSON): where the store does
-     * the hot path's bookkeeping, the successes apart (for complete_successes); a part without
-     * completions is null; {@code successCount}: how many successes it holds.
+     * A batch of completions as the statements take them: where the store does the hot path's
+     * bookkeeping, the successes apart (complete_successes' JSON); the others as complete_jobs'
+     * parameters. A part without completions is null; {@code successCount}: how many successes it holds.
      */
-    private record Batch(String successes, int successCount, String others) {
+    private record Batch(String successes, int successCount, Map<String, Object> others) {
     }
 
     private Batch batch(Collection<Completion> completions) {
         if (hotPath == null) {
-            return new Batch(null, 0, completionsJson(completions));
+            return new Batch(null, 0, completionParams(completions));
         }
         List<Completion> successes = new ArrayList<>(completions.size());
         List<Completion> others = new ArrayList<>();
@@ -356,8 +351,12 @@ public final class JobStore {
                     && completion.awaitedSignal() == null;
             (success ? successes : others).add(completion);
         }
-        return new Batch(successes.isEmpty() ? null : completionsJson(successes), successes.size(),
-                others.isEmpty() ? null : completionsJson(others));
+        return new Batch(successes.isEmpty() ? null : CompletionParams.json(successes), successes.size(),
+                others.isEmpty() ? null : completionParams(others));
+    }
+
+    private Map<String, Object> completionParams(Collection<Completion> completions) {
+        return CompletionParams.of(completions, sql.dialect().takesArrays());
     }
 
     /**
@@ -370,7 +369,7 @@ public final class JobStore {
             applied.addAll(hotPath.completeSuccesses(connection, batch.successes(), batch.successCount()));
         }
         if (batch.others() != null) {
-            applied.addAll(sql.query(connection, "complete_jobs", Params.of("completions", batch.others()), this::lease));
+            applied.addAll(sql.query(connection, "complete_jobs", batch.others(), this::lease));
         }
         return applied;
     }
@@ -379,34 +378,6 @@ public final class JobStore {
     private HeldAttempt lease(ResultSet row) throws SQLException {
         return new HeldAttempt(sql.dialect().getUuid(row, row.findColumn("id")), row.getInt("attempt"),
                 sql.dialect().getUuid(row, row.findColumn("token")));
-    }
-
-    /** Streams the batch straight to text: on the hot path, a JSON tree per outcome cost more than the write. */
-    private static String completionsJson(Collection<Completion> completions) {
-        StringWriter text = new StringWriter(completions.size() * 120);
-        try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(text)) {
-            json.writeStartArray();
-            for (Completion completion : completions) {
-                json.writeStartObject();
-                json.writeStringField("id", completion.attempt().id().toString());
-                json.writeStringField("token", completion.attempt().token().toString());
-                json.writeStringField("status", completion.status().wireName());
-                json.writeNumberField("delay_ms", completion.delayMillis());
-                json.writeFieldName("result");
-                if (completion.result() == null) {
-                    json.writeNull();
-                } else {
-                    json.writeTree(completion.result());
-                }
-                json.writeStringField("error", completion.error());
-                json.writeNumberField("extra_attempts", completion.extraAttempts());
-                json.writeEndObject();
-            }
-            json.writeEndArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return text.toString();
     }
 
     /** True if {@code failure} is a statement of this store rejecting the data it carried. */

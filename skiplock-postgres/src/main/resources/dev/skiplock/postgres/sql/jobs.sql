@@ -220,9 +220,16 @@ RETURNING j.id, j.attempt, j.lease_token AS token, j.cancel_requested
 -- the one the outcome carries, so a stale execution (its worker paused past the lease, or its
 -- claim lost in a crash) changes nothing and learns so from the missing id. A retry of a job
 -- whose cancel was requested becomes cancelled instead. Returns the leases applied.
+-- The outcomes come as one array per field, the n-th elements together one outcome
+-- (Dialect.takesArrays), which the server reads for less than a JSON array of objects (50,000
+-- successes in batches of 200, five interleaved runs: 1.5 s of the server's CPU, median, against
+-- 2.1 for the JSON array and its join of the batch to the locked rows).
 WITH c AS (
-    SELECT * FROM jsonb_to_recordset(CAST(:completions AS jsonb)) AS c(id uuid, token uuid,
-        status text, delay_ms bigint, result jsonb, error text, extra_attempts integer)
+    SELECT c.id, c.token, c.status, c.delay_ms, CAST(c.result AS jsonb) AS result, c.error, c.extra_attempts
+    FROM unnest(CAST(:ids AS uuid[]), CAST(:tokens AS uuid[]), CAST(:statuses AS text[]),
+                CAST(:delays_ms AS bigint[]), CAST(:results AS text[]), CAST(:errors AS text[]),
+                CAST(:extra_attempts AS integer[]))
+         AS c(id, token, status, delay_ms, result, error, extra_attempts)
     ORDER BY id
 ), locked AS (
     -- Locks each listed row through its primary key, one at a time in id order: the order that
@@ -230,9 +237,12 @@ WITH c AS (
     -- with each other. Driving the join from the batch also keeps the plan independent of
     -- statistics: joined the other way, a planner with stale statistics scanned every running row
     -- once per batch entry (measured: 13.7 s instead of 55 ms for 1,000 outcomes over 20,000 running jobs).
-    SELECT row.id, row.lease_token, row.status, row.last_error
+    -- Each locked row carries its outcome, so the update below joins nothing to the batch: a generic
+    -- plan expects 10 elements of an array and joined them to the locked rows by a nested loop,
+    -- comparing every outcome with every row (a drain of 50,000 jobs at half the rate).
+    SELECT c.*, row.lease_token, row.status AS held_status, row.last_error AS held_error
     FROM c CROSS JOIN LATERAL (
-        SELECT j.id, j.lease_token, j.status, j.last_error FROM skiplock_jobs AS j WHERE j.id = c.id FOR UPDATE) AS row
+        SELECT j.lease_token, j.status, j.last_error FROM skiplock_jobs AS j WHERE j.id = c.id FOR UPDATE) AS row
 ), done AS (
 UPDATE skiplock_jobs AS j
 SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelled' ELSE c.status END,
@@ -248,11 +258,11 @@ SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelle
     -- A success that leaves last_error as it was is read from the row (migration 0012).
     finished_seq = CASE WHEN c.status = 'succeeded' AND c.error IS NULL
                         THEN nextval('skiplock_job_events_seq_seq') END
-FROM locked JOIN c ON c.id = locked.id AND c.token = locked.lease_token
-WHERE j.id = locked.id AND locked.status = 'running'
+FROM locked AS c
+WHERE j.id = c.id AND c.token = c.lease_token AND c.held_status = 'running'
 -- An event carries last_error only when this outcome changed it (as SQLite's trigger decides).
 RETURNING j.id, j.attempt, c.token, j.status, j.finished_seq,
-          CASE WHEN j.last_error IS DISTINCT FROM locked.last_error THEN j.last_error END AS message
+          CASE WHEN j.last_error IS DISTINCT FROM c.held_error THEN j.last_error END AS message
 ), events AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, status, message)
     SELECT done.id, done.attempt, 'status', done.status, done.message FROM done WHERE done.finished_seq IS NULL

@@ -1,0 +1,79 @@
+package dev.skiplock.internal.store;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.skiplock.internal.Json;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.Collection;
+import java.util.Map;
+
+/**
+ * A batch of outcomes as {@code complete_jobs} takes them: one array per field where the dialect
+ * takes arrays (PostgreSQL), else a JSON array of objects ({@code :completions}, also the form of
+ * SQLite's {@code complete_successes}). Both are written straight from the outcomes: on the hot
+ * path, a JSON tree per outcome cost more than the write.
+ */
+final class CompletionParams {
+    private CompletionParams() {
+    }
+
+    /** The parameters of complete_jobs for {@code completions}, in the form {@code arrays} says. */
+    static Map<String, Object> of(Collection<Completion> completions, boolean arrays) {
+        return arrays ? arrays(completions) : Params.of("completions", json(completions));
+    }
+
+    private static Map<String, Object> arrays(Collection<Completion> completions) {
+        int size = completions.size();
+        Object[] ids = new Object[size];
+        Object[] tokens = new Object[size];
+        Object[] statuses = new Object[size];
+        Object[] delays = new Object[size];
+        Object[] results = new Object[size];
+        Object[] errors = new Object[size];
+        Object[] extraAttempts = new Object[size];
+        int i = 0;
+        for (Completion completion : completions) {
+            ids[i] = completion.attempt().id();
+            tokens[i] = completion.attempt().token();
+            statuses[i] = completion.status().wireName();
+            delays[i] = completion.delayMillis();
+            results[i] = completion.result() == null ? null : Json.write(completion.result());
+            errors[i] = completion.error();
+            extraAttempts[i] = completion.extraAttempts();
+            i++;
+        }
+        return Params.of("ids", new SqlArray("uuid", ids), "tokens", new SqlArray("uuid", tokens),
+                "statuses", new SqlArray("text", statuses), "delays_ms", new SqlArray("int8", delays),
+                "results", new SqlArray("text", results), "errors", new SqlArray("text", errors),
+                "extra_attempts", new SqlArray("int4", extraAttempts));
+    }
+
+    /** {@code completions} as a JSON array of objects, one per outcome. */
+    static String json(Collection<Completion> completions) {
+        StringWriter text = new StringWriter(completions.size() * 120);
+        try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(text)) {
+            json.writeStartArray();
+            for (Completion completion : completions) {
+                json.writeStartObject();
+                json.writeStringField("id", completion.attempt().id().toString());
+                json.writeStringField("token", completion.attempt().token().toString());
+                json.writeStringField("status", completion.status().wireName());
+                json.writeNumberField("delay_ms", completion.delayMillis());
+                json.writeFieldName("result");
+                if (completion.result() == null) {
+                    json.writeNull();
+                } else {
+                    json.writeTree(completion.result());
+                }
+                json.writeStringField("error", completion.error());
+                json.writeNumberField("extra_attempts", completion.extraAttempts());
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return text.toString();
+    }
+}

@@ -1,0 +1,9 @@
+package dev.skiplock.internal.store;
+
+/**
+ * A list bound as one array parameter where the dialect takes arrays
+ * ({@link dev.skiplock.spi.Dialect#takesArrays}): the driver encodes {@code elements} as an array
+ * of {@code elementType}, the database's name of the element type. Elements may be null.
+ */
+record SqlArray(String elementType, Object[] elements) {
+}
