@@ -382,6 +382,7 @@ public final class Skiplock implements SkiplockClient {
         private Driver driver;
         private SkiplockConfig config = SkiplockConfig.builder().build();
         private ExecutionHook executionHook = ExecutionHook.NONE;
+        private boolean enqueueWarmUp = true;
         private io.opentelemetry.api.OpenTelemetry openTelemetry;
         private final List<MeterRegistry> meterRegistries = new ArrayList<>();
         private final Map<String, HandlerBinding<?>> handlers = new LinkedHashMap<>();
@@ -488,6 +489,19 @@ public final class Skiplock implements SkiplockClient {
             return this;
         }
 
+        /**
+         * Whether {@link #build()} and {@link #buildClient()} rehearse the enqueue path before they
+         * return, so that the application's first enqueue does not pay for loading and linking it
+         * (default true; once per JVM and database kind: in a fresh JVM it costs the build about 0.4 s
+         * and saves the first enqueue about as much). Off for a process that builds an instance for
+         * one short command. A
+         * worker's start warms its own path (claim, run, completion) either way.
+         */
+        public Builder enqueueWarmUp(boolean value) {
+            this.enqueueWarmUp = value;
+            return this;
+        }
+
         /** Runs jobs of {@code kind}, reading their args into {@code argsType}. */
         public <A> Builder handler(String kind, Class<A> argsType, JobHandler<A> handler) {
             return handler(kind, argsType, null, handler);
@@ -508,7 +522,7 @@ public final class Skiplock implements SkiplockClient {
                 if (config.migrate()) {
                     new Migrator(database.source(), database.driver()).migrate();
                 }
-                return new Skiplock(this, database.source(), database.owned(), database.driver());
+                return warmedUp(new Skiplock(this, database.source(), database.owned(), database.driver()));
             } catch (RuntimeException e) {
                 database.closeIfOwned();
                 throw e;
@@ -534,11 +548,18 @@ public final class Skiplock implements SkiplockClient {
             Database database = connect();
             try {
                 requireCurrent(new Migrator(database.source(), database.driver()).pending(), database.driver());
-                return new Skiplock(this, database.source(), database.owned(), database.driver());
+                return warmedUp(new Skiplock(this, database.source(), database.owned(), database.driver()));
             } catch (RuntimeException e) {
                 database.closeIfOwned();
                 throw e;
             }
+        }
+
+        private Skiplock warmedUp(Skiplock instance) {
+            if (enqueueWarmUp) {
+                EnqueueWarmup.run((TenantJobClient) instance.defaultTenant, instance.driverName());
+            }
+            return instance;
         }
 
         /** Applies the migrations the schema lacks, then closes the pool it opened; returns their names. */

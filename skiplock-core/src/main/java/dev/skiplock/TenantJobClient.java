@@ -145,6 +145,15 @@ final class TenantJobClient implements JobClient {
         return stored;
     }
 
+    /**
+     * The enqueue path's rehearsal ({@link EnqueueWarmup}): the requests made into jobs as an
+     * enqueue makes them, inserted as a lone enqueue and a batch are, and rolled back. No worker is
+     * woken, no follower signalled, no unserved queue counted. Returns the jobs as inserted.
+     */
+    List<Job> rehearseEnqueue(JobRequest lone, List<JobRequest> batch) {
+        return store.rehearseEnqueue(requested(lone), requested(batch));
+    }
+
     private static boolean autoCommits(Connection connection) {
         try {
             return connection.getAutoCommit();

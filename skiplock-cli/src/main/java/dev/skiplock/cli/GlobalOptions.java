@@ -58,9 +58,12 @@ public final class GlobalOptions {
         return false;
     }
 
-    /** A client of the {@code --db} database, tenant {@code default}; the caller closes it. */
+    /**
+     * A client of the {@code --db} database, tenant {@code default}; the caller closes it. Built for
+     * one command, without the enqueue warm-up (it would cost the command what it saves).
+     */
     public SkiplockClient databaseClient() {
-        return Skiplock.builder().url(jdbcUrl()).buildClient();
+        return Skiplock.builder().url(jdbcUrl()).enqueueWarmUp(false).buildClient();
     }
 
     /** The server URL as given (or its default). */

@@ -15,7 +15,7 @@ final class MigrateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (Skiplock skiplock = Skiplock.builder().url(cli.options().jdbcUrl())
-                .config(SkiplockConfig.builder().build()).build()) {
+                .config(SkiplockConfig.builder().build()).enqueueWarmUp(false).build()) {
             System.out.println("schema of " + skiplock.driverName() + " database is up to date");
         }
         return 0;

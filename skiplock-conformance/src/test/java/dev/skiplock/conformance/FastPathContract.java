@@ -107,6 +107,32 @@ abstract class FastPathContract extends ContractBase {
     }
 
     /**
+     * The enqueue warm-up an instance's build runs (issue #12: a fresh JVM's first enqueueMany took
+     * 420-450 ms) takes a lone job and a batch large enough for COPY through insert, and leaves
+     * nothing behind.
+     */
+    @Test
+    void enqueueRehearsalInsertsALoneJobAndABatchAndLeavesNothing() {
+        Skiplock client = client();
+        client.enqueue(JobRequest.of("work", new Work("kept")));
+        JobStore store = store(client);
+        List<Object> before = tables(client);
+        Job lone = requested("rehearsed", null);
+        List<Job> batch = java.util.stream.Stream.generate(() -> requested("rehearsed", null)).limit(150).toList();
+
+        List<Job> inserted = store.rehearseEnqueue(lone, batch);
+
+        assertThat(inserted).extracting(Job::id).containsExactlyElementsOf(
+                java.util.stream.Stream.concat(java.util.stream.Stream.of(lone), batch.stream()).map(Job::id).toList());
+        assertThat(inserted).allSatisfy(job -> {
+            assertThat(job.status()).isEqualTo(JobStatus.QUEUED);
+            assertThat(job.requestedAt()).as("the database's time of the insert").isNotNull();
+        });
+        assertThat(tables(client)).isEqualTo(before);
+        assertThat(inserted).allSatisfy(job -> assertThat(client.get(job.id())).isEmpty());
+    }
+
+    /**
      * The warm-up rehearses on each connection its pool holds idle, not only on the one it borrows
      * first (issue #12: the claimer's first claim on a backend that had not run it took 15.6 ms in
      * PostgreSQL): all borrowed at once, so each is a different one; a connection in use elsewhere

@@ -79,7 +79,7 @@ final class JobInserter {
         boolean notify = sql.dialect().statementsNotify() && ownInFlight.incrementAndGet() == 1;
         try {
             boolean hasDependencies = jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty());
-            if (bulk != null && BulkJobInserter.accepts(jobs)) {
+            if (copyable(jobs)) {
                 // COPY writes no notification: a batch this large is announced after its commit.
                 return sql.inTransaction(own -> bulk.canCopy(own) ? new Inserted(bulk.insert(own, jobs), false)
                         : new Inserted(insert(own, jobs, notify), notify));
@@ -92,6 +92,24 @@ final class JobInserter {
                 ownInFlight.decrementAndGet();
             }
         }
+    }
+
+    /**
+     * Takes {@code lone} and {@code batch} through the statements {@link #insertCommitted} would
+     * choose for them (a lone plain job's {@code insert_queued_job}; a large plain batch's COPY
+     * where the driver has one), on {@code transaction}, which the caller rolls back. Returns the
+     * jobs as inserted.
+     */
+    List<Job> rehearse(Connection transaction, Job lone, List<Job> batch) {
+        List<Job> inserted = new ArrayList<>(insert(transaction, List.of(lone), true));
+        inserted.addAll(copyable(batch) && bulk.canCopy(transaction) ? bulk.insert(transaction, batch)
+                : insert(transaction, batch, true));
+        return inserted;
+    }
+
+    /** Whether a batch in a transaction of its own goes by COPY (where the connection takes it). */
+    private boolean copyable(List<Job> jobs) {
+        return bulk != null && BulkJobInserter.accepts(jobs);
     }
 
     private List<Job> insert(Connection connection, List<Job> jobs, boolean notify) {

@@ -76,6 +76,18 @@ public final class JobStore {
         return inserter.insertCommitted(jobs);
     }
 
+    /**
+     * The enqueue path's rehearsal (an instance's build, issue #12): {@code lone} inserted as a lone
+     * enqueue is, {@code batch} as a batch of its size is, in a transaction rolled back at once.
+     * Nothing stays and nothing is announced; what remains is warmth: this JVM has run the code that
+     * writes those statements and reads their answers, and the connection's backend has planned
+     * them. Returns the jobs as the statements answered, before the rollback.
+     */
+    public List<Job> rehearseEnqueue(Job lone, List<Job> batch) {
+        return withConnection(connection -> sql.rolledBack(connection,
+                transaction -> inserter.rehearse(transaction, lone, batch)));
+    }
+
     public Optional<Job> getJob(String tenant, UUID id) {
         return withConnection(connection -> sql.query(connection, "get_job", Params.of("tenant", tenant, "id", id),
                 new JobRows(sql.dialect()))).stream().findFirst();
