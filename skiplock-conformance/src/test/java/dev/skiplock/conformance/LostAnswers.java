@@ -30,7 +30,8 @@ final class LostAnswers {
             "unclaim_jobs", Pattern.compile("attempt = (j\\.)?attempt - 1, locked_by = NULL"),
             "touch_worker", Pattern.compile("UPDATE skiplock_workers SET last_heartbeat_at"),
             "complete_jobs", Pattern.compile("max_attempts = (j|skiplock_jobs)\\.max_attempts \\+ c\\.extra_attempts"),
-            "append_logs", Pattern.compile("INSERT INTO skiplock_job_events \\(job_id, attempt, type, stream, message"));
+            "append_logs", Pattern.compile("INSERT INTO skiplock_job_events \\(job_id, attempt, type, stream, message"),
+            "count_logs", Pattern.compile("COALESCE\\(max\\(line\\) \\+ 1, 0\\)\\) FROM skiplock_job_events"));
 
     private LostAnswers() {
     }

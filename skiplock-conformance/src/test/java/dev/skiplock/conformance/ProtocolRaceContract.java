@@ -143,22 +143,7 @@ abstract class ProtocolRaceContract extends ContractBase {
     @Test
     void anAdopterLogsAfterTheLastRecordedLineEvenWithALineMissing() throws Exception {
         Skiplock pool = client();
-        CountDownLatch logged = new CountDownLatch(1);
-        // The first worker logs three lines, then holds the job; its first heartbeat is 30 s away,
-        // so from the database's view it is paused.
-        track(builder(config -> config.queue("default", 1).leaseTtl(Duration.ofSeconds(60))
-                .heartbeatInterval(Duration.ofSeconds(30)).reaperInterval(Duration.ofSeconds(60)))
-                .handler("work", Work.class, new Resuming(context -> {
-                    context.log("stdout", "one");
-                    context.log("stdout", "two");
-                    context.log("stdout", "three");
-                    logged.countDown();
-                    ContractBase.blockUntilInterrupted();
-                    return JobOutcome.complete();
-                })).build()).start();
-        Job job = pool.enqueue(JobRequest.of("work", new Work("x")));
-        assertThat(logged.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-        await().atMost(WAIT).until(() -> logLines(pool, job).size() == 3);
+        Job job = heldAfterLogging(pool, "one", "two", "three");
         Jdbc.update(pool.dataSource(), "DELETE FROM skiplock_job_events WHERE job_id = ? AND type = 'log' AND message = 'two'",
                 database.id(job.id()));
 
@@ -172,6 +157,56 @@ abstract class ProtocolRaceContract extends ContractBase {
         assertThat(awaitTerminal(adopter, job.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
         assertThat(adopter.metrics().adopted()).isEqualTo(1);
         assertThat(logLines(pool, job)).containsExactly("one", "three", "resumed after 3");
+    }
+
+    /**
+     * Found by the fault suite: a database restart while an adopter's resumed execution read how
+     * far its output got (its first logged line) failed the attempt of a healthy job. The read
+     * rides out a lost connection as the completer does: here its first two runs fail as on a cut
+     * connection (SQLState 08006), and the resumed execution goes on in the same attempt.
+     */
+    @Test
+    void aResumedExecutionRidesOutALostConnectionWhileReadingHowFarItsOutputGot() throws Exception {
+        Skiplock pool = client();
+        Job job = heldAfterLogging(pool, "one", "two");
+
+        database.expireLease(pool.dataSource(), job.id());
+        java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger(2);
+        Skiplock adopter = started(Skiplock.builder().dataSource(LostAnswers.failing(pool.dataSource(), "count_logs", failures))
+                .config(fastConfig().queue("default", 1).build())
+                .handler("work", Work.class, new Resuming(context -> {
+                    context.log("stdout", "resumed after " + context.loggedLines("stdout"));
+                    return JobOutcome.complete();
+                })));
+
+        Job done = awaitTerminal(adopter, job.id());
+        assertThat(failures.get()).as("count_logs runs left to fail").isZero();
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).as("the adopted attempt went on").isEqualTo(1);
+        assertThat(done.lastError()).isNull();
+        assertThat(logLines(pool, job)).containsExactly("one", "two", "resumed after 2");
+    }
+
+    /**
+     * A job whose first worker logged {@code lines} to stdout, all stored, and then holds it: its
+     * first heartbeat is 30 s away, so from the database's view it is paused.
+     */
+    private Job heldAfterLogging(Skiplock pool, String... lines) throws InterruptedException {
+        CountDownLatch logged = new CountDownLatch(1);
+        track(builder(config -> config.queue("default", 1).leaseTtl(Duration.ofSeconds(60))
+                .heartbeatInterval(Duration.ofSeconds(30)).reaperInterval(Duration.ofSeconds(60)))
+                .handler("work", Work.class, new Resuming(context -> {
+                    for (String line : lines) {
+                        context.log("stdout", line);
+                    }
+                    logged.countDown();
+                    ContractBase.blockUntilInterrupted();
+                    return JobOutcome.complete();
+                })).build()).start();
+        Job job = pool.enqueue(JobRequest.of("work", new Work("x")));
+        assertThat(logged.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        await().atMost(WAIT).until(() -> logLines(pool, job).size() == lines.length);
+        return job;
     }
 
     /** A resumable handler whose {@code handle} and {@code resume} both run {@code body}. */

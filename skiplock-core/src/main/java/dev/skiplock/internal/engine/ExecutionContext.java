@@ -78,7 +78,8 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     }
 
     private long countLogs(String stream) {
-        return execution.storeCall(() -> services.stores().events().countLogs(execution.attempt(), stream));
+        return HandlerReads.retriedOnConnectionLoss(services.config().leaseTtl(),
+                () -> execution.storeCall(() -> services.stores().events().countLogs(execution.attempt(), stream)));
     }
 
     @Override
@@ -111,7 +112,8 @@ final class ExecutionContext<A> extends ExecutionView<A> {
 
     @Override
     public Map<UUID, JsonNode> parentResults() {
-        return execution.storeCall(() -> services.stores().steps().listParentResults(execution.job().id()));
+        return HandlerReads.retriedOnConnectionLoss(services.config().leaseTtl(),
+                () -> execution.storeCall(() -> services.stores().steps().listParentResults(execution.job().id())));
     }
 
     @Override

@@ -1,0 +1,43 @@
+package dev.skiplock.internal.engine;
+
+import dev.skiplock.internal.store.ConnectionLoss;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * Reads a handler's thread makes for Skiplock (how far a resumed execution's output got, its
+ * parents' results): one that lost its connection (a database restart, a cut network) runs again
+ * on a new one, with backoff from 50 ms to 1 s, for up to the lease's time, as the completer and
+ * the heartbeat ride out the same outage (issue #12's fault run: a database restart failed an
+ * adopted command's first logged line, and with it an attempt of a healthy job). Any other
+ * failure, one that outlasts that time, or a stop of the execution (its thread interrupted) ends
+ * the retries with the call's failure. Only reads: a write may have happened before its answer was lost.
+ */
+final class HandlerReads {
+    private static final long FIRST_BACKOFF_MILLIS = 50;
+    private static final long MAX_BACKOFF_MILLIS = 1_000;
+
+    private HandlerReads() {
+    }
+
+    static <T> T retriedOnConnectionLoss(Duration budget, Supplier<T> read) {
+        long deadline = System.nanoTime() + budget.toNanos();
+        long backoffMillis = FIRST_BACKOFF_MILLIS;
+        while (true) {
+            try {
+                return read.get();
+            } catch (RuntimeException e) {
+                if (!ConnectionLoss.causes(e) || System.nanoTime() + backoffMillis * 1_000_000 > deadline) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(backoffMillis);
+                } catch (InterruptedException stopped) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+                backoffMillis = Math.min(backoffMillis * 2, MAX_BACKOFF_MILLIS);
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.skiplock.internal.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.skiplock.SkiplockException;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/** A handler's read runs again after a lost connection only, and only for as long as it may. */
+class HandlerReadsTest {
+    private static SkiplockException failure(String sqlState) {
+        return new SkiplockException("postgres statement 'count_logs' failed", new SQLException("test", sqlState));
+    }
+
+    /** Fails its first {@code failures} runs with {@code failure}, then answers 42. */
+    private static Supplier<Long> failingFirst(int failures, RuntimeException failure, AtomicInteger runs) {
+        return () -> {
+            if (runs.incrementAndGet() <= failures) {
+                throw failure;
+            }
+            return 42L;
+        };
+    }
+
+    @Test
+    void aReadThatLostItsConnectionRunsAgain() {
+        for (String lost : new String[] {"57P01", "57P03", "08006", "08003"}) {
+            AtomicInteger runs = new AtomicInteger();
+            assertThat(HandlerReads.retriedOnConnectionLoss(Duration.ofSeconds(30), failingFirst(2, failure(lost), runs)))
+                    .as(lost).isEqualTo(42L);
+            assertThat(runs.get()).as(lost).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void anyOtherFailureEndsTheReadAtOnce() {
+        AtomicInteger runs = new AtomicInteger();
+        SkiplockException dataError = failure("22P05");
+        assertThatThrownBy(() -> HandlerReads.retriedOnConnectionLoss(Duration.ofSeconds(30),
+                failingFirst(1, dataError, runs))).isSameAs(dataError);
+        assertThat(runs.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aLossThatOutlastsTheBudgetFailsTheRead() {
+        AtomicInteger runs = new AtomicInteger();
+        SkiplockException lost = failure("57P01");
+        // 50 ms is the first backoff: a budget below it allows no second run
+        assertThatThrownBy(() -> HandlerReads.retriedOnConnectionLoss(Duration.ofMillis(10),
+                failingFirst(Integer.MAX_VALUE, lost, runs))).isSameAs(lost);
+        assertThat(runs.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aStoppedExecutionStopsRetrying() {
+        AtomicInteger runs = new AtomicInteger();
+        SkiplockException lost = failure("08006");
+        Thread.currentThread().interrupt(); // as a stop leaves the handler's thread after its store call
+        try {
+            assertThatThrownBy(() -> HandlerReads.retriedOnConnectionLoss(Duration.ofSeconds(30),
+                    failingFirst(Integer.MAX_VALUE, lost, runs))).isSameAs(lost);
+            assertThat(Thread.currentThread().isInterrupted()).as("the stop is kept").isTrue();
+            assertThat(runs.get()).isEqualTo(1);
+        } finally {
+            Thread.interrupted();
+        }
+    }
+}
