@@ -13,6 +13,8 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.ResumableHandler;
 import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockConfig;
+import dev.skiplock.spi.Driver;
+import dev.skiplock.spi.Notifier;
 import dev.skiplock.testing.TestClock;
 import java.time.Duration;
 import java.util.List;
@@ -393,12 +395,14 @@ abstract class ProtocolRaceContract extends ContractBase {
     @Test
     void aWaitingJobStartsBeforeTheLookForOrphansThatCameDue() throws Exception {
         TestClock clock = new TestClock();
+        CountDownLatch resynced = new CountDownLatch(1);
         CountDownLatch holderStarted = new CountDownLatch(1);
         CountDownLatch holderMayFinish = new CountDownLatch(1);
         CountDownLatch jobStarted = new CountDownLatch(1);
         CountDownLatch jobMayFinish = new CountDownLatch(1);
         Skiplock worker = started(builder(config -> config.queue("solo", 1).clock(clock)
                 .reaperInterval(Duration.ofHours(1)).pollInterval(Duration.ofHours(1)))
+                .driver(resyncSignalling(FastPathContract.driver(client()), resynced))
                 .handler("work", Work.class, context -> {
                     switch (context.args().label()) {
                         case "holder" -> {
@@ -417,8 +421,9 @@ abstract class ProtocolRaceContract extends ContractBase {
         try {
             if (database.notifiesAcrossProcesses()) {
                 // A listener that connects tells the claimers to look (it may have missed a reaper's
-                // word); told after the holder's claim, the claimer would rightly look first when the slot frees.
-                await().atMost(WAIT).until(() -> database.listenerCount(worker.dataSource()) == 1);
+                // word); told after the holder's claim, the claimer would rightly look first when the
+                // slot frees. Told before, the holder's round looks first (nothing to adopt yet).
+                assertThat(resynced.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
             }
             worker.enqueue(JobRequest.of("work", new Work("holder")).withQueue("solo"));
             // The claimer's first round looks first (told at start), so the look is behind the holder's claim.
@@ -437,6 +442,52 @@ abstract class ProtocolRaceContract extends ContractBase {
         } finally {
             holderMayFinish.countDown();
             jobMayFinish.countDown();
+        }
+    }
+
+    /**
+     * {@code driver} whose notifier counts {@code resynced} down each time its listener's
+     * {@code resync()} has returned: the worker's claimers have been told to look for orphans.
+     */
+    private static Driver resyncSignalling(Driver driver, CountDownLatch resynced) {
+        return delegating(Driver.class, (method, args) -> {
+            Object result = invoke(method, driver, args);
+            if (!method.getName().equals("notifier")) {
+                return result;
+            }
+            Notifier notifier = (Notifier) result;
+            return delegating(Notifier.class, (notifierMethod, notifierArgs) -> {
+                if (notifierMethod.getName().equals("start")) {
+                    Notifier.Listener listener = (Notifier.Listener) notifierArgs[0];
+                    notifierArgs = new Object[] {delegating(Notifier.Listener.class, (listenerMethod, listenerArgs) -> {
+                        Object answer = invoke(listenerMethod, listener, listenerArgs);
+                        if (listenerMethod.getName().equals("resync")) {
+                            resynced.countDown();
+                        }
+                        return answer;
+                    })};
+                }
+                return invoke(notifierMethod, notifier, notifierArgs);
+            });
+        });
+    }
+
+    /** A call on a proxy: its method and arguments. */
+    @FunctionalInterface
+    private interface Call {
+        Object on(java.lang.reflect.Method method, Object[] args) throws Throwable;
+    }
+
+    private static <T> T delegating(Class<T> type, Call call) {
+        return type.cast(java.lang.reflect.Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
+                (self, method, args) -> call.on(method, args)));
+    }
+
+    private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
         }
     }
 

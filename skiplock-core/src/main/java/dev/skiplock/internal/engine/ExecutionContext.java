@@ -86,7 +86,11 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     public void log(String stream, String message) {
         String checked = Names.check("stream", stream);
         String text = message == null ? "" : StorableText.of(message);
-        AtomicLong next = nextLine.computeIfAbsent(checked, name -> new AtomicLong(resumed ? countLogs(name) : 0));
+        AtomicLong next = nextLine.get(checked);
+        if (next == null) {
+            long first = resumed ? countLogs(checked) : 0; // outside the map's lock: the read may wait out an outage
+            next = nextLine.computeIfAbsent(checked, name -> new AtomicLong(first));
+        }
         synchronized (transactionLines) { // numbered in the order the lines are handed on
             EventStore.LogLine line = new EventStore.LogLine(execution.attempt(), checked, next.getAndIncrement(), text);
             if (transaction != null) {

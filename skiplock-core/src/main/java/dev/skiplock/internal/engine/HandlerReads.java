@@ -27,7 +27,7 @@ final class HandlerReads {
             try {
                 return read.get();
             } catch (RuntimeException e) {
-                if (!ConnectionLoss.causes(e) || System.nanoTime() + backoffMillis * 1_000_000 > deadline) {
+                if (!ConnectionLoss.causes(e) || deadline - System.nanoTime() < backoffMillis * 1_000_000) {
                     throw e;
                 }
                 try {

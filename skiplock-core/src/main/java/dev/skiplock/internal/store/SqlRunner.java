@@ -181,25 +181,30 @@ final class SqlRunner {
      * taking the write lock again, as its {@code rollback()} does.
      */
     <T> T rolledBack(Connection connection, java.util.function.Function<Connection, T> work) {
+        boolean began = false;
         try {
-            boolean autoCommit = connection.getAutoCommit();
-            if (autoCommit) {
+            if (connection.getAutoCommit()) {
                 TransactionEnds.begin(connection);
+                began = true;
             }
+            java.sql.Savepoint start = connection.setSavepoint();
+            T result;
             try {
-                java.sql.Savepoint start = connection.setSavepoint();
-                try {
-                    return work.apply(connection);
-                } finally {
-                    connection.rollback(start);
-                }
+                result = work.apply(connection);
             } finally {
-                if (autoCommit) {
-                    TransactionEnds.commit(connection); // ends the (now empty) transaction
-                }
+                connection.rollback(start);
             }
-        } catch (SQLException e) {
-            throw failure("transaction", e);
+            if (began) {
+                TransactionEnds.commit(connection); // ends the transaction, empty once rolled back to its start
+            }
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            // Whatever failed (the work, or the rollback to the savepoint), nothing is committed:
+            // the transaction this began is rolled back whole (the caller's, if any, is the caller's).
+            if (began) {
+                TransactionEnds.rollBack(connection, e);
+            }
+            throw e instanceof SQLException sql ? failure("transaction", sql) : (RuntimeException) e;
         }
     }
 

@@ -46,6 +46,17 @@ class HandlerReadsTest {
     }
 
     @Test
+    void aBusyPoolIsNoLostConnection() {
+        AtomicInteger runs = new AtomicInteger();
+        // HikariCP's timeout while the database is up: no SQLState (a down database's carries its connect failure's)
+        SkiplockException busy = new SkiplockException("no connection", new java.sql.SQLTransientConnectionException(
+                "skiplock - Connection is not available, request timed out after 30000ms"));
+        assertThatThrownBy(() -> HandlerReads.retriedOnConnectionLoss(Duration.ofSeconds(30),
+                failingFirst(1, busy, runs))).isSameAs(busy);
+        assertThat(runs.get()).isEqualTo(1);
+    }
+
+    @Test
     void aLossThatOutlastsTheBudgetFailsTheRead() {
         AtomicInteger runs = new AtomicInteger();
         SkiplockException lost = failure("57P01");
