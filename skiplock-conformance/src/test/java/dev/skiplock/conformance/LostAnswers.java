@@ -1,5 +1,7 @@
 package dev.skiplock.conformance;
 
+import static java.util.Map.entry;
+
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -9,6 +11,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -24,14 +27,19 @@ import javax.sql.DataSource;
  */
 final class LostAnswers {
     /** The text that identifies each statement whose answer can be dropped, in both dialects. */
-    private static final java.util.Map<String, Pattern> STATEMENTS = java.util.Map.of(
+    private static final Map<String, Pattern> STATEMENTS = Map.ofEntries(
             // PostgreSQL's claim is a function since its 0016, SQLite's an UPDATE
-            "claim_jobs", Pattern.compile("skiplock_claim_jobs\\(|SET status = 'running', attempt = attempt \\+ 1"),
-            "unclaim_jobs", Pattern.compile("attempt = (j\\.)?attempt - 1, locked_by = NULL"),
-            "touch_worker", Pattern.compile("UPDATE skiplock_workers SET last_heartbeat_at"),
-            "complete_jobs", Pattern.compile("max_attempts = (j|skiplock_jobs)\\.max_attempts \\+ c\\.extra_attempts"),
-            "append_logs", Pattern.compile("INSERT INTO skiplock_job_events \\(job_id, attempt, type, stream, message"),
-            "count_logs", Pattern.compile("COALESCE\\(max\\(line\\) \\+ 1, 0\\)\\) FROM skiplock_job_events"));
+            entry("claim_jobs", Pattern.compile("skiplock_claim_jobs\\(|SET status = 'running', attempt = attempt \\+ 1")),
+            entry("unclaim_jobs", Pattern.compile("attempt = (j\\.)?attempt - 1, locked_by = NULL")),
+            entry("touch_worker", Pattern.compile("UPDATE skiplock_workers SET last_heartbeat_at")),
+            entry("complete_jobs", Pattern.compile("max_attempts = (j|skiplock_jobs)\\.max_attempts \\+ c\\.extra_attempts")),
+            entry("append_logs", Pattern.compile("INSERT INTO skiplock_job_events \\(job_id, attempt, type, stream, message")),
+            entry("count_logs", Pattern.compile("COALESCE\\(max\\(line\\) \\+ 1, 0\\)\\) FROM skiplock_job_events")),
+            entry("list_steps", Pattern.compile("SELECT name, kind, output, ")),
+            entry("record_step", Pattern.compile("INSERT INTO skiplock_job_steps \\(job_id, name, kind, output, wake_at\\)")),
+            entry("append_step_event", Pattern.compile("INSERT INTO skiplock_job_events \\(job_id, attempt, type, step, status")),
+            entry("read_signal", Pattern.compile("SELECT g\\.payload FROM skiplock_job_signals")),
+            entry("update_progress", Pattern.compile("UPDATE skiplock_jobs SET progress = ")));
 
     private LostAnswers() {
     }
@@ -39,7 +47,8 @@ final class LostAnswers {
     /**
      * Drops the answer of the next {@code statement} while {@code armed} is true (then disarms it):
      * in autocommit the statement's own answer; in a transaction (SQLite's claim, which holds the
-     * write lock while it counts its slots), the answer of the commit that ends it. A transaction
+     * write lock while it counts its slots; a checkpoint with its step event), the answer of the
+     * commit that ends it. A transaction
      * that rolls back loses nothing: the worker's warm-up claims a job of its own that way.
      */
     static DataSource dropping(DataSource target, String statement, AtomicBoolean armed) {
@@ -56,7 +65,8 @@ final class LostAnswers {
                 case "prepareStatement" -> {
                     if (text.matcher((String) args[0]).find()) {
                         return proxy(PreparedStatement.class, (PreparedStatement) result, (run, runArgs, answer) -> {
-                            if (run.getName().equals("executeQuery") && !connection.getAutoCommit()) {
+                            if ((run.getName().equals("executeQuery") || run.getName().equals("executeUpdate"))
+                                    && !connection.getAutoCommit()) {
                                 ranInTransaction.set(true);
                                 return answer;
                             }

@@ -198,6 +198,68 @@ abstract class WorkflowContract extends ContractBase {
                         "skiplock: step file cache not recorded: not a regular file");
     }
 
+    /**
+     * A database restart while a handler works: its context's calls (progress, a step's checkpoint
+     * read, event and record, a signal's read) run again on a new connection. Here the first two
+     * runs of each statement fail as on a cut connection (SQLState 08006), and the job succeeds in
+     * its one attempt. Before the calls were sent again, the first failure failed the attempt.
+     */
+    @Test
+    void aHandlersContextCallsRideOutALostConnection() throws Exception {
+        Skiplock client = client();
+        Job job = client.enqueue(flow("approve").withMaxAttempts(1));
+        client.signal(job.id(), "approval", Map.of("by", "ada"));
+        Map<String, AtomicInteger> failures = new java.util.LinkedHashMap<>();
+        javax.sql.DataSource cut = client.dataSource();
+        for (String statement : List.of("update_progress", "list_steps", "append_step_event", "record_step", "read_signal")) {
+            failures.put(statement, new AtomicInteger(2));
+            cut = LostAnswers.failing(cut, statement, failures.get(statement));
+        }
+        started(Skiplock.builder().dataSource(cut).config(fastConfig().queue("default", 1).build())
+                .handler("approve", Flow.class, context -> {
+                    context.progress(Map.of("stage", "fetch"));
+                    String fetched = context.step("fetch", String.class, counted("fetch", () -> "fetched"));
+                    JsonNode approval = context.awaitSignal("approval", LONG_WAIT).orElseThrow();
+                    return JobOutcome.complete(Map.of("fetched", fetched, "by", approval.get("by").asText()));
+                }));
+
+        Job done = awaitTerminal(client, job.id());
+        failures.forEach((statement, left) -> assertThat(left.get()).as("%s runs left to fail", statement).isZero());
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).as("the attempt went on").isEqualTo(1);
+        assertThat(done.result().get("fetched").asText()).isEqualTo("fetched");
+        assertThat(done.result().get("by").asText()).isEqualTo("ada");
+        assertThat(done.progress().get("stage").asText()).isEqualTo("fetch");
+        assertThat(ranCount("fetch")).isEqualTo(1);
+        assertThat(stepEvents(client, job.id())).containsExactly("approval:signalled", "fetch:started", "fetch:succeeded");
+    }
+
+    /**
+     * A checkpoint whose commit answer was lost: sent again, it records nothing (the name is
+     * taken), and the step returns the checkpoint stored by the first sending; its body ran once and
+     * its succeeded event was written once. Before the call was sent again, the lost answer failed
+     * the attempt.
+     */
+    @Test
+    void aCheckpointWhoseCommitAnswerWasLostIsFoundNotWrittenTwice() throws Exception {
+        Skiplock client = client();
+        java.util.concurrent.atomic.AtomicBoolean dropNextAnswer = new java.util.concurrent.atomic.AtomicBoolean(true);
+        started(Skiplock.builder().dataSource(LostAnswers.dropping(client.dataSource(), "record_step", dropNextAnswer))
+                .config(fastConfig().queue("default", 1).build())
+                .handler("build", Flow.class, context -> JobOutcome.complete(
+                        context.step("checkout", Map.class, counted("checkout", () -> Map.of("commit", "abc123"))))));
+
+        Job done = awaitTerminal(client, client.enqueue(flow("build").withMaxAttempts(1)).id());
+        assertThat(dropNextAnswer.get()).as("the checkpoint's commit answer was dropped").isFalse();
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).isEqualTo(1);
+        assertThat(done.result().get("commit").asText()).isEqualTo("abc123");
+        assertThat(ranCount("checkout")).isEqualTo(1);
+        assertThat(Jdbc.query(client.dataSource(), "SELECT count(*) FROM skiplock_job_steps WHERE job_id = '"
+                + done.id() + "'", row -> row.getLong(1))).containsExactly(1L);
+        assertThat(stepEvents(client, done.id())).containsExactly("checkout:started", "checkout:succeeded");
+    }
+
     @Test
     void aStaleExecutionCannotRecordAStep() throws Exception {
         CountDownLatch insideBody = new CountDownLatch(1);

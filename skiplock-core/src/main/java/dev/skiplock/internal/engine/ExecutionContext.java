@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What a handler sees of its execution. Its own database calls (progress, logged lines,
- * checkpoints) run with the execution's interrupts held back ({@link Execution#storeCall}); what
- * it logs or reports is made storable first ({@link StorableText}). Checkpoints and the handler's
+ * checkpoints) run with the execution's interrupts held back ({@link Execution#storeCall}), and
+ * those that may be sent again are, after a lost connection ({@link HandlerCalls}); what it logs
+ * or reports is made storable first ({@link StorableText}). Checkpoints and the handler's
  * completion in its own transaction are fenced on the execution's lease like its outcome.
  */
 final class ExecutionContext<A> extends ExecutionView<A> {
@@ -78,7 +79,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     }
 
     private long countLogs(String stream) {
-        return HandlerReads.retriedOnConnectionLoss(services.config().leaseTtl(),
+        return HandlerCalls.retriedOnConnectionLoss(services.config().leaseTtl(),
                 () -> execution.storeCall(() -> services.stores().events().countLogs(execution.attempt(), stream)));
     }
 
@@ -106,7 +107,8 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         requireNotCommitting("progress");
         JsonNode tree = Json.MAPPER.valueToTree(data);
         String json = tree == null ? "null" : StorableText.of(tree).toString();
-        return execution.storeCall(() -> services.stores().events().updateProgress(execution.attempt(), json));
+        return HandlerCalls.retriedOnConnectionLoss(services.config().leaseTtl(),
+                () -> execution.storeCall(() -> services.stores().events().updateProgress(execution.attempt(), json)));
     }
 
     @Override
@@ -116,7 +118,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
 
     @Override
     public Map<UUID, JsonNode> parentResults() {
-        return HandlerReads.retriedOnConnectionLoss(services.config().leaseTtl(),
+        return HandlerCalls.retriedOnConnectionLoss(services.config().leaseTtl(),
                 () -> execution.storeCall(() -> services.stores().steps().listParentResults(execution.job().id())));
     }
 

@@ -81,7 +81,7 @@ public final class Steps {
             return Json.MAPPER.treeToValue(done.output(), type);
         }
         checkRoom(checked);
-        execution.storeCall(() -> {
+        call(() -> {
             store.event(checked, "started", null);
             return null;
         });
@@ -90,7 +90,7 @@ public final class Steps {
             value = body.run();
         } catch (Exception | Error e) {
             if (!(e instanceof JobSuspendedException)) {
-                execution.storeCall(() -> {
+                call(() -> {
                     store.event(checked, "failed", Outcomes.truncate(Outcomes.describe(e)));
                     return null;
                 });
@@ -107,13 +107,16 @@ public final class Steps {
     }
 
     /** The outputs of the finished steps, by name. */
-    synchronized Map<String, JsonNode> finished() {
+    Map<String, JsonNode> finished() {
+        recorded(); // read before the lock is taken
         Map<String, JsonNode> outputs = new java.util.LinkedHashMap<>();
-        recorded().forEach((name, checkpoint) -> {
-            if (checkpoint.kind() == Kind.STEP) {
-                outputs.put(name, checkpoint.output());
-            }
-        });
+        synchronized (this) {
+            recorded().forEach((name, checkpoint) -> {
+                if (checkpoint.kind() == Kind.STEP) {
+                    outputs.put(name, checkpoint.output());
+                }
+            });
+        }
         return outputs;
     }
 
@@ -134,7 +137,7 @@ public final class Steps {
         String checked = Names.check("name", name);
         requireWait("timeout", timeout);
         Checkpoint started = existing(checked, Kind.SIGNAL);
-        Optional<JsonNode> payload = execution.storeCall(() -> store.signal(checked));
+        Optional<JsonNode> payload = call(() -> store.signal(checked));
         if (payload.isPresent()) {
             return payload;
         }
@@ -167,13 +170,14 @@ public final class Steps {
      * execution's own write whose commit answer was lost, then sent again) is the stored one.
      */
     private Checkpoint record(String name, Kind kind, String json, Long waitMillis, String eventStatus) {
-        boolean written = execution.storeCall(() -> store.record(name, kind, json, waitMillis, eventStatus));
+        boolean written = call(() -> store.record(name, kind, json, waitMillis, eventStatus));
         Checkpoint stored = written ? new Checkpoint(name, kind, json == null ? null : Json.read(json), waitMillis)
                 : reload().get(name);
         if (stored == null) {
             throw new JobStateException("step " + name + " of job " + execution.job().id()
                     + " not recorded: this execution no longer holds the job's lease", execution.job());
         }
+        recorded(); // read before the lock is taken
         synchronized (this) {
             recorded().put(name, stored);
         }
@@ -181,7 +185,7 @@ public final class Steps {
     }
 
     /** The checkpoint named {@code name} if it exists, refused if it is of another kind. */
-    private synchronized Checkpoint existing(String name, Kind kind) {
+    private Checkpoint existing(String name, Kind kind) {
         if (execution.suspended()) {
             throw new IllegalStateException("name: " + name + " comes after a sleep or signal wait that ended this attempt");
         }
@@ -189,7 +193,11 @@ public final class Steps {
             throw new IllegalStateException("name: " + name + " comes after the job was completed in the handler's"
                     + " transaction; nothing more can be written for it");
         }
-        Checkpoint found = recorded().get(name);
+        recorded(); // read before the lock is taken
+        Checkpoint found;
+        synchronized (this) {
+            found = recorded().get(name);
+        }
         if (found != null && found.kind() != kind) {
             throw new IllegalArgumentException("name: " + name + " is already a " + found.kind().wireName()
                     + " of this job, not a " + kind.wireName());
@@ -197,23 +205,51 @@ public final class Steps {
         return found;
     }
 
-    /** The checkpoints, read once per execution (steps may run on several threads of one handler). */
-    private synchronized Map<String, Checkpoint> recorded() {
-        if (recorded == null) {
-            recorded = new java.util.LinkedHashMap<>(execution.storeCall(store::load));
+    /**
+     * The checkpoints, read once per execution (steps may run on several threads of one handler;
+     * the map is read and changed under this object's lock). Callers read them before they take
+     * the lock: the read may wait out an outage, and a virtual thread that waits holding a monitor
+     * holds its carrier on Java 21. Two threads that both find none read both; the first one's stays.
+     */
+    private Map<String, Checkpoint> recorded() {
+        synchronized (this) {
+            if (recorded != null) {
+                return recorded;
+            }
         }
-        return recorded;
+        Map<String, Checkpoint> loaded = new java.util.LinkedHashMap<>(call(store::load));
+        synchronized (this) {
+            if (recorded == null) {
+                recorded = loaded;
+            }
+            return recorded;
+        }
     }
 
-    private synchronized Map<String, Checkpoint> reload() {
-        recorded = null;
+    /**
+     * One call of the store on the handler's behalf: sent again after a lost connection
+     * ({@link HandlerCalls}), each sending with the execution's interrupts held back.
+     */
+    private <T> T call(java.util.function.Supplier<T> storeCall) {
+        return HandlerCalls.retriedOnConnectionLoss(limits.leaseTtl(), () -> execution.storeCall(storeCall));
+    }
+
+    private Map<String, Checkpoint> reload() {
+        synchronized (this) {
+            recorded = null;
+        }
         return recorded();
     }
 
-    private synchronized void checkRoom(String name) {
-        if (recorded().size() >= limits.maxStepsPerJob()) {
+    private void checkRoom(String name) {
+        recorded(); // read before the lock is taken
+        int count;
+        synchronized (this) {
+            count = recorded().size();
+        }
+        if (count >= limits.maxStepsPerJob()) {
             throw new IllegalStateException("maxStepsPerJob: job " + execution.job().id() + " already has "
-                    + recorded.size() + " checkpoints, the limit; " + name + " is refused");
+                    + count + " checkpoints, the limit; " + name + " is refused");
         }
     }
 

@@ -11,7 +11,7 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** A handler's read runs again after a lost connection only, and only for as long as it may. */
-class HandlerReadsTest {
+class HandlerCallsTest {
     private static SkiplockException failure(String sqlState) {
         return new SkiplockException("postgres statement 'count_logs' failed", new SQLException("test", sqlState));
     }
@@ -30,7 +30,7 @@ class HandlerReadsTest {
     void aReadThatLostItsConnectionRunsAgain() {
         for (String lost : new String[] {"57P01", "57P03", "08006", "08003"}) {
             AtomicInteger runs = new AtomicInteger();
-            assertThat(HandlerReads.retriedOnConnectionLoss(Duration.ofSeconds(30), failingFirst(2, failure(lost), runs)))
+            assertThat(HandlerCalls.retriedOnConnectionLoss(Duration.ofSeconds(30), failingFirst(2, failure(lost), runs)))
                     .as(lost).isEqualTo(42L);
             assertThat(runs.get()).as(lost).isEqualTo(3);
         }
@@ -44,7 +44,7 @@ class HandlerReadsTest {
                 "skiplock - Connection is not available, request timed out after 30000ms"));
         for (SkiplockException other : new SkiplockException[] {dataError, busyPool}) {
             AtomicInteger runs = new AtomicInteger();
-            assertThatThrownBy(() -> HandlerReads.retriedOnConnectionLoss(Duration.ofSeconds(30),
+            assertThatThrownBy(() -> HandlerCalls.retriedOnConnectionLoss(Duration.ofSeconds(30),
                     failingFirst(1, other, runs))).isSameAs(other);
             assertThat(runs.get()).as(other.getCause().toString()).isEqualTo(1);
         }
@@ -55,7 +55,7 @@ class HandlerReadsTest {
         AtomicInteger runs = new AtomicInteger();
         SkiplockException lost = failure("57P01");
         // 50 ms is the first backoff: a budget below it allows no second run
-        assertThatThrownBy(() -> HandlerReads.retriedOnConnectionLoss(Duration.ofMillis(10),
+        assertThatThrownBy(() -> HandlerCalls.retriedOnConnectionLoss(Duration.ofMillis(10),
                 failingFirst(Integer.MAX_VALUE, lost, runs))).isSameAs(lost);
         assertThat(runs.get()).isEqualTo(1);
     }
@@ -66,7 +66,7 @@ class HandlerReadsTest {
         SkiplockException lost = failure("08006");
         Thread.currentThread().interrupt(); // as a stop leaves the handler's thread after its store call
         try {
-            assertThatThrownBy(() -> HandlerReads.retriedOnConnectionLoss(Duration.ofSeconds(30),
+            assertThatThrownBy(() -> HandlerCalls.retriedOnConnectionLoss(Duration.ofSeconds(30),
                     failingFirst(Integer.MAX_VALUE, lost, runs))).isSameAs(lost);
             assertThat(Thread.currentThread().isInterrupted()).as("the stop is kept").isTrue();
             assertThat(runs.get()).isEqualTo(1);
