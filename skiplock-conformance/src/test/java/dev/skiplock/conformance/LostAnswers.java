@@ -37,7 +37,7 @@ final class LostAnswers {
             entry("count_logs", Pattern.compile("COALESCE\\(max\\(line\\) \\+ 1, 0\\)\\) FROM skiplock_job_events")),
             entry("list_steps", Pattern.compile("SELECT name, kind, output, ")),
             entry("record_step", Pattern.compile("INSERT INTO skiplock_job_steps \\(job_id, name, kind, output, wake_at\\)")),
-            entry("append_step_event", Pattern.compile("INSERT INTO skiplock_job_events \\(job_id, attempt, type, step, status")),
+            entry("append_step_event", Pattern.compile("INSERT INTO skiplock_job_events \\(job_id, attempt, type, step, status, message\\)")),
             entry("read_signal", Pattern.compile("SELECT g\\.payload FROM skiplock_job_signals")),
             entry("update_progress", Pattern.compile("UPDATE skiplock_jobs SET progress = ")));
 
@@ -75,6 +75,15 @@ final class LostAnswers {
                     }
                 }
                 case "rollback" -> ranInTransaction.set(false);
+                // how Skiplock's own transactions roll back (TransactionEnds): a ROLLBACK statement
+                case "createStatement" -> {
+                    return proxy(java.sql.Statement.class, (java.sql.Statement) result, (run, runArgs, answer) -> {
+                        if (run.getName().equals("execute") && "ROLLBACK".equals(runArgs[0])) {
+                            ranInTransaction.set(false);
+                        }
+                        return answer;
+                    });
+                }
                 case "commit", "setAutoCommit" -> {
                     boolean commits = call.getName().equals("commit") || Boolean.TRUE.equals(args[0]);
                     if (commits && ranInTransaction.getAndSet(false) && armed.compareAndSet(true, false)) {

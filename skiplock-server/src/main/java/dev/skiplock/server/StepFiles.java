@@ -30,8 +30,6 @@ import java.util.stream.Stream;
  */
 final class StepFiles {
     static final String VARIABLE = "SKIPLOCK_STEPS";
-    /** How long a later attempt waits for the database to list the finished steps. */
-    static final java.time.Duration READ_PATIENCE = java.time.Duration.ofSeconds(15);
     /** Larger files are refused unread (the library's own limit, {@code maxStepOutputBytes}, is at most this). */
     private static final long MAX_FILE_BYTES = SkiplockConfig.MAX_STEP_OUTPUT_BYTES_LIMIT;
     /** One JSON value and nothing after it: "200 OK" is text, not 200. */
@@ -52,16 +50,16 @@ final class StepFiles {
     /**
      * Writes a file per finished step of the job, before the command starts. A first attempt has
      * none (only executions record steps, and this is the first), so it reads nothing; a later one
-     * reads them, asking again while the database does not answer (a restart, a cut connection)
-     * for up to {@link #READ_PATIENCE}, then fails the attempt: running without them would run
-     * every finished stage again.
+     * reads them (the library reads again on a new connection while the database does not answer:
+     * a restart, a cut connection), and fails the attempt if it cannot: running without them would
+     * run every finished stage again.
      */
-    void writeFinished() throws IOException, InterruptedException {
+    void writeFinished() throws IOException {
         Files.createDirectories(dir);
         if (context.attempt() <= 1) {
             return;
         }
-        for (Map.Entry<String, JsonNode> step : finishedSteps().entrySet()) {
+        for (Map.Entry<String, JsonNode> step : context.steps().entrySet()) {
             JsonNode output = step.getValue();
             // as the command wrote it: text as text, anything else as JSON
             String content = output == null || output.isNull() ? "" : output.isTextual() ? output.asText()
@@ -71,27 +69,11 @@ final class StepFiles {
         }
     }
 
-    private Map<String, JsonNode> finishedSteps() throws InterruptedException {
-        long deadline = System.nanoTime() + READ_PATIENCE.toNanos();
-        long backoffMillis = 100;
-        while (true) {
-            try {
-                return context.steps();
-            } catch (dev.skiplock.SkiplockException e) {
-                if (System.nanoTime() + backoffMillis * 1_000_000 > deadline || context.stopRequested()) {
-                    throw e;
-                }
-                Thread.sleep(backoffMillis); // the database is away for a moment: ask again
-                backoffMillis = Math.min(backoffMillis * 2, 2000);
-            }
-        }
-    }
-
     /**
      * Records the step files that appeared since the last look. Never fails the job: a file that
      * cannot be recorded (not a regular file, too large, unreadable, a refused name or output)
-     * becomes a stderr log line of the job, and a database that does not answer is asked again at
-     * the next look.
+     * becomes a stderr log line of the job, and a database that does not answer after the
+     * library's own retries (up to the lease's time) is asked again at the next look.
      */
     void record() throws Exception {
         if (stale || !Files.isDirectory(dir)) {

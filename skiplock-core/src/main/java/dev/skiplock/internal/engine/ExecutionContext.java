@@ -79,7 +79,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     }
 
     private long countLogs(String stream) {
-        return HandlerCalls.retriedOnConnectionLoss(services.config().leaseTtl(),
+        return HandlerCalls.retriedOnConnectionLoss(services.config().leaseTtl(), execution::stopRequested,
                 () -> execution.storeCall(() -> services.stores().events().countLogs(execution.attempt(), stream)));
     }
 
@@ -107,7 +107,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         requireNotCommitting("progress");
         JsonNode tree = Json.MAPPER.valueToTree(data);
         String json = tree == null ? "null" : StorableText.of(tree).toString();
-        return HandlerCalls.retriedOnConnectionLoss(services.config().leaseTtl(),
+        return HandlerCalls.retriedOnConnectionLoss(services.config().leaseTtl(), execution::stopRequested,
                 () -> execution.storeCall(() -> services.stores().events().updateProgress(execution.attempt(), json)));
     }
 
@@ -118,7 +118,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
 
     @Override
     public Map<UUID, JsonNode> parentResults() {
-        return HandlerCalls.retriedOnConnectionLoss(services.config().leaseTtl(),
+        return HandlerCalls.retriedOnConnectionLoss(services.config().leaseTtl(), execution::stopRequested,
                 () -> execution.storeCall(() -> services.stores().steps().listParentResults(execution.job().id())));
     }
 

@@ -90,10 +90,14 @@ public final class Steps {
             value = body.run();
         } catch (Exception | Error e) {
             if (!(e instanceof JobSuspendedException)) {
-                call(() -> {
-                    store.event(checked, "failed", Outcomes.truncate(Outcomes.describe(e)));
-                    return null;
-                });
+                try {
+                    call(() -> {
+                        store.event(checked, "failed", Outcomes.truncate(Outcomes.describe(e)));
+                        return null;
+                    });
+                } catch (RuntimeException eventLost) {
+                    e.addSuppressed(eventLost); // the body's failure is the step's, not the event's
+                }
             }
             throw e;
         }
@@ -108,10 +112,10 @@ public final class Steps {
 
     /** The outputs of the finished steps, by name. */
     Map<String, JsonNode> finished() {
-        recorded(); // read before the lock is taken
+        Map<String, Checkpoint> checkpoints = recorded();
         Map<String, JsonNode> outputs = new java.util.LinkedHashMap<>();
         synchronized (this) {
-            recorded().forEach((name, checkpoint) -> {
+            checkpoints.forEach((name, checkpoint) -> {
                 if (checkpoint.kind() == Kind.STEP) {
                     outputs.put(name, checkpoint.output());
                 }
@@ -177,9 +181,9 @@ public final class Steps {
             throw new JobStateException("step " + name + " of job " + execution.job().id()
                     + " not recorded: this execution no longer holds the job's lease", execution.job());
         }
-        recorded(); // read before the lock is taken
+        Map<String, Checkpoint> checkpoints = recorded();
         synchronized (this) {
-            recorded().put(name, stored);
+            checkpoints.put(name, stored);
         }
         return stored;
     }
@@ -193,10 +197,10 @@ public final class Steps {
             throw new IllegalStateException("name: " + name + " comes after the job was completed in the handler's"
                     + " transaction; nothing more can be written for it");
         }
-        recorded(); // read before the lock is taken
+        Map<String, Checkpoint> checkpoints = recorded();
         Checkpoint found;
         synchronized (this) {
-            found = recorded().get(name);
+            found = checkpoints.get(name);
         }
         if (found != null && found.kind() != kind) {
             throw new IllegalArgumentException("name: " + name + " is already a " + found.kind().wireName()
@@ -206,10 +210,11 @@ public final class Steps {
     }
 
     /**
-     * The checkpoints, read once per execution (steps may run on several threads of one handler;
-     * the map is read and changed under this object's lock). Callers read them before they take
-     * the lock: the read may wait out an outage, and a virtual thread that waits holding a monitor
-     * holds its carrier on Java 21. Two threads that both find none read both; the first one's stays.
+     * The checkpoints, read once per execution; once there, the map stays this execution's for
+     * good (steps may run on several threads of one handler; it is read and changed under this
+     * object's lock). Read outside the lock: the read may wait out an outage, and a virtual thread
+     * that waits holding a monitor holds its carrier on Java 21. Two threads that both find none
+     * read both; the first one's stays.
      */
     private Map<String, Checkpoint> recorded() {
         synchronized (this) {
@@ -231,21 +236,29 @@ public final class Steps {
      * ({@link HandlerCalls}), each sending with the execution's interrupts held back.
      */
     private <T> T call(java.util.function.Supplier<T> storeCall) {
-        return HandlerCalls.retriedOnConnectionLoss(limits.leaseTtl(), () -> execution.storeCall(storeCall));
+        return HandlerCalls.retriedOnConnectionLoss(limits.leaseTtl(), execution::stopRequested,
+                () -> execution.storeCall(storeCall));
     }
 
+    /**
+     * The checkpoints as stored now, merged into those this execution knows (each is written once,
+     * under its name): a fresh map in its place could lose what another thread recorded meanwhile,
+     * or be replaced by an older read still on its way.
+     */
     private Map<String, Checkpoint> reload() {
+        Map<String, Checkpoint> checkpoints = recorded();
+        Map<String, Checkpoint> stored = call(store::load);
         synchronized (this) {
-            recorded = null;
+            checkpoints.putAll(stored);
         }
-        return recorded();
+        return stored;
     }
 
     private void checkRoom(String name) {
-        recorded(); // read before the lock is taken
+        Map<String, Checkpoint> checkpoints = recorded();
         int count;
         synchronized (this) {
-            count = recorded().size();
+            count = checkpoints.size();
         }
         if (count >= limits.maxStepsPerJob()) {
             throw new IllegalStateException("maxStepsPerJob: job " + execution.job().id() + " already has "

@@ -9,7 +9,8 @@ import java.util.Set;
  * cut (class 08), as the driver or, while the database is away, the pool says it (HikariCP's
  * timeout carries the SQLState of its last failed connect). Decided by SQLState alone: a pool that
  * is merely busy times out with none, and is no lost connection. Such a call may succeed on a new
- * connection; what to do about it is the caller's (only a read is safe to run again as it is).
+ * connection; what to do about it is the caller's: a read may run again as it is, a write only
+ * where its second sending, after a commit whose answer was lost, does no harm.
  */
 public final class ConnectionLoss {
     private static final Set<String> SHUTDOWN_STATES = Set.of("57P01", "57P02", "57P03");
