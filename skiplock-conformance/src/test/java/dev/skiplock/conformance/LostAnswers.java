@@ -112,6 +112,27 @@ final class LostAnswers {
     }
 
     /**
+     * Runs {@code afterRun} with the number of each run of {@code statement} (from 1) once the
+     * database has answered it and before the caller gets the answer: a test holds a read's answer
+     * there, as a slow network would, while other calls go on.
+     */
+    static DataSource paused(DataSource target, String statement, java.util.function.IntConsumer afterRun) {
+        Pattern text = STATEMENTS.get(statement);
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        return proxy(DataSource.class, target, (method, args, result) -> method.getName().equals("getConnection")
+                ? proxy(Connection.class, (Connection) result, (inner, innerArgs, innerResult) ->
+                        inner.getName().equals("prepareStatement") && text.matcher((String) innerArgs[0]).find()
+                                ? proxy(PreparedStatement.class, (PreparedStatement) innerResult, (run, runArgs, answer) -> {
+                                    if (run.getName().equals("executeQuery")) {
+                                        afterRun.accept(runs.incrementAndGet());
+                                    }
+                                    return answer;
+                                })
+                                : innerResult)
+                : result);
+    }
+
+    /**
      * Holds every connection the worker's completer asks for (on its thread, {@code
      * skiplock-completer}) until {@code release} opens: the outcomes' writes stall before they begin,
      * as on a slow or locked database. Holding the connection, not a statement, keeps the stalled

@@ -260,6 +260,69 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(stepEvents(client, done.id())).containsExactly("checkout:started", "checkout:succeeded");
     }
 
+    /**
+     * The interleaving a second read of the checkpoints races in, forced: a thread of the handler
+     * reads them before step b exists, and its answer is held; meanwhile the handler's thread reads
+     * them, records b, whose commit answer is lost, and reads them again to find b, a read held in
+     * turn until the older one has landed. That older read must not replace what the execution
+     * knows: b is found and the job succeeds. When a reload replaced the checkpoints with whichever
+     * read landed first (this session's 279b416), b was not found ("no longer holds the job's
+     * lease") and the attempt failed.
+     */
+    @Test
+    void anOlderReadOfTheCheckpointsDoesNotHideOneRecordedMeanwhile() throws Exception {
+        Skiplock client = client();
+        CountDownLatch olderReadHeld = new CountDownLatch(1);
+        CountDownLatch olderReadMayLand = new CountDownLatch(1);
+        CountDownLatch olderReadLanded = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean dropNextAnswer = new java.util.concurrent.atomic.AtomicBoolean(true);
+        javax.sql.DataSource source = LostAnswers.paused(
+                LostAnswers.dropping(client.dataSource(), "record_step", dropNextAnswer), "list_steps", run -> {
+                    if (run == 1) { // the helper thread's read, made before b exists
+                        olderReadHeld.countDown();
+                        awaitAtMost(olderReadMayLand);
+                    } else if (run == 3) { // the handler's read after b's lost answer
+                        olderReadMayLand.countDown();
+                        awaitAtMost(olderReadLanded);
+                    }
+                });
+        started(Skiplock.builder().dataSource(source).config(fastConfig().queue("default", 1).build())
+                .handler("build", Flow.class, context -> {
+                    CompletableFuture<Map<?, ?>> helper = new CompletableFuture<>();
+                    Thread.ofPlatform().start(() -> {
+                        try {
+                            helper.complete(context.step("a", Map.class, counted("a", () -> {
+                                olderReadLanded.countDown(); // its read came back: the helper goes on
+                                return Map.of("a", 1);
+                            })));
+                        } catch (Exception | Error e) {
+                            helper.completeExceptionally(e);
+                        }
+                    });
+                    assertThat(olderReadHeld.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                    String b = context.step("b", String.class, counted("b", () -> "bee"));
+                    return JobOutcome.complete(Map.of("a", helper.get(), "b", b));
+                }));
+
+        Job done = awaitTerminal(client, client.enqueue(flow("build").withMaxAttempts(1)).id());
+        assertThat(dropNextAnswer.get()).as("b's commit answer was dropped").isFalse();
+        assertThat(done.status()).as("last error: %s", done.lastError()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().get("b").asText()).isEqualTo("bee");
+        assertThat(done.result().get("a").get("a").asInt()).isEqualTo(1);
+        assertThat(ranCount("a")).isEqualTo(1);
+        assertThat(ranCount("b")).isEqualTo(1);
+        assertThat(stepEvents(client, done.id())).containsExactlyInAnyOrder("a:started", "a:succeeded", "b:started",
+                "b:succeeded");
+    }
+
+    private static void awaitAtMost(CountDownLatch latch) {
+        try {
+            latch.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Test
     void aStaleExecutionCannotRecordAStep() throws Exception {
         CountDownLatch insideBody = new CountDownLatch(1);
