@@ -133,6 +133,68 @@ abstract class FastPathContract extends ContractBase {
     }
 
     /**
+     * build() rehearses the enqueue path once per JVM and driver, and not at all when switched off
+     * (Builder.enqueueWarmUp(false), as the CLI's one-command clients build): counted where the
+     * rehearsal binds its queue to a statement (its lone job's insert), and on PostgreSQL at the
+     * driver's COPY, which its batch goes through. Each driver here is the test database's under
+     * a name of its own, which this JVM has not rehearsed.
+     */
+    @Test
+    void buildRehearsesTheEnqueuePathOncePerDriverAndNotWhenSwitchedOff() {
+        Skiplock client = client();
+        Driver driver = driver(client);
+        AtomicInteger bound = new AtomicInteger();
+        AtomicInteger copies = new AtomicInteger();
+        javax.sql.DataSource counting = warmUpCounting(client.dataSource(), bound);
+        String first = driver.name() + "-" + UUID.randomUUID();
+        String second = driver.name() + "-" + UUID.randomUUID();
+
+        track(Skiplock.builder().dataSource(counting).driver(renamed(driver, first, copies)).build());
+        int rehearsed = bound.get();
+        assertThat(rehearsed).as("the first build's rehearsal").isPositive();
+        assertThat(copies.get()).as("its batch through COPY").isEqualTo(driver.bulkCopy().isPresent() ? 1 : 0);
+
+        track(Skiplock.builder().dataSource(counting).driver(renamed(driver, first, copies)).build());
+        Skiplock.builder().dataSource(counting).driver(renamed(driver, second, copies)).enqueueWarmUp(false)
+                .buildClient().close();
+        assertThat(bound.get()).as("a later build of that driver, and one switched off").isEqualTo(rehearsed);
+
+        Skiplock.builder().dataSource(counting).driver(renamed(driver, second, copies)).buildClient().close();
+        assertThat(bound.get()).as("the switched-off build left that driver unrehearsed").isEqualTo(2 * rehearsed);
+    }
+
+    /** {@code driver} under {@code name}, counting the copies its bulk writer makes. */
+    private static Driver renamed(Driver driver, String name, AtomicInteger copies) {
+        return LostAnswers.proxy(Driver.class, driver, (method, args, result) -> switch (method.getName()) {
+            case "name" -> name;
+            case "bulkCopy" -> ((java.util.Optional<?>) result).map(bulk -> LostAnswers.proxy(
+                    dev.skiplock.spi.BulkCopy.class, (dev.skiplock.spi.BulkCopy) bulk, (copyMethod, copyArgs, copied) -> {
+                        if (copyMethod.getName().equals("copy")) {
+                            copies.incrementAndGet();
+                        }
+                        return copied;
+                    }));
+            default -> result;
+        });
+    }
+
+    /** {@code target}, counting the statements that get the rehearsal's queue bound as a parameter. */
+    private static javax.sql.DataSource warmUpCounting(javax.sql.DataSource target, AtomicInteger bound) {
+        return LostAnswers.proxy(javax.sql.DataSource.class, target, (method, args, connection) ->
+                !method.getName().equals("getConnection") ? connection
+                        : LostAnswers.proxy(java.sql.Connection.class, (java.sql.Connection) connection,
+                                (call, callArgs, statement) -> !call.getName().equals("prepareStatement") ? statement
+                                        : LostAnswers.proxy(java.sql.PreparedStatement.class,
+                                                (java.sql.PreparedStatement) statement, (set, setArgs, answer) -> {
+                                                    if (set.getName().equals("setString")
+                                                            && "skiplock.warmup".equals(setArgs[1])) {
+                                                        bound.incrementAndGet();
+                                                    }
+                                                    return answer;
+                                                })));
+    }
+
+    /**
      * The warm-up rehearses on each connection its pool holds idle, not only on the one it borrows
      * first (issue #12: the claimer's first claim on a backend that had not run it took 15.6 ms in
      * PostgreSQL): all borrowed at once, so each is a different one; a connection in use elsewhere

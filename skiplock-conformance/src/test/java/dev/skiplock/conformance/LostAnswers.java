@@ -229,12 +229,13 @@ final class LostAnswers {
     }
 
     /** What a proxy does with the target's answer to one call. */
-    private interface AfterCall {
+    interface AfterCall {
         Object apply(Method method, Object[] args, Object result) throws Throwable;
     }
 
+    /** {@code target} behind a proxy of {@code type} whose every call's answer {@code after} may change. */
     @SuppressWarnings("unchecked")
-    private static <T> T proxy(Class<T> type, T target, AfterCall after) {
+    static <T> T proxy(Class<T> type, T target, AfterCall after) {
         InvocationHandler handler = (self, method, args) -> {
             Object result;
             try {
