@@ -493,9 +493,10 @@ public final class Skiplock implements SkiplockClient {
          * Whether {@link #build()} and {@link #buildClient()} rehearse the enqueue path before they
          * return, so that the application's first enqueue does not pay for loading and linking it
          * (default true; once per JVM and database kind: in a fresh JVM it costs the build about 0.4 s
-         * and saves the first enqueue about as much). Off for a process that builds an instance for
-         * one short command. A
-         * worker's start warms its own path (claim, run, completion) either way.
+         * and saves the first enqueue about as much). A rehearsal that fails (a role that may not
+         * insert) is logged as a warning and not tried again by a later build. Off for a process
+         * that builds an instance for one short command. A worker's start warms its own path
+         * (claim, run, completion) either way.
          */
         public Builder enqueueWarmUp(boolean value) {
             this.enqueueWarmUp = value;

@@ -163,6 +163,30 @@ abstract class FastPathContract extends ContractBase {
         assertThat(bound.get()).as("the switched-off build left that driver unrehearsed").isEqualTo(2 * rehearsed);
     }
 
+    /**
+     * A rehearsal the database refuses (here its rows, as a role that may not insert would) fails
+     * no build, and a later build of that driver does not try again: it would fail the same way,
+     * with a warning at every build.
+     */
+    @Test
+    void aRefusedEnqueueRehearsalFailsNoBuildAndIsNotTriedAgain() {
+        Skiplock client = client();
+        Driver driver = driver(client);
+        AtomicInteger bound = new AtomicInteger();
+        javax.sql.DataSource refusing = warmUpCounting(LostAnswers.rejecting(client.dataSource(), "skiplock.warmup"), bound);
+        String name = driver.name() + "-" + UUID.randomUUID();
+
+        Skiplock first = track(Skiplock.builder().dataSource(refusing).driver(renamed(driver, name, new AtomicInteger()))
+                .build());
+        int tried = bound.get();
+        assertThat(tried).as("the first build tried").isPositive();
+        assertThat(first.enqueue(JobRequest.of("work", new Work("after a refused rehearsal"))).status())
+                .isEqualTo(JobStatus.QUEUED);
+
+        Skiplock.builder().dataSource(refusing).driver(renamed(driver, name, new AtomicInteger())).buildClient().close();
+        assertThat(bound.get()).as("a later build of that driver").isEqualTo(tried);
+    }
+
     /** {@code driver} under {@code name}, counting the copies its bulk writer makes. */
     private static Driver renamed(Driver driver, String name, AtomicInteger copies) {
         return LostAnswers.proxy(Driver.class, driver, (method, args, result) -> switch (method.getName()) {
