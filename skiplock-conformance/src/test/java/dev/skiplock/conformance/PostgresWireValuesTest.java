@@ -16,20 +16,29 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.postgresql.PGResultSetMetaData;
 
 /**
- * The PostgreSQL dialect reads a {@code timestamptz} the same whether it came as text (a statement's
- * first uses) or in binary (once pgjdbc server-prepared it; the dialect then decodes the eight bytes
- * itself): the same instants as pgjdbc's own {@code OffsetDateTime}, to the microsecond, before and
- * after 2000-01-01 and 1970, before the common era, and for the infinities and NULL; a
- * {@code timestamp} (no zone) as pgjdbc reads it too, at UTC. Reading one asks the database nothing.
- * It binds an instant as pgjdbc binds it, and binding one asks the database nothing either.
+ * The PostgreSQL dialect reads a value the same whether it came as text (a statement's first uses)
+ * or in binary (once pgjdbc server-prepared it; the dialect then decodes the bytes itself):
+ * <ul>
+ *   <li>a {@code timestamptz}: the same instants as pgjdbc's own {@code OffsetDateTime}, to the
+ *       microsecond, before and after 2000-01-01 and 1970, before the common era, and for the
+ *       infinities and NULL; a {@code timestamp} (no zone) as pgjdbc reads it too, at UTC;</li>
+ *   <li>a {@code uuid}: the same UUIDs as pgjdbc's {@code getObject(column, UUID.class)}, with every
+ *       bit of both halves (the sign bits set and clear, a version 7 id as Skiplock draws them), and
+ *       NULL; in binary without pgjdbc's {@code getObject}, the way the JIT compiled for every
+ *       claimed job's ids (issue #12).</li>
+ * </ul>
+ * Reading either asks the database nothing. It binds an instant as pgjdbc binds it, and binding one
+ * asks the database nothing either.
  */
-class PostgresTimestampsTest {
+class PostgresWireValuesTest {
     private static final List<String> VALUES = List.of("2026-11-27 13:29:02.170602+00", "2000-01-01 00:00:00+00",
             "1999-12-31 23:59:59.999999+00", "1970-01-01 00:00:00.000001+00", "1969-12-31 23:59:59.999999+00",
             "1899-03-04 05:06:07.080901+00", "2000-01-01 00:00:00.000001+00", "4713-01-01 00:00:00+00",
@@ -37,6 +46,11 @@ class PostgresTimestampsTest {
     /** {@code timestamp} (no zone) values: pgjdbc reads their wall time at UTC. */
     private static final List<String> ZONELESS = List.of("2026-11-27 13:29:02.170602", "1969-12-31 23:59:59.999999",
             "0044-03-15 12:00:00 BC", "infinity", "-infinity");
+
+    private static final List<String> UUIDS = List.of("00000000-0000-0000-0000-000000000000",
+            "ffffffff-ffff-ffff-ffff-ffffffffffff", "80000000-0000-0000-8000-000000000000",
+            "7fffffff-ffff-ffff-7fff-ffffffffffff", "019ad1c3-6f2e-7c41-9a3b-5d2e8f10c4a7",
+            "01234567-89ab-cdef-fedc-ba9876543210");
 
     /** prepareThreshold -1: pgjdbc asks for every result in binary; 0: never prepares, so text. */
     @ParameterizedTest
@@ -88,6 +102,46 @@ class PostgresTimestampsTest {
                         Instant.parse("2026-11-27T13:29:02.170602Z"), Instant.parse("1969-12-31T23:59:59.999999Z"),
                         Instant.parse("-0043-03-15T12:00:00Z"), OffsetDateTime.MAX.toInstant(),
                         OffsetDateTime.MIN.toInstant());
+            }
+        }
+    }
+
+    /** As above, for uuids. */
+    @ParameterizedTest
+    @ValueSource(ints = {-1, 0})
+    void everyUuidReadsAsPgjdbcReadsIt(int prepareThreshold) throws SQLException {
+        Dialect dialect = postgresDialect();
+        String url = PostgresTestDatabase.server();
+        StringBuilder select = new StringBuilder("SELECT ");
+        UUIDS.forEach(value -> select.append("CAST(? AS uuid), "));
+        select.append("CAST(NULL AS uuid)");
+        try (Connection connection = DriverManager.getConnection(url + (url.contains("?") ? "&" : "?")
+                + "prepareThreshold=" + prepareThreshold);
+                PreparedStatement statement = connection.prepareStatement(select.toString())) {
+            for (int i = 0; i < UUIDS.size(); i++) {
+                statement.setString(i + 1, UUIDS.get(i));
+            }
+            try (ResultSet row = statement.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                assertThat(row.getMetaData().unwrap(PGResultSetMetaData.class).getFormat(1))
+                        .as("the wire format this run reads").isEqualTo(prepareThreshold < 0 ? 1 : 0);
+                AtomicInteger getObjectCalls = new AtomicInteger();
+                ResultSet watched = LostAnswers.proxy(ResultSet.class, row, (method, args, result) -> {
+                    if (method.getName().equals("getObject")) {
+                        getObjectCalls.incrementAndGet();
+                    }
+                    return result;
+                });
+                List<UUID> read = new ArrayList<>();
+                List<UUID> pgjdbc = new ArrayList<>();
+                for (int column = 1; column <= UUIDS.size(); column++) {
+                    read.add(dialect.getUuid(watched, column));
+                    pgjdbc.add(row.getObject(column, UUID.class));
+                }
+                assertThat(read).containsExactlyElementsOf(pgjdbc)
+                        .containsExactlyElementsOf(UUIDS.stream().map(UUID::fromString).toList());
+                assertThat(dialect.getUuid(watched, UUIDS.size() + 1)).isNull();
+                assertThat(getObjectCalls).as("pgjdbc's getObject calls").hasValue(prepareThreshold < 0 ? 0 : UUIDS.size() + 1);
             }
         }
     }
@@ -159,18 +213,21 @@ class PostgresTimestampsTest {
      * and table): a cold connection's first claims paid for it. Here the transaction is aborted after
      * the rows arrived, so any statement the read sent would fail it.
      */
-    @Test
-    void readingATableColumnsTimestampAsksTheDatabaseNothing() throws SQLException {
+    @ParameterizedTest
+    @ValueSource(strings = {"timestamptz", "uuid"})
+    void readingATableColumnAsksTheDatabaseNothing(String type) throws SQLException {
         Dialect dialect = postgresDialect();
         String url = PostgresTestDatabase.server();
+        boolean timestamp = type.equals("timestamptz");
+        String value = timestamp ? "2026-11-27 13:29:02.170602+00" : "019ad1c3-6f2e-7c41-9a3b-5d2e8f10c4a7";
         try (Connection connection = DriverManager.getConnection(url + (url.contains("?") ? "&" : "?")
                 + "prepareThreshold=-1")) {
             connection.setAutoCommit(false);
             try (Statement setup = connection.createStatement()) {
-                setup.execute("CREATE TEMPORARY TABLE stamped (at timestamptz) ON COMMIT DROP");
-                setup.execute("INSERT INTO stamped VALUES ('2026-11-27 13:29:02.170602+00')");
+                setup.execute("CREATE TEMPORARY TABLE kept (value " + type + ") ON COMMIT DROP");
+                setup.execute("INSERT INTO kept VALUES ('" + value + "')");
             }
-            try (PreparedStatement select = connection.prepareStatement("SELECT at FROM stamped");
+            try (PreparedStatement select = connection.prepareStatement("SELECT value FROM kept");
                     ResultSet row = select.executeQuery()) {
                 assertThat(row.next()).isTrue();
                 assertThat(row.getMetaData().unwrap(PGResultSetMetaData.class).getFormat(1)).isEqualTo(1);
@@ -178,7 +235,8 @@ class PostgresTimestampsTest {
                     // the transaction is aborted: from here every statement on this connection fails
                     assertThatThrownBy(() -> failing.execute("SELECT 1 / 0")).isInstanceOf(SQLException.class);
                 }
-                assertThat(dialect.getInstant(row, 1)).isEqualTo(Instant.parse("2026-11-27T13:29:02.170602Z"));
+                Object read = timestamp ? dialect.getInstant(row, 1) : dialect.getUuid(row, 1);
+                assertThat(read).isEqualTo(timestamp ? Instant.parse("2026-11-27T13:29:02.170602Z") : UUID.fromString(value));
             } finally {
                 connection.rollback();
             }
