@@ -3,8 +3,10 @@
 #   run.sh VARIANT [FILLFACTOR]     (PGHOST, PGUSER as for psql; drops and creates database history_cost)
 # VARIANT: skiplock-indexes | no-history-indexes | finish-deletes | lease-design | lease-design-no-leases
 # Drains 100,000 jobs by 1,000 claims of 100 and their successes (pgbench, one client, each statement
-# its own transaction, synchronous_commit off) and prints PostgreSQL's CPU (every postgres process,
-# with its reaped children, from /proc) and WAL per job, and how many updates were HOT.
+# its own transaction, synchronous_commit off) and prints, per job, the CPU of the cluster's
+# postmaster and its children (with the reaped ones, from /proc: run it on the cluster's host) and
+# the WAL written (with the full-page images that follow the checkpoint before the drain), and how
+# many updates were HOT.
 set -euo pipefail
 variant=${1:?variant}; fillfactor=${2:-100}
 bin=$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)
@@ -14,39 +16,48 @@ case $variant in
   skiplock-indexes) table=cj; change="" ;;
   no-history-indexes) table=cj; change="DROP INDEX cj_history_queue, cj_history_kind, cj_history_status;" ;;
   finish-deletes) table=cj; change="CREATE OR REPLACE FUNCTION finish_cj(ids uuid[]) RETURNS integer LANGUAGE sql AS
-      \$\$ WITH done AS (DELETE FROM cj WHERE id = ANY (ids) AND lease_token = claim_token RETURNING id)
+      \$\$ WITH locked AS (SELECT j.id FROM unnest(ids) AS c(id) CROSS JOIN LATERAL
+                            (SELECT j.id FROM cj AS j WHERE j.id = c.id AND j.lease_token = j.claim_token FOR UPDATE) AS j),
+              done AS (DELETE FROM cj USING locked WHERE cj.id = locked.id AND cj.status = 'running' RETURNING cj.id)
          SELECT count(*)::integer FROM done \$\$;" ;;
   lease-design) table=pj; change="" ;;
   lease-design-no-leases) table=pj; change="" ;;
   *) echo "unknown variant $variant" >&2; exit 2 ;;
 esac
-cpu() { # seconds of CPU of every postgres process, with its reaped children
-  python3 -c '
-import os
-total = 0
+# The cluster's postmaster: its CPU and its children's, with the reaped ones (cutime, cstime)
+postmaster=$(head -1 "$(psql -Atc 'SHOW data_directory' -d postgres)/postmaster.pid")
+cpu() {
+  python3 - "$postmaster" <<'PY'
+import os, sys
+postmaster, total = sys.argv[1], 0
 for pid in filter(str.isdigit, os.listdir("/proc")):
     try:
         stat = open(f"/proc/{pid}/stat").read()
     except OSError:
         continue
-    if stat[stat.index("(") + 1:stat.rindex(")")].startswith("postgres"):
-        total += sum(int(x) for x in stat[stat.rindex(")") + 2:].split()[11:15])
-print(total / os.sysconf("SC_CLK_TCK"))'
+    fields = stat[stat.rindex(")") + 2:].split()
+    if pid == postmaster or fields[1] == postmaster:  # fields[1]: the parent's pid
+        total += sum(int(x) for x in fields[11:15])
+print(total / os.sysconf("SC_CLK_TCK"))
+PY
 }
 psql -q -d postgres -c "DROP DATABASE IF EXISTS history_cost" -c "CREATE DATABASE history_cost"
 schema=$(cat "$here/schema.sql")
 if [ "$variant" = lease-design-no-leases ]; then # the claim and the success without their lease rows
   schema=$(perl -0pe 's/,\n    leased AS \(INSERT INTO pl[^\n]*\)//; s/,\n    released AS \(DELETE FROM pl[^\n]*\)//' <<<"$schema")
+  if grep -Eq 'INTO pl|FROM pl' <<<"$schema"; then echo "schema.sql changed: the lease CTEs were not taken out" >&2; exit 1; fi
 fi
 psql -q -v ON_ERROR_STOP=1 <<<"$schema"
 psql -q -v ON_ERROR_STOP=1 -c "$change SELECT 1" >/dev/null
 psql -q -v ON_ERROR_STOP=1 -c "ALTER TABLE $table SET (fillfactor = $fillfactor)" -c "SELECT seed(100000)" \
      -c "VACUUM ANALYZE cj" -c "VACUUM ANALYZE pj" -c "CHECKPOINT" >/dev/null
-printf 'SELECT claim_%s() AS ids \\gset\nSELECT finish_%s(CAST(:ids AS uuid[]));\n' "$table" "$table" > /tmp/history-cost.pgbench
+script=$(mktemp); trap 'rm -f "$script"' EXIT
+printf 'SELECT claim_%s() AS ids \\gset\nSELECT finish_%s(CAST(:ids AS uuid[]));\n' "$table" "$table" > "$script"
 wal0=$(psql -Atc "SELECT pg_current_wal_lsn()"); cpu0=$(cpu)
-PGOPTIONS='-c synchronous_commit=off' "$bin/pgbench" -n -M prepared -c 1 -t 1000 -f /tmp/history-cost.pgbench >/dev/null
+PGOPTIONS='-c synchronous_commit=off' "$bin/pgbench" -n -M prepared -c 1 -t 1000 -f "$script" >/dev/null
 cpu1=$(cpu); wal1=$(psql -Atc "SELECT pg_current_wal_lsn()")
 psql -At -c "SELECT '$variant fillfactor=$fillfactor: ' || round(($cpu1 - $cpu0) * 1e6 / 100000) || ' us of CPU and '
                  || round(pg_wal_lsn_diff('$wal1', '$wal0') / 100000) || ' B of WAL a job; left unfinished '
-                 || (SELECT count(*) FROM $table WHERE status <> 'succeeded') || '; updates '
-                 || n_tup_upd || ', HOT ' || n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = '$table'"
+                 || (SELECT count(*) FROM $table WHERE status <> 'succeeded') || '; HOT updates '
+                 || n_tup_hot_upd || ' of ' || n_tup_upd || ' (claims and successes)'
+            FROM pg_stat_user_tables WHERE relname = '$table'"

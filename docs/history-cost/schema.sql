@@ -1,7 +1,8 @@
 -- The prototype of docs/PERFORMANCE.md "Which design would close it": what a drained job costs
 -- PostgreSQL with Skiplock's index set (table cj) and with a lease design (table pj), without
 -- the real schema's triggers, events and counts. run.sh loads this file into a scratch database
--- and then drops or replaces the parts its variant names.
+-- (for the variant without lease rows, with their two CTEs taken out of the text) and then drops
+-- or replaces the parts its variant names.
 CREATE SEQUENCE evseq;
 CREATE TABLE cj (
     id uuid PRIMARY KEY, tenant text NOT NULL, queue text NOT NULL, kind text NOT NULL, args jsonb NOT NULL,
@@ -11,7 +12,7 @@ CREATE TABLE cj (
     cancel_requested boolean NOT NULL DEFAULT false, result jsonb, last_error text, locked_by text,
     locked_until timestamptz, progress jsonb, depends_on jsonb NOT NULL, lease_token uuid, claim_token uuid,
     host text, traceparent text, requested_seq bigint, started_seq bigint, finished_seq bigint);
--- Skiplock's index set (migrations 0001, 0003, 0011): the status in every predicate.
+-- Skiplock's index set (migrations 0001, 0006, 0011): the status in every predicate.
 CREATE INDEX cj_claimable ON cj (queue, priority DESC, available_at, id) WHERE status = 'queued';
 CREATE INDEX cj_running ON cj (queue, locked_until) WHERE status = 'running';
 CREATE UNIQUE INDEX cj_unique_live ON cj (tenant, unique_key)
