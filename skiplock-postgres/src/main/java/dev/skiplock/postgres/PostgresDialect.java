@@ -1,6 +1,7 @@
 package dev.skiplock.postgres;
 
 import dev.skiplock.spi.Dialect;
+import java.nio.ByteBuffer;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -70,18 +71,11 @@ final class PostgresDialect implements Dialect {
                 return null;
             }
             if (value.length == UUID_BYTES) {
-                return new UUID(bigEndianLong(value, 0), bigEndianLong(value, Long.BYTES));
+                ByteBuffer bytes = ByteBuffer.wrap(value); // big-endian, as the wire sends it
+                return new UUID(bytes.getLong(0), bytes.getLong(Long.BYTES));
             }
         }
         return row.getObject(column, UUID.class);
-    }
-
-    private static long bigEndianLong(byte[] bytes, int from) {
-        long value = 0;
-        for (int i = from; i < from + Long.BYTES; i++) {
-            value = value << 8 | (bytes[i] & 0xff);
-        }
-        return value;
     }
 
     /** Written by {@link TimestampParameter} where it can (cheaper than pgjdbc's way, the same text). */
