@@ -22,6 +22,11 @@ CREATE INDEX cj_history_queue ON cj (tenant, queue, id) WHERE status IN ('succee
 CREATE INDEX cj_history_kind ON cj (tenant, kind, id) WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled');
 CREATE INDEX cj_history_status ON cj (tenant, status, id) WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled');
 
+-- The history kept apart (variant history-moves): the finish moves the row here; only its primary
+-- key is kept per row, the job list's indexes are built once the table is closed.
+CREATE TABLE ch (LIKE cj INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
+ALTER TABLE ch ADD PRIMARY KEY (id);
+
 -- The lease design: no index names a column that a success changes, so a success can be a HOT
 -- update. The claim clears claimable and sets started_seq (which enters the history indexes);
 -- a failure would set unsuccessful; the leases live in pl.
