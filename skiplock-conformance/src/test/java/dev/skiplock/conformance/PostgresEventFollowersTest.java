@@ -31,6 +31,9 @@ import org.postgresql.PGNotification;
  * still open reads what it wrote (the follow lock's handshake: FollowLock.java, complete_jobs).
  */
 class PostgresEventFollowersTest extends ContractBase {
+    /** The follow key's slots: FollowLock.SLOTS, which FollowLockTest holds complete_jobs to. */
+    private static final int SLOTS = 8;
+
     @Override
     protected TestDatabase newDatabase() {
         return new PostgresTestDatabase();
@@ -50,6 +53,71 @@ class PostgresEventFollowersTest extends ContractBase {
             awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
 
             assertThat(payloadsUntilMarker(listener)).noneMatch(payload -> payload.startsWith("e:"));
+        }
+    }
+
+    /**
+     * Another process's completion holds this completion's own slot of the follow key (their
+     * backends' ids meet modulo the slots): the completion takes the next slot and announces
+     * nothing, since nobody follows. With one try per completion it announced its jobs (failed
+     * before: an {@code e:} notification naming the job).
+     */
+    @Test
+    void aCompletionWhoseSlotAnotherCompletionHoldsTakesTheNextAndAnnouncesNothing() throws Exception {
+        Skiplock client = client();
+        Job job = client.enqueue(JobRequest.of("work", new Work("slot taken")));
+        try (Connection claimer = DriverManager.getConnection(database.url());
+                Connection completer = DriverManager.getConnection(database.url());
+                Connection otherCompletion = DriverManager.getConnection(database.url());
+                Connection listener = DriverManager.getConnection(database.url());
+                Statement listen = listener.createStatement()) {
+            FastPathContract.listen(listen);
+            int home = backendPid(completer) % SLOTS;
+            holdSlot(otherCompletion, home);
+
+            completeWithoutCommit(client, claimer, completer, job);
+            assertThat(slotsHeld(claimer, backendPid(completer))).containsExactly((home + 1) % SLOTS);
+            completer.commit();
+
+            assertThat(payloadsUntilMarker(listener)).as("the completion announced nothing")
+                    .noneMatch(payload -> payload.startsWith("e:"));
+            otherCompletion.rollback();
+        }
+    }
+
+    /**
+     * The completion took the slot after its own (another completion held its own, then ended) and
+     * stays open: a follower starting now waits for its commit, reads the job's terminal event, and
+     * nothing was announced.
+     */
+    @Test
+    void aFollowerWaitsForACompletionThatTookTheNextSlot() throws Exception {
+        Skiplock client = client();
+        Skiplock follower = started(builder(config -> { }));
+        Job job = client.enqueue(JobRequest.of("work", new Work("next slot")));
+        long enqueuedSeq = client.events(job.id(), 0, 100).getLast().seq();
+        try (Connection claimer = DriverManager.getConnection(database.url());
+                Connection completer = DriverManager.getConnection(database.url());
+                Connection otherCompletion = DriverManager.getConnection(database.url());
+                Connection listener = DriverManager.getConnection(database.url());
+                Statement listen = listener.createStatement()) {
+            FastPathContract.listen(listen);
+            int home = backendPid(completer) % SLOTS;
+            holdSlot(otherCompletion, home);
+            completeWithoutCommit(client, claimer, completer, job);
+            otherCompletion.rollback();
+            assertThat(slotsHeld(claimer, backendPid(completer))).containsExactly((home + 1) % SLOTS);
+
+            CompletableFuture<List<JobEvent>> read = awaitEventsElsewhere(follower, job, enqueuedSeq, WAIT);
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
+                    .until(() -> waitingFollowLocks(claimer) > 0);
+            assertThat(read).as("the follower waits for the open completion").isNotDone();
+
+            completer.commit();
+            assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS)).extracting(JobEvent::status)
+                    .contains(JobStatus.SUCCEEDED.wireName());
+            assertThat(payloadsUntilMarker(listener)).as("the completion announced nothing")
+                    .noneMatch(payload -> payload.startsWith("e:"));
         }
     }
 
@@ -136,6 +204,38 @@ class PostgresEventFollowersTest extends ContractBase {
             assertThat(payloadsUntilMarker(listener)).as("the completion announced the job")
                     .anySatisfy(payload -> assertThat(payload).startsWith("e:").contains(job.id().toString()));
         }
+    }
+
+    private static int backendPid(Connection connection) throws Exception {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT pg_backend_pid()")) {
+            row.next();
+            return row.getInt(1);
+        }
+    }
+
+    /** Takes {@code slot} of this schema's follow key in a transaction left open, as a completion holds it. */
+    private static void holdSlot(Connection connection, int slot) throws Exception {
+        connection.setAutoCommit(false);
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SELECT pg_advisory_xact_lock(hashtext('skiplock-followers:' || current_schema()), "
+                    + slot + ")");
+        }
+    }
+
+    /** The slots of this schema's follow key that backend {@code pid} holds in exclusive mode. */
+    private static List<Integer> slotsHeld(Connection connection, int pid) throws Exception {
+        List<Integer> slots = new ArrayList<>();
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT objid FROM pg_locks WHERE locktype = 'advisory'"
+                        + " AND granted AND mode = 'ExclusiveLock' AND pid = " + pid + " AND classid::int8"
+                        + " = (hashtext('skiplock-followers:' || current_schema())::int8 & 4294967295)"
+                        + " ORDER BY objid")) {
+            while (row.next()) {
+                slots.add(row.getInt(1));
+            }
+        }
+        return slots;
     }
 
     /** The backend holding every slot of this schema's follow key in share mode, or 0. */
