@@ -86,42 +86,6 @@ class PostgresEventFollowersTest extends ContractBase {
     }
 
     /**
-     * The completion took the slot after its own (another completion held its own, then ended) and
-     * stays open: a follower starting now waits for its commit, reads the job's terminal event, and
-     * nothing was announced.
-     */
-    @Test
-    void aFollowerWaitsForACompletionThatTookTheNextSlot() throws Exception {
-        Skiplock client = client();
-        Skiplock follower = started(builder(config -> { }));
-        Job job = client.enqueue(JobRequest.of("work", new Work("next slot")));
-        long enqueuedSeq = client.events(job.id(), 0, 100).getLast().seq();
-        try (Connection claimer = DriverManager.getConnection(database.url());
-                Connection completer = DriverManager.getConnection(database.url());
-                Connection otherCompletion = DriverManager.getConnection(database.url());
-                Connection listener = DriverManager.getConnection(database.url());
-                Statement listen = listener.createStatement()) {
-            FastPathContract.listen(listen);
-            int home = backendPid(completer) % SLOTS;
-            holdSlot(otherCompletion, home);
-            completeWithoutCommit(client, claimer, completer, job);
-            otherCompletion.rollback();
-            assertThat(slotsHeld(claimer, backendPid(completer))).containsExactly((home + 1) % SLOTS);
-
-            CompletableFuture<List<JobEvent>> read = awaitEventsElsewhere(follower, job, enqueuedSeq, WAIT);
-            await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
-                    .until(() -> waitingFollowLocks(claimer) > 0);
-            assertThat(read).as("the follower waits for the open completion").isNotDone();
-
-            completer.commit();
-            assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS)).extracting(JobEvent::status)
-                    .contains(JobStatus.SUCCEEDED.wireName());
-            assertThat(payloadsUntilMarker(listener)).as("the completion announced nothing")
-                    .noneMatch(payload -> payload.startsWith("e:"));
-        }
-    }
-
-    /**
      * A completion held open as an application's transaction holds one ({@code completeInTransaction}):
      * a follower waits for it at most about a second, then reads, and its own wait ends when it
      * asked, though the completion is still open.
@@ -151,16 +115,38 @@ class PostgresEventFollowersTest extends ContractBase {
      */
     @Test
     void aFollowerThatStartsWhileASilentCompletionIsOpenWaitsForItsCommitAndReadsIt() throws Exception {
+        aFollowerWaitsForTheOpenCompletion(false);
+    }
+
+    /**
+     * As above, with the completion in the slot after its own: another completion held its own,
+     * then ended. A follower takes the share of every slot, so it waits for this one too.
+     */
+    @Test
+    void aFollowerWaitsForACompletionThatTookTheNextSlot() throws Exception {
+        aFollowerWaitsForTheOpenCompletion(true);
+    }
+
+    private void aFollowerWaitsForTheOpenCompletion(boolean ownSlotTaken) throws Exception {
         Skiplock client = client();
         Skiplock follower = started(builder(config -> { }));
         Job job = client.enqueue(JobRequest.of("work", new Work("raced")));
         long enqueuedSeq = client.events(job.id(), 0, 100).getLast().seq();
         try (Connection claimer = DriverManager.getConnection(database.url());
                 Connection completer = DriverManager.getConnection(database.url());
+                Connection otherCompletion = DriverManager.getConnection(database.url());
                 Connection listener = DriverManager.getConnection(database.url());
                 Statement listen = listener.createStatement()) {
             FastPathContract.listen(listen);
+            int home = backendPid(completer) % SLOTS;
+            if (ownSlotTaken) {
+                holdSlot(otherCompletion, home);
+            }
             completeWithoutCommit(client, claimer, completer, job);
+            if (ownSlotTaken) {
+                otherCompletion.rollback();
+            }
+            assertThat(slotsHeld(claimer, backendPid(completer))).containsExactly(ownSlotTaken ? (home + 1) % SLOTS : home);
 
             CompletableFuture<List<JobEvent>> read = awaitEventsElsewhere(follower, job, enqueuedSeq, WAIT);
             await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
