@@ -60,7 +60,7 @@ class PostgresEventFollowersTest extends ContractBase {
      * Another process's completion holds this completion's own slot of the follow key (their
      * backends' ids meet modulo the slots): the completion takes the next slot and announces
      * nothing, since nobody follows. With one try per completion it announced its jobs (failed
-     * before: an {@code e:} notification naming the job).
+     * before: the completion held no slot).
      */
     @Test
     void aCompletionWhoseSlotAnotherCompletionHoldsTakesTheNextAndAnnouncesNothing() throws Exception {
@@ -162,6 +162,44 @@ class PostgresEventFollowersTest extends ContractBase {
     }
 
     /**
+     * A follower is part way through taking the slots (it holds those up to the completion's own
+     * and waits at the next, which another completion holds) when the completion comes: its tries
+     * fail where the follower holds a share or another completion the slot, and it takes the slot
+     * after those, ahead of the follower, without announcing. The follower then waits there for its
+     * commit, and reads the job's terminal event.
+     */
+    @Test
+    void aCompletionThatTakesASlotAheadOfAFollowerIsWaitedFor() throws Exception {
+        Skiplock client = client();
+        Skiplock follower = started(builder(config -> { }));
+        Job job = client.enqueue(JobRequest.of("work", new Work("ahead")));
+        long enqueuedSeq = client.events(job.id(), 0, 100).getLast().seq();
+        try (Connection claimer = DriverManager.getConnection(database.url());
+                Connection completer = connectionWithOwnSlotBelow(SLOTS - 2);
+                Connection otherCompletion = DriverManager.getConnection(database.url());
+                Connection listener = DriverManager.getConnection(database.url());
+                Statement listen = listener.createStatement()) {
+            FastPathContract.listen(listen);
+            int home = backendPid(completer) % SLOTS;
+            holdSlot(otherCompletion, home + 1);
+            CompletableFuture<List<JobEvent>> read = awaitEventsElsewhere(follower, job, enqueuedSeq, WAIT);
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> followerWaitsAt(claimer, home + 1));
+
+            completeWithoutCommit(client, claimer, completer, job);
+            assertThat(slotsHeld(claimer, backendPid(completer))).containsExactly(home + 2);
+            otherCompletion.rollback();
+            await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> followerWaitsAt(claimer, home + 2));
+            assertThat(read).as("the follower waits for the open completion").isNotDone();
+
+            completer.commit();
+            assertThat(read.get(WAIT.toSeconds(), TimeUnit.SECONDS)).extracting(JobEvent::status)
+                    .contains(JobStatus.SUCCEEDED.wireName());
+            assertThat(payloadsUntilMarker(listener)).as("the completion announced nothing")
+                    .noneMatch(payload -> payload.startsWith("e:"));
+        }
+    }
+
+    /**
      * The connection holding a follower's share is killed: the process takes the share again on a
      * new connection while it still follows, and a completion then announces the followed job.
      */
@@ -197,6 +235,28 @@ class PostgresEventFollowersTest extends ContractBase {
                 ResultSet row = statement.executeQuery("SELECT pg_backend_pid()")) {
             row.next();
             return row.getInt(1);
+        }
+    }
+
+    /** A new connection whose backend's own slot of the follow key is below {@code bound}: a backend id is as it comes. */
+    private Connection connectionWithOwnSlotBelow(int bound) throws Exception {
+        while (true) {
+            Connection connection = DriverManager.getConnection(database.url());
+            if (backendPid(connection) % SLOTS < bound) {
+                return connection;
+            }
+            connection.close();
+        }
+    }
+
+    /** Whether a share request on {@code slot} of this schema's follow key waits (a follower taking the slots). */
+    private static boolean followerWaitsAt(Connection connection, int slot) throws Exception {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                        + " AND NOT granted AND mode = 'ShareLock' AND objid = " + slot + " AND classid::int8"
+                        + " = (hashtext('skiplock-followers:' || current_schema())::int8 & 4294967295)")) {
+            row.next();
+            return row.getLong(1) > 0;
         }
     }
 

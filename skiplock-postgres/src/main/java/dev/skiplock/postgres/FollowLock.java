@@ -22,11 +22,14 @@ import org.slf4j.LoggerFactory;
  * commits: a follower taking the share of every slot waits for that commit, and then reads what it
  * wrote. One that tries after the share is held fails at every slot and announces. Another
  * process's completion holding a slot only sends the tries on to the next. With a single try, two
- * processes whose completers' backends met in a slot (each completer keeps its connection) met at
- * every overlap: in two of four drains by four processes, a fifth of the jobs were announced to
- * nobody (issue #12). Only when completions hold all {@link #SLOTS} does one announce for nothing.
+ * processes whose completers' backends met in a slot (a completer usually gets the same connection
+ * back from its pool) met at every overlap: in two of four drains by four processes, a fifth of the
+ * jobs were announced to nobody (issue #12). A completion still announces for nothing while the
+ * share lingers after the last follower, or when completions hold all {@link #SLOTS}.
  *
- * <p>The wait for the share is bounded ({@link #TAKE_TIMEOUT_MILLIS}): a completion in an
+ * <p>The wait for the share is bounded ({@link #TAKE_TIMEOUT_MILLIS} for all the slots: a
+ * statement timeout, since a lock timeout bounds each slot's wait alone, and completions that come
+ * while the follower takes the slots may each take one ahead of it): a completion in an
  * application's transaction ({@code completeInTransaction}) holds its slot until the application
  * commits. A follower that could not take the share in time reads anyway; it reads again within a
  * second, as every follower does (and as on SQLite), so a failure here costs only time. The share
@@ -83,16 +86,16 @@ final class FollowLock implements AutoCloseable {
                 connection = connections.get();
                 connection.setAutoCommit(true);
                 try (Statement statement = connection.createStatement()) {
-                    statement.execute("SET lock_timeout = " + TAKE_TIMEOUT_MILLIS);
+                    statement.execute("SET statement_timeout = " + TAKE_TIMEOUT_MILLIS);
                     statement.execute(TAKE); // waits for completions that took a slot without announcing
                 }
                 holder = connection;
                 lastCheckNanos = System.nanoTime();
             } catch (SQLException | RuntimeException e) {
                 retryAfterNanos = System.nanoTime() + RETRY_NANOS;
-                boolean lockTimeout = e instanceof SQLException sql && "55P03".equals(sql.getSQLState());
-                // A lock timeout is an application's open transaction, not a fault: not a warning.
-                LOG.atLevel(lockTimeout ? org.slf4j.event.Level.DEBUG : org.slf4j.event.Level.WARN)
+                boolean timedOut = e instanceof SQLException sql && "57014".equals(sql.getSQLState());
+                // A timeout is an application's open transaction or a run of completions, not a fault: not a warning.
+                LOG.atLevel(timedOut ? org.slf4j.event.Level.DEBUG : org.slf4j.event.Level.WARN)
                         .log("could not tell completions that this process follows job events (trying again in {} s;"
                                 + " followers read again each second meanwhile): {}",
                                 TimeUnit.NANOSECONDS.toSeconds(RETRY_NANOS), e.getMessage());
@@ -160,7 +163,7 @@ final class FollowLock implements AutoCloseable {
         }
         try (connection; Statement statement = connection.createStatement()) {
             statement.execute("SELECT pg_advisory_unlock_all()");
-            statement.execute("RESET lock_timeout");
+            statement.execute("RESET statement_timeout");
         } catch (SQLException e) {
             LOG.debug("releasing the follow lock failed (a closed session releases it too): {}", e.getMessage());
         }

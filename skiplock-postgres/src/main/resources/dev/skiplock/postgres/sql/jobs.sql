@@ -273,10 +273,10 @@ RETURNING j.id, j.attempt, c.token, j.status, j.finished_seq,
 -- each of this statement's tries fails. A try that succeeds holds its slot until the commit, and a
 -- follower that comes meanwhile waits for the commit before it reads (FollowLock.java). The tries
 -- start at the backend's own slot and go on to the next until one succeeds: a slot can be held by
--- another process's completion, not only by a follower. A completer keeps its connection, so with
--- one try two processes whose backends met in a slot met at every overlap: in two of four drains of
--- 200,000 jobs by four processes, 41,533 and 44,876 jobs were announced that nobody followed
--- (issue #12; none in four drains since).
+-- another process's completion, not only by a follower. A completer usually gets the same
+-- connection back from its pool, so with one try two processes whose backends met in a slot met at
+-- every overlap: in two of four drains of 200,000 jobs by four processes, 41,533 and 44,876 jobs
+-- were announced that nobody followed (docs/PERFORMANCE.md, issue #12).
 SELECT done.id, done.attempt, done.token FROM done
 CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || chunks.ids))
             FROM (SELECT string_agg(CAST(finished.id AS text), ',') AS ids
