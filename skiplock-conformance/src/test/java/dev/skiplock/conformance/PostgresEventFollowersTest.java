@@ -9,7 +9,6 @@ import dev.skiplock.JobOutcome;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
-import dev.skiplock.internal.sql.NamedStatement;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -181,11 +180,12 @@ class PostgresEventFollowersTest extends ContractBase {
                 Statement listen = listener.createStatement()) {
             FastPathContract.listen(listen);
             int home = backendPid(completer) % SLOTS;
+            UUID token = claim(client, claimer); // before the follower's take, which is bounded (FollowLock: a second)
             holdSlot(otherCompletion, home + 1);
             CompletableFuture<List<JobEvent>> read = awaitEventsElsewhere(follower, job, enqueuedSeq, WAIT);
             await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> followerWaitsAt(claimer, home + 1));
 
-            completeWithoutCommit(client, claimer, completer, job);
+            completeWithoutCommit(client, completer, job, token);
             assertThat(slotsHeld(claimer, backendPid(completer))).containsExactly(home + 2);
             otherCompletion.rollback();
             await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> followerWaitsAt(claimer, home + 2));
@@ -196,6 +196,53 @@ class PostgresEventFollowersTest extends ContractBase {
                     .contains(JobStatus.SUCCEEDED.wireName());
             assertThat(payloadsUntilMarker(listener)).as("the completion announced nothing")
                     .noneMatch(payload -> payload.startsWith("e:"));
+        }
+    }
+
+    /**
+     * The follow lock's connection borrowed from an application's pool (one Skiplock did not make
+     * from a URL) goes back to it with the application's session settings: the take's timeouts
+     * last for its transaction only. Before, the take set its timeout for the session and reset it
+     * to the server's default when it gave the connection back (failed before: "0").
+     */
+    @Test
+    void aConnectionBorrowedForTheFollowLockGoesBackWithTheApplicationsSettings() throws Exception {
+        org.postgresql.ds.PGSimpleDataSource source = new org.postgresql.ds.PGSimpleDataSource();
+        source.setURL(database.url());
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setDataSource(source);
+        config.setMaximumPoolSize(4);
+        config.setConnectionInitSql("SET statement_timeout = 12345; SET lock_timeout = 2345");
+        Job job = client().enqueue(JobRequest.of("work", new Work("borrowed")));
+        try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config);
+                Connection observer = DriverManager.getConnection(database.url())) {
+            Skiplock.Builder borrowing = Skiplock.builder().dataSource(pool).config(fastConfig().build());
+            try (Skiplock follower = borrowing.build().start()) {
+                follower.awaitEvents(job.id(), 0, 100, Duration.ofMillis(50));
+                assertThat(shareHolder(observer)).as("the follower took the share").isNotZero();
+            }
+            List<Connection> all = new ArrayList<>();
+            try {
+                for (int i = 0; i < 4; i++) {
+                    all.add(pool.getConnection());
+                }
+                for (Connection connection : all) {
+                    assertThat(setting(connection, "statement_timeout")).isEqualTo("12345ms");
+                    assertThat(setting(connection, "lock_timeout")).isEqualTo("2345ms");
+                }
+            } finally {
+                for (Connection connection : all) {
+                    connection.close();
+                }
+            }
+        }
+    }
+
+    private static String setting(Connection connection, String name) throws Exception {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SHOW " + name)) {
+            row.next();
+            return row.getString(1);
         }
     }
 
@@ -242,8 +289,13 @@ class PostgresEventFollowersTest extends ContractBase {
     private Connection connectionWithOwnSlotBelow(int bound) throws Exception {
         while (true) {
             Connection connection = DriverManager.getConnection(database.url());
-            if (backendPid(connection) % SLOTS < bound) {
-                return connection;
+            try {
+                if (backendPid(connection) % SLOTS < bound) {
+                    return connection;
+                }
+            } catch (Exception e) {
+                connection.close();
+                throw e;
             }
             connection.close();
         }
@@ -301,17 +353,24 @@ class PostgresEventFollowersTest extends ContractBase {
      */
     private static void completeWithoutCommit(Skiplock client, Connection claimer, Connection completer, Job job)
             throws Exception {
-        NamedStatement claimJobs = PostgresClaimCall.statement(client);
-        NamedStatement completeJobs = PostgresCompleteCall.statement(client);
-        UUID token;
-        try (PreparedStatement claim = PostgresClaimCall.prepare(claimer, claimJobs, null, 1);
+        completeWithoutCommit(client, completer, job, claim(client, claimer));
+    }
+
+    /** Claims the job waiting on {@code claimer}; returns its lease token. */
+    private static UUID claim(Skiplock client, Connection claimer) throws Exception {
+        try (PreparedStatement claim = PostgresClaimCall.prepare(claimer, PostgresClaimCall.statement(client), null, 1);
                 ResultSet row = claim.executeQuery()) {
             assertThat(row.next()).isTrue();
-            token = row.getObject("lease_token", UUID.class);
+            return row.getObject("lease_token", UUID.class);
         }
+    }
+
+    /** Runs complete_jobs for the claimed {@code job} on {@code completer} in a transaction left open. */
+    private static void completeWithoutCommit(Skiplock client, Connection completer, Job job, UUID token)
+            throws Exception {
         completer.setAutoCommit(false);
-        try (PreparedStatement complete = PostgresCompleteCall.prepare(completer, completeJobs, List.of(job.id()),
-                List.of(token))) {
+        try (PreparedStatement complete = PostgresCompleteCall.prepare(completer, PostgresCompleteCall.statement(client),
+                List.of(job.id()), List.of(token))) {
             try (ResultSet row = complete.executeQuery()) {
                 assertThat(row.next()).as("the completion applied").isTrue();
             }

@@ -84,11 +84,16 @@ final class FollowLock implements AutoCloseable {
             Connection connection = null;
             try {
                 connection = connections.get();
-                connection.setAutoCommit(true);
+                // The timeouts last for this transaction only (SET LOCAL): a connection borrowed from an
+                // application's pool keeps its own settings. The shares are the session's: they outlast it.
+                connection.setAutoCommit(false);
                 try (Statement statement = connection.createStatement()) {
-                    statement.execute("SET statement_timeout = " + TAKE_TIMEOUT_MILLIS);
+                    statement.execute("SET LOCAL statement_timeout = " + TAKE_TIMEOUT_MILLIS);
+                    statement.execute("SET LOCAL lock_timeout = 0"); // the statement's bound alone, whatever the role sets
                     statement.execute(TAKE); // waits for completions that took a slot without announcing
                 }
+                connection.commit();
+                connection.setAutoCommit(true);
                 holder = connection;
                 lastCheckNanos = System.nanoTime();
             } catch (SQLException | RuntimeException e) {
@@ -155,17 +160,34 @@ final class FollowLock implements AutoCloseable {
 
     /**
      * Gives up the share and the connection. A connection borrowed from an application's pool goes
-     * back to it, which keeps the session: its advisory locks are released first.
+     * back to it, which keeps the session: its advisory locks are released first, and a connection
+     * whose release failed is aborted rather than given back holding them (a closed session
+     * releases them).
      */
     private static void release(Connection connection) {
         if (connection == null) {
             return;
         }
-        try (connection; Statement statement = connection.createStatement()) {
-            statement.execute("SELECT pg_advisory_unlock_all()");
-            statement.execute("RESET statement_timeout");
+        try {
+            if (!connection.getAutoCommit()) {
+                connection.rollback(); // a take that failed left its transaction open
+                connection.setAutoCommit(true);
+            }
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("SELECT pg_advisory_unlock_all()");
+            }
         } catch (SQLException e) {
-            LOG.debug("releasing the follow lock failed (a closed session releases it too): {}", e.getMessage());
+            LOG.debug("releasing the follow lock failed; its connection is aborted: {}", e.getMessage());
+            try {
+                connection.abort(Runnable::run); // before the close below: a pool then discards it
+            } catch (SQLException | RuntimeException ignored) {
+                // already closed: the session ended, and its locks with it
+            }
+        }
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            LOG.debug("closing the follow lock's connection failed: {}", e.getMessage());
         }
     }
 }
