@@ -145,7 +145,8 @@ class PostgresEventFollowersTest extends ContractBase {
             if (ownSlotTaken) {
                 otherCompletion.rollback();
             }
-            assertThat(slotsHeld(claimer, backendPid(completer))).containsExactly(ownSlotTaken ? (home + 1) % SLOTS : home);
+            int taken = ownSlotTaken ? (home + 1) % SLOTS : home;
+            assertThat(slotsHeld(claimer, backendPid(completer))).containsExactly(taken);
 
             CompletableFuture<List<JobEvent>> read = awaitEventsElsewhere(follower, job, enqueuedSeq, WAIT);
             await().atMost(WAIT).pollInterval(Duration.ofMillis(10))

@@ -89,7 +89,8 @@ final class FollowLock implements AutoCloseable {
                 connection.setAutoCommit(false);
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("SET LOCAL statement_timeout = " + TAKE_TIMEOUT_MILLIS);
-                    statement.execute("SET LOCAL lock_timeout = 0"); // the statement's bound alone, whatever the role sets
+                    // The statement's bound alone, whatever lock_timeout the role sets
+                    statement.execute("SET LOCAL lock_timeout = 0");
                     statement.execute(TAKE); // waits for completions that took a slot without announcing
                 }
                 connection.commit();
