@@ -161,14 +161,7 @@ abstract class DependencyRaceContract extends ContractBase {
         List<JobRequest> waiting = java.util.stream.IntStream.range(0, 1001).mapToObj(i -> JobRequest.of("work",
                 new Work("waits")).withQueue("parking").withDependsOn(List.of(unfinished.id()))).toList();
         client.enqueueMany(waiting);
-        Job finished = client.enqueue(JobRequest.of("work", new Work("finished")).withQueue("parking"));
-        Job stranded = client.enqueue(JobRequest.of("work", new Work("stranded")).withQueue("parking")
-                .withDependsOn(List.of(unfinished.id())));
-        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET status = 'succeeded' WHERE id = ?",
-                database.id(finished.id()));
-        // As if "finished" had succeeded while "stranded" was being enqueued: its trigger never saw the edge.
-        Jdbc.update(client.dataSource(), "UPDATE skiplock_job_dependencies SET depends_on = ? WHERE job_id = ?",
-                database.id(finished.id()), database.id(stranded.id()));
+        Job stranded = strandedWaitingJob(client, database, unfinished);
 
         started(builder(config -> config.queue("other", 1))); // its reaper runs settle_waiting_jobs
 
@@ -176,6 +169,22 @@ abstract class DependencyRaceContract extends ContractBase {
         assertThat(settled.lastError()).isNull();
         assertThat(Jdbc.query(client.dataSource(), "SELECT count(*) FROM skiplock_jobs WHERE status = 'waiting'",
                 row -> row.getLong(1))).containsExactly(1001L); // the rightly waiting ones still wait
+    }
+
+    /**
+     * A job of queue "parking" waiting on one that succeeded while its enqueue was uncommitted:
+     * the dependency's trigger never saw the edge, so only settle_waiting_jobs releases it. It
+     * waits on {@code unfinished} first; the edge is then moved to a job set to succeeded.
+     */
+    static Job strandedWaitingJob(Skiplock client, TestDatabase database, Job unfinished) {
+        Job finished = client.enqueue(JobRequest.of("work", new Work("finished")).withQueue("parking"));
+        Job stranded = client.enqueue(JobRequest.of("work", new Work("stranded")).withQueue("parking")
+                .withDependsOn(List.of(unfinished.id())));
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET status = 'succeeded' WHERE id = ?",
+                database.id(finished.id()));
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_job_dependencies SET depends_on = ? WHERE job_id = ?",
+                database.id(finished.id()), database.id(stranded.id()));
+        return stranded;
     }
 
     @Test

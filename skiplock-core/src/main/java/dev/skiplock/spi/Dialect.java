@@ -37,6 +37,15 @@ public interface Dialect {
     }
 
     /**
+     * Keeps the database from compiling the plans of the statements that follow in this
+     * transaction on {@code transaction} to machine code: a statement that the planner estimates
+     * costly (the reaper's, on a large table without fresh statistics) would pay the compilation at
+     * every run for a plan that reads a few rows. Default: nothing to do.
+     */
+    default void planWithoutCompiling(Connection transaction) throws SQLException {
+    }
+
+    /**
      * True if a statement can notify the listeners of other connections and processes, delivered
      * at its commit (PostgreSQL's {@code NOTIFY}); then an enqueue statement asked to notify
      * ({@code :notify}) needs no announcement after its commit. Default: false.

@@ -415,10 +415,20 @@ public final class JobStore {
         return orphans;
     }
 
-    /** Queues (or fails) waiting jobs whose dependencies all finished; returns how many changed. */
+    /**
+     * Queues (or fails) waiting jobs whose dependencies all finished; returns how many changed. Its
+     * plan is not compiled ({@link dev.skiplock.spi.Dialect#planWithoutCompiling}): every worker's
+     * reaper runs it, mostly to find nothing.
+     */
     public int settleWaitingJobs() {
-        return withConnection(connection -> sql.query(connection, "settle_waiting_jobs", Params.of(),
-                row -> 1)).size();
+        return sql.inTransaction(transaction -> {
+            try {
+                sql.dialect().planWithoutCompiling(transaction);
+            } catch (SQLException e) {
+                throw sql.failure("settle_waiting_jobs", e);
+            }
+            return sql.query(transaction, "settle_waiting_jobs", Params.of(), row -> 1);
+        }).size();
     }
 
     /** Cancels or flags the job; empty when it does not exist or is already terminal. */

@@ -1,0 +1,117 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.skiplock.Job;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every worker's reaper runs settle_waiting_jobs, mostly to find nothing. On a drained table
+ * without fresh statistics PostgreSQL planned it past jit_above_cost and compiled its plan at each
+ * run (issue #12: four reaper runs, 878 ms of JIT, pg_stat_statements), so the statement runs with
+ * JIT off for its transaction only. PostgreSQL alone: SQLite compiles no plans.
+ */
+class PostgresReaperPlanTest extends ContractBase {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+
+    /**
+     * An application's pool whose sessions run with JIT on: the reaper's settle of a stranded
+     * waiting job runs with it off, and the pool's connections keep their own setting.
+     */
+    @Test
+    void theReapersSettleRunsWithoutJitOnAPoolThatHasItOn() throws Exception {
+        Skiplock client = client();
+        Job unfinished = client.enqueue(JobRequest.of("work", new DependencyRaceContract.Work("unfinished"))
+                .withQueue("parking"));
+        Job stranded = DependencyRaceContract.strandedWaitingJob(client, database, unfinished);
+
+        try (HikariDataSource pool = poolWithJitOn()) {
+            JitAtSettle watched = new JitAtSettle(pool);
+            started(Skiplock.builder().dataSource(watched.dataSource())
+                    .config(fastConfig().queue("other", 1).build()));
+
+            assertThat(awaitStatus(client, stranded.id(), JobStatus.QUEUED).lastError()).isNull();
+            assertThat(watched.seen()).as("jit when settle_waiting_jobs was prepared").isNotEmpty().containsOnly("off");
+            closeInstances();
+            try (Connection connection = pool.getConnection()) {
+                assertThat(jit(connection)).as("the pool's session setting afterwards").isEqualTo("on");
+            }
+        }
+    }
+
+    private HikariDataSource poolWithJitOn() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(database.url());
+        config.setMaximumPoolSize(6);
+        config.setConnectionInitSql("SET jit = on");
+        return new HikariDataSource(config);
+    }
+
+    private static String jit(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet row = statement.executeQuery("SHOW jit")) {
+            row.next();
+            return row.getString(1);
+        }
+    }
+
+    /**
+     * A pool's connections as they are, except that preparing settle_waiting_jobs first reads the
+     * connection's {@code jit} setting: what the statement is planned under.
+     */
+    private static final class JitAtSettle {
+        private final DataSource pool;
+        private final List<String> seen = new CopyOnWriteArrayList<>();
+
+        JitAtSettle(DataSource pool) {
+            this.pool = pool;
+        }
+
+        List<String> seen() {
+            return seen;
+        }
+
+        DataSource dataSource() {
+            return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
+                    (proxy, method, args) -> {
+                        Object result = call(pool, method, args);
+                        return result instanceof Connection connection ? watched(connection) : result;
+                    });
+        }
+
+        private Connection watched(Connection connection) {
+            return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
+                    (proxy, method, args) -> {
+                        if (method.getName().equals("prepareStatement") && args[0] instanceof String sql
+                                && sql.contains("WITH candidates AS")) {
+                            seen.add(jit(connection));
+                        }
+                        return call(connection, method, args);
+                    });
+        }
+
+        private static Object call(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+            try {
+                return method.invoke(target, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        }
+    }
+}
