@@ -8,6 +8,7 @@ import dev.skiplock.Job;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
+import dev.skiplock.internal.sql.SqlFile;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * Every worker's reaper runs settle_waiting_jobs, mostly to find nothing. On a drained table
  * without fresh statistics PostgreSQL planned it past jit_above_cost and compiled its plan at each
  * run (issue #12: four reaper runs, 878 ms of JIT, pg_stat_statements), so the statement runs with
- * JIT off for its transaction only. PostgreSQL alone: SQLite compiles no plans.
+ * JIT off for its transaction only. PostgreSQL alone: SQLite has no JIT.
  */
 class PostgresReaperPlanTest extends ContractBase {
     @Override
@@ -42,17 +43,21 @@ class PostgresReaperPlanTest extends ContractBase {
                 .withQueue("parking"));
         Job stranded = DependencyRaceContract.strandedWaitingJob(client, database, unfinished);
 
+        String settle = SqlFile.load(FastPathContract.driver(client).resourceRoot() + "/sql/jobs.sql")
+                .get("settle_waiting_jobs").jdbcSql();
         try (HikariDataSource pool = poolWithJitOn()) {
-            JitAtSettle watched = new JitAtSettle(pool);
-            started(Skiplock.builder().dataSource(watched.dataSource())
-                    .config(fastConfig().queue("other", 1).build()));
-
-            assertThat(awaitStatus(client, stranded.id(), JobStatus.QUEUED).lastError()).isNull();
-            assertThat(watched.seen()).as("jit when settle_waiting_jobs was prepared").isNotEmpty().containsOnly("off");
-            closeInstances();
-            try (Connection connection = pool.getConnection()) {
-                assertThat(jit(connection)).as("the pool's session setting afterwards").isEqualTo("on");
+            JitAtSettle watched = new JitAtSettle(pool, settle);
+            try {
+                started(Skiplock.builder().dataSource(watched.dataSource())
+                        .config(fastConfig().queue("other", 1).build()));
+                assertThat(awaitStatus(client, stranded.id(), JobStatus.QUEUED).lastError()).isNull();
+            } finally {
+                closeInstances(); // before the pool they borrow from
             }
+            assertThat(watched.atPrepare()).as("jit when settle_waiting_jobs was prepared").isNotEmpty()
+                    .containsOnly("off");
+            assertThat(watched.atClose()).as("jit when a connection that ran it went back to the pool")
+                    .isNotEmpty().containsOnly("on");
         }
     }
 
@@ -73,18 +78,26 @@ class PostgresReaperPlanTest extends ContractBase {
 
     /**
      * A pool's connections as they are, except that preparing settle_waiting_jobs first reads the
-     * connection's {@code jit} setting: what the statement is planned under.
+     * connection's {@code jit} setting (what the statement is planned under), and so does giving
+     * back a connection that prepared it (what the pool gets back).
      */
     private static final class JitAtSettle {
         private final DataSource pool;
-        private final List<String> seen = new CopyOnWriteArrayList<>();
+        private final String settle;
+        private final List<String> atPrepare = new CopyOnWriteArrayList<>();
+        private final List<String> atClose = new CopyOnWriteArrayList<>();
 
-        JitAtSettle(DataSource pool) {
+        JitAtSettle(DataSource pool, String settle) {
             this.pool = pool;
+            this.settle = settle;
         }
 
-        List<String> seen() {
-            return seen;
+        List<String> atPrepare() {
+            return atPrepare;
+        }
+
+        List<String> atClose() {
+            return atClose;
         }
 
         DataSource dataSource() {
@@ -96,11 +109,14 @@ class PostgresReaperPlanTest extends ContractBase {
         }
 
         private Connection watched(Connection connection) {
+            boolean[] preparedSettle = {false};
             return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
                     (proxy, method, args) -> {
-                        if (method.getName().equals("prepareStatement") && args[0] instanceof String sql
-                                && sql.contains("WITH candidates AS")) {
-                            seen.add(jit(connection));
+                        if (method.getName().equals("prepareStatement") && settle.equals(args[0])) {
+                            atPrepare.add(jit(connection));
+                            preparedSettle[0] = true;
+                        } else if (method.getName().equals("close") && preparedSettle[0]) {
+                            atClose.add(jit(connection));
                         }
                         return call(connection, method, args);
                     });

@@ -37,12 +37,13 @@ public interface Dialect {
     }
 
     /**
-     * Keeps the database from compiling the plans of the statements that follow in this
-     * transaction on {@code transaction} to machine code: a statement that the planner estimates
-     * costly (the reaper's, on a large table without fresh statistics) would pay the compilation at
-     * every run for a plan that reads a few rows. Default: nothing to do.
+     * Turns the database's JIT compilation of query plans off until the transaction open on
+     * {@code transaction} ends (autocommit off: outside a transaction it would not hold). A
+     * statement that the planner estimates costly (the reaper's, on a large table without fresh
+     * statistics) would otherwise pay that compilation at every run, for a plan that reads a few
+     * rows. Default: nothing to do (no JIT).
      */
-    default void planWithoutCompiling(Connection transaction) throws SQLException {
+    default void disableJit(Connection transaction) throws SQLException {
     }
 
     /**

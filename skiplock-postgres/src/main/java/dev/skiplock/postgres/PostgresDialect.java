@@ -59,14 +59,14 @@ final class PostgresDialect implements Dialect {
     }
 
     /**
-     * JIT off until the transaction ends ({@code SET LOCAL}: a connection borrowed from an
-     * application's pool goes back with its own setting). Issue #12: settle_waiting_jobs, planned
-     * past {@code jit_above_cost} on a drained table without fresh statistics, compiled 300
-     * functions in each reaper run of four worker processes, 878 ms of JIT for four runs that read one
-     * index page each ({@code pg_stat_statements}).
+     * {@code SET LOCAL}: a connection borrowed from an application's pool goes back with its own
+     * setting. Issue #12: settle_waiting_jobs, planned past {@code jit_above_cost} on a drained table
+     * without fresh statistics, was JIT-compiled at every run: over four reaper runs (four worker
+     * processes) 300 functions and 878 ms of JIT, for statements that read one index page each
+     * ({@code pg_stat_statements}).
      */
     @Override
-    public void planWithoutCompiling(Connection transaction) throws SQLException {
+    public void disableJit(Connection transaction) throws SQLException {
         try (Statement statement = transaction.createStatement()) {
             statement.execute("SET LOCAL jit = off");
         }

@@ -416,14 +416,14 @@ public final class JobStore {
     }
 
     /**
-     * Queues (or fails) waiting jobs whose dependencies all finished; returns how many changed. Its
-     * plan is not compiled ({@link dev.skiplock.spi.Dialect#planWithoutCompiling}): every worker's
-     * reaper runs it, mostly to find nothing.
+     * Queues (or fails) waiting jobs whose dependencies all finished; returns how many changed.
+     * With JIT off ({@link dev.skiplock.spi.Dialect#disableJit}): every worker's reaper runs it,
+     * mostly to find nothing.
      */
     public int settleWaitingJobs() {
         return sql.inTransaction(transaction -> {
             try {
-                sql.dialect().planWithoutCompiling(transaction);
+                sql.dialect().disableJit(transaction);
             } catch (SQLException e) {
                 throw sql.failure("settle_waiting_jobs", e);
             }
