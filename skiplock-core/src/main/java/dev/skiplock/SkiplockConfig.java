@@ -30,7 +30,9 @@ import java.util.UUID;
  *                           (see {@link JobClient#enqueueScheduled}); {@code null} keeps both forever
  * @param pruneInterval      how often a running worker deletes what is past {@code retention} (default 60 s;
  *                           at least 100 ms): a job is deleted between {@code retention} and
- *                           {@code retention + pruneInterval} after it finished
+ *                           {@code retention + pruneInterval} after it finished (one enqueued on a host whose
+ *                           clock ran more than a minute ahead of the pruning worker's: later by the difference,
+ *                           since the prune walks the ids, which carry the enqueuing host's time, only that far)
  * @param clock              the worker's own time (default {@link Clock#systemUTC()}): when an execution's timeout
  *                           is due (its remaining time is taken from the database at claim or adoption, then
  *                           counted on this clock), when a busy claimer looks for orphans again (once per

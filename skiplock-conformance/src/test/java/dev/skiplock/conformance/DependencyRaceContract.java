@@ -38,14 +38,12 @@ abstract class DependencyRaceContract extends ContractBase {
         Skiplock client = client();
         Job job = client.enqueue(JobRequest.of("work", new Work("x")));
         client.cancel(job.id());
-        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET finished_at = now() - interval '1 hour' WHERE id = ?",
-                job.id());
         JobStore store = new JobStore(client.dataSource(), driver(client));
 
         try (Connection retrying = client.dataSource().getConnection()) {
             retrying.setAutoCommit(false);
             Transactions.update(retrying, "UPDATE skiplock_jobs SET status = 'queued', finished_at = NULL WHERE id = ?", job.id());
-            CompletableFuture<Integer> prune = CompletableFuture.supplyAsync(() -> store.pruneFinished(60_000, 1000));
+            CompletableFuture<Integer> prune = CompletableFuture.supplyAsync(() -> store.pruneFinished(0, 1000));
             Transactions.awaitBlocked(client.dataSource(), "DELETE FROM skiplock_jobs", prune);
             retrying.commit();
             prune.get(WAIT.toSeconds(), TimeUnit.SECONDS);

@@ -453,6 +453,47 @@ abstract class FastPathContract extends ContractBase {
         assertThat(worker.get(waiting.id())).isPresent();
     }
 
+    /**
+     * Retention walks the history only as far as the jobs enqueued before its cutoff, and a minute
+     * more for the clocks of other hosts (JobStore.ENQUEUE_CLOCK_MARGIN): of two jobs finished now,
+     * whose ids a host's clock made 30 s and 5 min ahead of this one's, the first is deleted, the
+     * second kept until the cutoff passes its id. Without the bound both were deleted, and a prune
+     * that found fewer jobs than its batch read the whole history.
+     */
+    @Test
+    void retentionWalksTheHistoryOnlyAsFarAsTheJobsEnqueuedBeforeItsCutoff() throws Exception {
+        Skiplock client = client();
+        long now = System.currentTimeMillis();
+        UUID thirtySecondsAhead = idMadeAt(now + 30_000);
+        UUID fiveMinutesAhead = idMadeAt(now + 300_000);
+        for (UUID id : List.of(thirtySecondsAhead, fiveMinutesAhead)) {
+            Job job = client.enqueue(JobRequest.of("work", new Work("ahead")).withQueue("parking"));
+            client.cancel(job.id());
+            renumber(client, job.id(), id);
+        }
+
+        assertThat(store(client).pruneFinished(0, 100)).isEqualTo(1);
+        assertThat(client.get(thirtySecondsAhead)).isEmpty();
+        assertThat(client.get(fiveMinutesAhead)).isPresent();
+    }
+
+    /** A UUIDv7 as a host whose clock read {@code epochMillis} makes it. */
+    private static UUID idMadeAt(long epochMillis) {
+        return new UUID((epochMillis << 16) | 0x7000L, 0x8000000000000000L | (UUID.randomUUID().getLeastSignificantBits() >>> 2));
+    }
+
+    /** Gives a job another id, bound as the driver binds ids. */
+    private static void renumber(Skiplock client, UUID from, UUID to) throws Exception {
+        Driver driver = driver(client);
+        try (java.sql.Connection connection = client.dataSource().getConnection();
+                java.sql.PreparedStatement update = connection.prepareStatement(
+                        "UPDATE skiplock_jobs SET id = ? WHERE id = ?")) {
+            driver.dialect().setUuid(update, 1, to);
+            driver.dialect().setUuid(update, 2, from);
+            assertThat(update.executeUpdate()).isEqualTo(1);
+        }
+    }
+
     @Test
     void aWorkerDeletesJobsFinishedLongerAgoThanItsRetentionAtEachPruneInterval() {
         Skiplock worker = started(builder(config -> config.queue("done", 1).retention(Duration.ofSeconds(1))

@@ -18,6 +18,8 @@ public final class Uuid7 {
      * bits (one million ids in a warm JVM; a batch enqueue makes 1,000).
      */
     private static final ByteBuffer RANDOM_BITS = ByteBuffer.allocate(512 * Long.BYTES).position(512 * Long.BYTES);
+    /** The greatest time a UUIDv7 holds: 48 bits of milliseconds. */
+    private static final long MAX_MILLIS = (1L << 48) - 1;
     private static long lastMillis;
     private static int counter;
 
@@ -57,5 +59,17 @@ public final class Uuid7 {
         long high = (millis << 16) | 0x7000L | sequence;
         long low = (random & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
         return new UUID(high, low);
+    }
+
+    /**
+     * Below every UUIDv7 made at {@code epochMillis} or later and above every one made earlier, in
+     * PostgreSQL's order of uuids and in the order of their text: the bound of a walk over ids by
+     * the time they were made. Times before 1970 give the least uuid, times past 48 bits the greatest.
+     */
+    public static UUID floor(long epochMillis) {
+        if (epochMillis > MAX_MILLIS) {
+            return new UUID(-1L, -1L);
+        }
+        return new UUID(Math.max(0, epochMillis) << 16, 0L);
     }
 }

@@ -44,4 +44,25 @@ class Uuid7Test {
         }
         assertThat(randomBits).hasSize(2_000); // 62 random bits: a repeat would mean bits used twice
     }
+
+    @Test
+    void floorIsBelowTheIdsOfItsMillisecondAndAboveThoseBefore() {
+        UUID id = Uuid7.next();
+        long millis = id.getMostSignificantBits() >>> 16;
+        for (UUID floor : List.of(Uuid7.floor(millis), Uuid7.floor(millis + 1))) {
+            boolean above = floor.equals(Uuid7.floor(millis + 1));
+            // PostgreSQL orders uuids as unsigned bytes, SQLite as their text
+            assertThat(Long.compareUnsigned(id.getMostSignificantBits(), floor.getMostSignificantBits()) < 0)
+                    .isEqualTo(above);
+            assertThat(id.toString().compareTo(floor.toString()) < 0).isEqualTo(above);
+        }
+        assertThat(Uuid7.floor(millis).toString()).startsWith(id.toString().substring(0, 13)).endsWith("-0000-0000-000000000000");
+    }
+
+    @Test
+    void floorBeyondWhatAnIdHoldsIsTheLeastOrGreatestUuid() {
+        assertThat(Uuid7.floor(-5).toString()).isEqualTo("00000000-0000-0000-0000-000000000000");
+        assertThat(Uuid7.floor(Long.MAX_VALUE - 3).toString()).isEqualTo("ffffffff-ffff-ffff-ffff-ffffffffffff");
+        assertThat(Uuid7.floor((1L << 48) - 1).toString()).isEqualTo("ffffffff-ffff-0000-0000-000000000000");
+    }
 }

@@ -8,10 +8,12 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.QueueActivity;
 import dev.skiplock.QueueCount;
 import dev.skiplock.internal.Json;
+import dev.skiplock.internal.Uuid7;
 import dev.skiplock.spi.Driver;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,6 +49,12 @@ public final class JobStore {
     /** What {@code hot_path.sql} defines for a driver whose hot path the store accounts for (checked by the same test). */
     public static final List<String> HOT_PATH_STATEMENTS = List.of("pass_event_seqs", "complete_successes",
             "insert_status_events", "count_status_changes", "count_finishes", "release_dependents");
+
+    /**
+     * How far ahead of this host's clock another host's clock may run without delaying retention:
+     * the walk over the history reads a minute of jobs enqueued after the cutoff too.
+     */
+    static final Duration ENQUEUE_CLOCK_MARGIN = Duration.ofMinutes(1);
 
     private final SqlRunner sql;
     private final JobInserter inserter;
@@ -517,10 +525,17 @@ public final class JobStore {
         });
     }
 
-    /** Deletes up to {@code limit} jobs finished more than {@code ageMillis} ago; returns how many. */
+    /**
+     * Deletes up to {@code limit} jobs finished more than {@code ageMillis} ago; returns how many.
+     * The walk over the history stops at the ids of jobs enqueued {@code ageMillis} ago, by this
+     * host's clock, which made the ids ({@link Uuid7}), and {@link #ENQUEUE_CLOCK_MARGIN} later:
+     * a job enqueued on a host whose clock ran further ahead is deleted later by the difference.
+     */
     public int pruneFinished(long ageMillis, int limit) {
+        UUID enqueuedBefore = Uuid7.floor(
+                System.currentTimeMillis() - ageMillis + ENQUEUE_CLOCK_MARGIN.toMillis());
         return withConnection(connection -> sql.update(connection, "prune_finished",
-                Params.of("age_ms", ageMillis, "limit", limit)));
+                Params.of("age_ms", ageMillis, "limit", limit, "enqueued_before", enqueuedBefore)));
     }
 
     private static String heldJson(Collection<HeldAttempt> held) {

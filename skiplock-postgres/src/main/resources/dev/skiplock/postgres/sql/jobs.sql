@@ -457,14 +457,20 @@ LIMIT 1
 
 -- name: prune_finished
 -- Retention: deletes up to :limit jobs finished longer than :age_ms ago, walking the primary key
--- from the oldest id (UUIDv7: enqueue order), where finished jobs gather. Bounded batches keep each
--- transaction (and its locks) short. The outer WHERE repeats the status test: a job retried after
--- the inner SELECT's snapshot is re-checked on its new row version when the DELETE reaches it
--- (READ COMMITTED re-evaluates only the outer conditions; by its id alone it was deleted queued).
+-- from the oldest id (UUIDv7: enqueue order), where finished jobs gather, and no further than
+-- :enqueued_before (JobStore.pruneFinished: ids enqueued before the cutoff, since a job finishes
+-- after it is enqueued). Without that bound a run that found fewer than :limit jobs read the whole
+-- history: PostgreSQL planned a sequential scan of the table (and JIT-compiled it) whenever the
+-- statistics held few jobs past the cutoff, which is a steady state's every run (1.7 s at 10
+-- million jobs, docs/PERFORMANCE.md). Bounded batches keep each transaction (and its locks) short.
+-- The outer WHERE repeats the status test: a job retried after the inner SELECT's snapshot is
+-- re-checked on its new row version when the DELETE reaches it (READ COMMITTED re-evaluates only
+-- the outer conditions; by its id alone it was deleted queued).
 DELETE FROM skiplock_jobs
 WHERE id IN (
     SELECT id FROM skiplock_jobs
-    WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+    WHERE id < :enqueued_before
+      AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
       AND finished_at < now() - :age_ms * interval '1 millisecond'
     ORDER BY id
     LIMIT :limit)
