@@ -30,16 +30,18 @@ import java.util.UUID;
  *                           (see {@link JobClient#enqueueScheduled}); {@code null} keeps both forever
  * @param pruneInterval      how often a running worker deletes what is past {@code retention} (default 60 s;
  *                           at least 100 ms): a job is deleted between {@code retention} and
- *                           {@code retention + pruneInterval} after it finished (one enqueued on a host whose
- *                           clock ran more than a minute ahead of the pruning worker's: later by the difference,
- *                           since the prune walks the ids, which carry the enqueuing host's time, only that far)
+ *                           {@code retention + pruneInterval} after it finished, while a worker runs and keeps up
+ *                           (a run deletes up to 100,000; one enqueued on a host whose clock ran more than a
+ *                           minute ahead of the pruning worker's: up to that excess later, since the prune walks
+ *                           the ids, which carry the enqueuing host's wall time, only that far)
  * @param clock              the worker's own time (default {@link Clock#systemUTC()}): when an execution's timeout
  *                           is due (its remaining time is taken from the database at claim or adoption, then
  *                           counted on this clock), when a busy claimer looks for orphans again (once per
  *                           {@code pollInterval}) and when a claim whose answer was lost is no longer given back;
  *                           also the time of the server's cron schedules and of in-memory jobs. With the default, this elapsed time is measured on the JVM's monotonic timer (an NTP
  *                           step or a clock set by hand moves no timeout); a clock given here is used as is.
- *                           Leases, retention and backoff delays stay on the database's time; waits of a thread
+ *                           Leases, retention ages and backoff delays stay on the database's time (retention's
+ *                           walk over the ids stops by wall time); waits of a thread
  *                           (shutdown, {@link JobClient#awaitEvents}) are measured by the JVM's monotonic timer
  * @param maxStepsPerJob     how many checkpoints (steps, sleeps, signal waits: {@link JobContext#step}) one job may
  *                           record (default 1,000; 1 to 100,000); one more fails the step with an

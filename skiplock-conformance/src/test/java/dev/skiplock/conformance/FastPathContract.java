@@ -9,6 +9,7 @@ import dev.skiplock.JobOutcome;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
+import dev.skiplock.internal.Uuid7;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.ClaimParams;
 import dev.skiplock.internal.store.Claimed;
@@ -48,7 +49,7 @@ abstract class FastPathContract extends ContractBase {
 
     /** A job as the client builds one from a request: queued, attempt 0, no unique key unless given. */
     static Job requested(String queue, String uniqueKey) {
-        return Job.builder().id(UUID.randomUUID()).tenant(Skiplock.DEFAULT_TENANT).queue(queue).kind("work")
+        return Job.builder().id(Uuid7.next()).tenant(Skiplock.DEFAULT_TENANT).queue(queue).kind("work")
                 .args(dev.skiplock.internal.Json.MAPPER.createObjectNode()).metadata(dev.skiplock.internal.Json.MAPPER.createObjectNode())
                 .status(JobStatus.QUEUED).maxAttempts(3).uniqueKey(uniqueKey).dependsOn(List.of()).build();
     }
@@ -342,7 +343,7 @@ abstract class FastPathContract extends ContractBase {
     void jobWhoseNotificationWasLostStillRunsByPolling() {
         Skiplock worker = started(builder(config -> config.queue("default", 1))
                 .handler("work", Work.class, context -> JobOutcome.complete()));
-        UUID id = UUID.randomUUID();
+        UUID id = Uuid7.next();
 
         database.insertWithoutNotification(worker.dataSource(), id, "work");
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Every worker prunes the history each pruneInterval and, in a steady state, finds few jobs past
  * the cutoff. Walking the primary key with no bound, PostgreSQL planned that as a sequential scan
- * of the whole history whenever the statistics held few such jobs (issue #12: 1.7 s and a JIT
+ * of the whole history whenever the statistics held few such jobs (issue #12: 1.7-3.4 s and a JIT
  * compilation a run at 10 million jobs). FastPathContract holds both databases to the bound itself.
  */
 class PostgresRetentionPlanTest extends ContractBase {
@@ -35,8 +35,10 @@ class PostgresRetentionPlanTest extends ContractBase {
     }
 
     /**
-     * A history of 20,000 jobs finished now, with statistics: a prune of what finished over an hour
-     * ago reads none of it. Without the bound it scanned the table (one sequential scan, 20,000 rows).
+     * A history of 20,000 jobs enqueued and finished now, with statistics: a prune of what finished
+     * over an hour ago reads none of it (it would read what was enqueued before the cutoff and is
+     * still there: jobs still waiting or running, or finished since). Without the bound it scanned
+     * the table (one sequential scan, 20,000 rows).
      */
     @Test
     void aPruneThatFindsNothingPastTheCutoffReadsNoneOfTheHistory() throws Exception {

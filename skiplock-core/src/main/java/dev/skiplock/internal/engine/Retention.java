@@ -11,8 +11,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Deletes expired history every {@code pruneInterval}: finished jobs, then cron slot markers (kept
- * at least {@link CronStore#MIN_MARKER_AGE}). Ages are the database's. Any node does it; the
- * statements re-check status and age on the rows they delete.
+ * at least {@link CronStore#MIN_MARKER_AGE}). Ages are the database's; the jobs' walk stops at ids
+ * by wall time ({@link JobStore#pruneFinished}). Any node does it; the statements re-check status
+ * and age on the rows they delete.
  */
 final class Retention {
     private static final Logger LOG = LoggerFactory.getLogger(Retention.class);

@@ -526,10 +526,12 @@ public final class JobStore {
     }
 
     /**
-     * Deletes up to {@code limit} jobs finished more than {@code ageMillis} ago; returns how many.
-     * The walk over the history stops at the ids of jobs enqueued {@code ageMillis} ago, by this
-     * host's clock, which made the ids ({@link Uuid7}), and {@link #ENQUEUE_CLOCK_MARGIN} later:
-     * a job enqueued on a host whose clock ran further ahead is deleted later by the difference.
+     * Deletes up to {@code limit} jobs finished more than {@code ageMillis} ago (by the database's
+     * clock); returns how many. The walk over the history stops at the ids of jobs enqueued
+     * {@code ageMillis} ago and {@link #ENQUEUE_CLOCK_MARGIN} more, by the wall clock {@link Uuid7}
+     * makes ids with (not {@code SkiplockConfig.clock}): a job finishes after it is enqueued, and
+     * every job id is a UUIDv7 of its enqueue. A job enqueued on a host whose clock ran more than
+     * the margin ahead of this one's is deleted up to that excess later.
      */
     public int pruneFinished(long ageMillis, int limit) {
         UUID enqueuedBefore = Uuid7.floor(
