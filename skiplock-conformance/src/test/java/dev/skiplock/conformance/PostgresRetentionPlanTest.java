@@ -53,7 +53,7 @@ class PostgresRetentionPlanTest extends ContractBase {
         Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET status = 'cancelled', finished_at = now()");
         try (Connection connection = DriverManager.getConnection(database.url())) {
             try (Statement analyze = connection.createStatement()) {
-                analyze.execute("ANALYZE skiplock_jobs");
+                analyze.execute("VACUUM ANALYZE skiplock_jobs"); // the update's old versions gone: the planner's look at the key's ends reads live rows only
             }
             connection.setAutoCommit(false);
             try {
