@@ -75,7 +75,7 @@ class PostgresRetentionPlanTest extends ContractBase {
      * transaction so far (PostgreSQL 15 adds counts of earlier transactions it has not reported
      * yet: compare two readings).
      */
-    private static long[] reads(Connection connection) throws Exception {
+    static long[] reads(Connection connection) throws Exception {
         try (PreparedStatement statement = connection.prepareStatement("SELECT seq_scan,"
                 + " seq_tup_read + coalesce(idx_tup_fetch, 0) AS rows_read FROM pg_stat_xact_user_tables"
                 + " WHERE schemaname = current_schema() AND relname = 'skiplock_jobs'");

@@ -1,0 +1,146 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobPage;
+import dev.skiplock.JobQuery;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import dev.skiplock.internal.store.JobStore;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL's job list merges the live jobs and the history, each read newest first from its own
+ * indexes. A backlog of queued jobs older or newer than a long history made the first page merge a
+ * half whose first row lay past all the other's: the walk read every job between (1 million of
+ * each: 200-370 ms a page, issue #12). The list now reads the newest jobs first and stops there
+ * when they fill the page. SQLite's list is one walk of the key for every status already.
+ */
+class PostgresJobListPlanTest extends ContractBase {
+    private static final int EACH = 10_000;
+    private static final int PAGE = 50;
+
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+
+    record Work(int n) {
+    }
+
+    /** 10,000 queued jobs, then 10,000 finished: the first page is the newest finished (read 10,000 rows before). */
+    @Test
+    void aFirstPageOverABacklogOlderThanTheHistoryReadsOnlyTheNewestJobs() throws Exception {
+        Skiplock client = client();
+        enqueue(client, "parking");
+        List<Job> finished = succeed(client, enqueue(client, "done"));
+
+        assertThat(firstPage(client)).containsExactlyElementsOf(newest(finished));
+    }
+
+    /** 10,000 finished jobs, then 10,000 queued: the first page is the newest queued (read 10,000 rows before). */
+    @Test
+    void aFirstPageOverABacklogNewerThanTheHistoryReadsOnlyTheNewestJobs() throws Exception {
+        Skiplock client = client();
+        succeed(client, enqueue(client, "done"));
+        List<Job> queued = enqueue(client, "parking");
+
+        assertThat(firstPage(client)).containsExactlyElementsOf(newest(queued));
+    }
+
+    /**
+     * A filter none of the newest jobs match still finds its page in the halves, once each: the
+     * newest queued jobs under 10,000 newer finished ones.
+     */
+    @Test
+    void aFilterTheNewestJobsDoNotMatchIsReadFromTheHalves() throws Exception {
+        Skiplock client = client();
+        List<Job> queued = enqueue(client, "parking");
+        succeed(client, enqueue(client, "done"));
+
+        List<UUID> page = page(client, JobStatus.QUEUED, Long.MAX_VALUE);
+        assertThat(page).containsExactlyElementsOf(newest(queued));
+    }
+
+    /** The first page, unfiltered, read in fewer rows than twice the newest 500 it may take. */
+    private List<UUID> firstPage(Skiplock client) throws Exception {
+        return page(client, null, 2L * 10 * PAGE);
+    }
+
+    /** The page the store lists in a transaction of its own connection, reading fewer rows than {@code maxRowsRead}. */
+    private List<UUID> page(Skiplock client, JobStatus status, long maxRowsRead) throws Exception {
+        try (Connection connection = DriverManager.getConnection(database.url())) {
+            try (Statement vacuum = connection.createStatement()) {
+                vacuum.execute("VACUUM ANALYZE skiplock_jobs");
+            }
+            connection.setAutoCommit(false);
+            try {
+                JobStore store = new JobStore(lending(connection), FastPathContract.driver(client));
+                long[] before = PostgresRetentionPlanTest.reads(connection);
+                JobPage page = store.listJobs(Skiplock.DEFAULT_TENANT, new JobQuery(status, null, null, PAGE, null));
+                long[] after = PostgresRetentionPlanTest.reads(connection);
+                assertThat(after[0] - before[0]).as("sequential scans of skiplock_jobs by the list").isZero();
+                assertThat(after[1] - before[1]).as("rows of skiplock_jobs the list read").isLessThan(maxRowsRead);
+                return page.jobs().stream().map(Job::id).toList();
+            } finally {
+                connection.rollback();
+            }
+        }
+    }
+
+    private static List<UUID> newest(List<Job> jobs) {
+        return jobs.stream().map(Job::id).sorted(Comparator.reverseOrder()).limit(PAGE).toList();
+    }
+
+    private static List<Job> enqueue(Skiplock client, String queue) {
+        List<Job> jobs = new ArrayList<>();
+        for (int from = 0; from < EACH; from += 1_000) {
+            List<JobRequest> batch = new ArrayList<>();
+            for (int i = from; i < from + 1_000; i++) {
+                batch.add(JobRequest.of("work", new Work(i)).withQueue(queue));
+            }
+            jobs.addAll(client.enqueueMany(batch));
+        }
+        return jobs;
+    }
+
+    /** The jobs as a worker leaves them once they succeeded (none serves their queue). */
+    private static List<Job> succeed(Skiplock client, List<Job> jobs) {
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET status = 'succeeded', finished_at = now()"
+                + " WHERE queue = ?", jobs.getFirst().queue());
+        return jobs;
+    }
+
+    /** A data source that lends {@code connection} for every call and leaves it open when given back. */
+    private static DataSource lending(Connection connection) {
+        Connection lent = (Connection) Proxy.newProxyInstance(PostgresJobListPlanTest.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("close")) {
+                        return null;
+                    }
+                    try {
+                        return method.invoke(connection, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        return (DataSource) Proxy.newProxyInstance(PostgresJobListPlanTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "getConnection" -> lent;
+                    case "isWrapperFor" -> false;
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+    }
+}
