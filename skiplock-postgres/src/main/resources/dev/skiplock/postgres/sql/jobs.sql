@@ -92,13 +92,13 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 -- in the generic plan (200,000 jobs in 3 tenants, a page in the middle: 0.08 ms; written
 -- "(:cursor IS NULL OR id < :cursor)": 18 ms, 100,099 rows filtered). Which index fits depends on
 -- which filters are set: planned for each call (a cached generic plan walked the whole history).
--- Before the halves, the newest 10 x :limit jobs below the cursor, whatever their status (newest_page: a walk
--- of the primary key that reads no more): when :limit of them match, they are the page, and the
--- halves do not run (their one-time test). Without it, a backlog of queued jobs older or newer
--- than a long history made every first page merge a half whose first row lay past all the
--- other's: 1 million of each, 200-370 ms a page, 0.2-0.5 ms now (docs/PERFORMANCE.md). A filter
--- matching only older jobs still reads the halves, as before; DISTINCT ON drops the rows both
--- found.
+-- Before the halves, the newest 10 x :limit jobs below the cursor, whatever their status
+-- (newest_page: the primary key read backwards, at most 10 x :limit rows): when :limit of them
+-- match, they are the page, and the halves do not run (their one-time test). Without it, a
+-- backlog of queued jobs older or newer than a long history made every first page merge a half
+-- whose first row lay past all the other's: 1 million of each, 200-374 ms a page, 0.14-0.50 ms
+-- now (docs/PERFORMANCE.md). Otherwise the halves run as before, and DISTINCT ON drops the rows
+-- both found; a half a status filter cannot match is skipped by its own one-time test.
 -- plan: per call
 WITH newest_page AS MATERIALIZED (
     SELECT * FROM (SELECT * FROM skiplock_jobs
@@ -116,6 +116,7 @@ SELECT * FROM newest_page
 UNION ALL
 (SELECT * FROM skiplock_jobs
  WHERE tenant = :tenant AND (status = 'waiting' OR status = 'queued' OR status = 'running')
+   AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('waiting', 'queued', 'running'))
    AND (CAST(:status AS text) IS NULL OR status = :status)
    AND (CAST(:queue AS text) IS NULL OR queue = :queue)
    AND (CAST(:kind AS text) IS NULL OR kind = :kind)
@@ -126,6 +127,7 @@ UNION ALL
 UNION ALL
 (SELECT * FROM skiplock_jobs
  WHERE tenant = :tenant AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+   AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
    AND (CAST(:status AS text) IS NULL OR status = :status)
    AND (CAST(:queue AS text) IS NULL OR queue = :queue)
    AND (CAST(:kind AS text) IS NULL OR kind = :kind)
@@ -163,6 +165,7 @@ SELECT * FROM newest_page
 UNION ALL
 (SELECT * FROM skiplock_jobs
  WHERE (status = 'waiting' OR status = 'queued' OR status = 'running')
+   AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('waiting', 'queued', 'running'))
    AND (CAST(:status AS text) IS NULL OR status = :status)
    AND (CAST(:queue AS text) IS NULL OR queue = :queue)
    AND (CAST(:kind AS text) IS NULL OR kind = :kind)
@@ -173,6 +176,7 @@ UNION ALL
 UNION ALL
 (SELECT * FROM skiplock_jobs
  WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+   AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
    AND (CAST(:status AS text) IS NULL OR status = :status)
    AND (CAST(:queue AS text) IS NULL OR queue = :queue)
    AND (CAST(:kind AS text) IS NULL OR kind = :kind)
