@@ -127,7 +127,8 @@ UNION ALL
 UNION ALL
 (SELECT * FROM skiplock_jobs
  WHERE tenant = :tenant AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
-   AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
+   AND (CAST(:status AS text) IS NULL
+        OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
    AND (CAST(:status AS text) IS NULL OR status = :status)
    AND (CAST(:queue AS text) IS NULL OR queue = :queue)
    AND (CAST(:kind AS text) IS NULL OR kind = :kind)
@@ -176,7 +177,8 @@ UNION ALL
 UNION ALL
 (SELECT * FROM skiplock_jobs
  WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
-   AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
+   AND (CAST(:status AS text) IS NULL
+        OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
    AND (CAST(:status AS text) IS NULL OR status = :status)
    AND (CAST(:queue AS text) IS NULL OR queue = :queue)
    AND (CAST(:kind AS text) IS NULL OR kind = :kind)
@@ -502,10 +504,11 @@ LIMIT 1
 -- Retention: deletes up to :limit jobs finished longer than :age_ms ago, walking the primary key
 -- from the oldest id (UUIDv7: enqueue order), where finished jobs gather, and no further than
 -- :enqueued_before (JobStore.pruneFinished: ids enqueued before the cutoff, since a job finishes
--- after it is enqueued; every job id must be a UUIDv7 of its enqueue, or this never reaches it). Without that bound a run that found fewer than :limit jobs read the whole
--- history: PostgreSQL planned a sequential scan of the table (and JIT-compiled it) whenever the
--- statistics held few jobs past the cutoff, which is a steady state's every run (1.7-3.4 s at 10
--- million jobs, docs/PERFORMANCE.md). Bounded batches keep each transaction (and its locks) short.
+-- after it is enqueued; every job id must be a UUIDv7 of its enqueue, or this never reaches it).
+-- Without that bound a run that found fewer than :limit jobs read the whole history: PostgreSQL
+-- planned a sequential scan of the table (and JIT-compiled it) whenever the statistics held few
+-- jobs past the cutoff, which is a steady state's every run (1.7-3.4 s at 10 million jobs,
+-- docs/PERFORMANCE.md). Bounded batches keep each transaction (and its locks) short.
 -- The outer WHERE repeats the status test: a job retried after the inner SELECT's snapshot is
 -- re-checked on its new row version when the DELETE reaches it (READ COMMITTED re-evaluates only
 -- the outer conditions; by its id alone it was deleted queued).

@@ -264,9 +264,10 @@ LIMIT 1
 -- Retention: deletes up to :limit jobs finished longer than :age_ms ago, walking the primary key
 -- from the oldest id (UUIDv7: enqueue order), where finished jobs gather, and no further than
 -- :enqueued_before (JobStore.pruneFinished: ids enqueued before the cutoff, since a job finishes
--- after it is enqueued; every job id must be a UUIDv7 of its enqueue, or this never reaches it). Without that bound a run that found fewer than :limit jobs walked the
--- whole history under the write lock (0.3 s a million jobs, docs/PERFORMANCE.md). Bounded batches
--- keep each write lock short; the single statement under SQLite's write lock sees no concurrent retry.
+-- after it is enqueued; every job id must be a UUIDv7 of its enqueue, or this never reaches it).
+-- Without that bound a run that found fewer than :limit jobs walked the whole history under the
+-- write lock (0.3 s a million jobs, docs/PERFORMANCE.md). Bounded batches keep each write lock
+-- short; the single statement under SQLite's write lock sees no concurrent retry.
 DELETE FROM skiplock_jobs
 WHERE id IN (
     SELECT id FROM skiplock_jobs
