@@ -9,8 +9,6 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.store.JobStore;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -18,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -88,7 +85,7 @@ class PostgresJobListPlanTest extends ContractBase {
             }
             connection.setAutoCommit(false);
             try {
-                JobStore store = new JobStore(lending(connection), FastPathContract.driver(client));
+                JobStore store = new JobStore(OneConnection.lending(connection), FastPathContract.driver(client));
                 long[] before = PostgresRetentionPlanTest.reads(connection);
                 JobPage page = store.listJobs(Skiplock.DEFAULT_TENANT, new JobQuery(status, null, null, PAGE, null));
                 long[] after = PostgresRetentionPlanTest.reads(connection);
@@ -126,26 +123,5 @@ class PostgresJobListPlanTest extends ContractBase {
         Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET status = 'succeeded', finished_at = now()"
                 + " WHERE queue = ?", jobs.getFirst().queue());
         return jobs;
-    }
-
-    /** A data source that lends {@code connection} for every call and leaves it open when given back. */
-    private static DataSource lending(Connection connection) {
-        Connection lent = (Connection) Proxy.newProxyInstance(PostgresJobListPlanTest.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("close")) {
-                        return null;
-                    }
-                    try {
-                        return method.invoke(connection, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
-        return (DataSource) Proxy.newProxyInstance(PostgresJobListPlanTest.class.getClassLoader(),
-                new Class<?>[] {DataSource.class}, (proxy, method, args) -> switch (method.getName()) {
-                    case "getConnection" -> lent;
-                    case "isWrapperFor" -> false;
-                    default -> throw new UnsupportedOperationException(method.getName());
-                });
     }
 }

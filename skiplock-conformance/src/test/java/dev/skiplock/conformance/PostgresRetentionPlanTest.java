@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.skiplock.JobRequest;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.store.JobStore;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -14,7 +12,6 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -57,7 +54,7 @@ class PostgresRetentionPlanTest extends ContractBase {
             }
             connection.setAutoCommit(false);
             try {
-                JobStore store = new JobStore(only(connection), FastPathContract.driver(client));
+                JobStore store = new JobStore(OneConnection.lending(connection), FastPathContract.driver(client));
                 long[] before = reads(connection);
                 assertThat(store.pruneFinished(3_600_000, 1_000)).isZero();
                 long[] after = reads(connection);
@@ -83,28 +80,5 @@ class PostgresRetentionPlanTest extends ContractBase {
             row.next();
             return new long[] {row.getLong("seq_scan"), row.getLong("rows_read")};
         }
-    }
-
-    /** A data source that lends {@code connection} for every call and leaves it open when given back. */
-    private static DataSource only(Connection connection) {
-        Connection lent = (Connection) Proxy.newProxyInstance(PostgresRetentionPlanTest.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("close")) {
-                        return null;
-                    }
-                    try {
-                        return method.invoke(connection, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
-        return (DataSource) Proxy.newProxyInstance(PostgresRetentionPlanTest.class.getClassLoader(),
-                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-                    return switch (method.getName()) {
-                        case "getConnection" -> lent;
-                        case "isWrapperFor" -> false;
-                        default -> throw new UnsupportedOperationException(method.getName());
-                    };
-                });
     }
 }
