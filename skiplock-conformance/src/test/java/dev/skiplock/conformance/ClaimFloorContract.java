@@ -14,6 +14,8 @@ import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.JobStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -26,6 +28,9 @@ import org.junit.jupiter.api.Test;
  * and leaves no job behind: DESIGN §1, ordering when claiming.
  */
 abstract class ClaimFloorContract extends ContractBase {
+    /** Priority, highest first, then available_at, then id as the databases order ids. */
+    private static final Comparator<Job> CLAIM_ORDER = Comparator.comparingInt(Job::priority).reversed()
+            .thenComparing(Job::availableAt).thenComparing(Job::id, ClaimFloorContract::compareIds);
 
     record Work(String label) {
     }
@@ -122,5 +127,77 @@ abstract class ClaimFloorContract extends ContractBase {
 
         batch.forEach(job -> awaitStatus(worker, job.id(), JobStatus.SUCCEEDED));
         assertThat(ran).containsExactlyElementsOf(requests.stream().map(r -> ((Work) r.args()).label()).toList());
+    }
+
+    /**
+     * Jobs delayed past now at every priority lie in the claim index between the due jobs of their
+     * priority and the next priority's: claims of five from the start of the queue (a claimer's
+     * first) take every due job, five by five in claim order, and none of the delayed ones
+     * (migration 0019: a claim reads the queue one priority at a time, and in each only its due
+     * jobs). The order within one claim is not asserted: SQLite returns its rows in its own order.
+     */
+    @Test
+    void claimsFromTheStartPassOverDelayedJobsOfEveryPriority() {
+        Skiplock producer = client();
+        List<UUID> due = inClaimOrder(enqueueDueAndDelayedAtEveryPriority(producer));
+        JobStore store = FastPathContract.store(producer);
+
+        for (int from = 0; from < due.size(); from += 5) {
+            List<UUID> claimed = store.claimJobs(claimParams(), null, 5).stream().map(job -> job.job().id()).toList();
+            assertThat(claimed).as("claim of jobs %s to %s in claim order", from, from + 4)
+                    .containsExactlyInAnyOrderElementsOf(due.subList(from, Math.min(due.size(), from + 5)));
+        }
+        assertThat(store.claimJobs(claimParams(), null, 5)).as("a claim once the due jobs are taken").isEmpty();
+    }
+
+    /**
+     * From a floor at priority 0 (PostgreSQL's claim reads the other priorities apart from it), a
+     * claim takes the due jobs of the higher and lower priorities around the floor's and of the
+     * floor's own, and passes over the delayed jobs of each.
+     */
+    @Test
+    void aClaimFromAFloorPassesOverDelayedJobsOfTheOtherPriorities() {
+        Skiplock producer = client();
+        List<Job> due = enqueueDueAndDelayedAtEveryPriority(producer);
+        Job firstOfTheFloorsPriority = due.stream().filter(job -> job.priority() == 0).min(CLAIM_ORDER).orElseThrow();
+        JobStore store = FastPathContract.store(producer);
+
+        List<UUID> claimed = store.claimJobs(claimParams(), ClaimFloor.of(firstOfTheFloorsPriority), 100).stream()
+                .map(job -> job.job().id()).toList();
+
+        assertThat(claimed).containsExactlyInAnyOrderElementsOf(inClaimOrder(due));
+    }
+
+    /**
+     * At priorities 10, 3, 0 and -5, three jobs due (one to three minutes ago, enqueued newest
+     * first, so that id order is not claim order) and three delayed by one to three days, mixed;
+     * returns the due ones.
+     */
+    private static List<Job> enqueueDueAndDelayedAtEveryPriority(Skiplock producer) {
+        Instant now = Instant.now();
+        List<JobRequest> requests = new ArrayList<>();
+        for (int priority : new int[] {-5, 10, 0, 3}) {
+            for (int step = 1; step <= 3; step++) {
+                requests.add(JobRequest.of("work", new Work("delayed")).withPriority(priority)
+                        .withRunAt(now.plus(Duration.ofDays(step))));
+                requests.add(JobRequest.of("work", new Work("due")).withPriority(priority)
+                        .withRunAt(now.minus(Duration.ofMinutes(step))));
+            }
+        }
+        return producer.enqueueMany(requests).stream().filter(job -> job.availableAt().isBefore(now)).toList();
+    }
+
+    /** Ids in claim order. */
+    private static List<UUID> inClaimOrder(List<Job> jobs) {
+        return jobs.stream().sorted(CLAIM_ORDER).map(Job::id).toList();
+    }
+
+    private static int compareIds(UUID a, UUID b) {
+        int high = Long.compareUnsigned(a.getMostSignificantBits(), b.getMostSignificantBits());
+        return high != 0 ? high : Long.compareUnsigned(a.getLeastSignificantBits(), b.getLeastSignificantBits());
+    }
+
+    private static ClaimParams claimParams() {
+        return new ClaimParams("default", "worker-1", "host-1", UUID.randomUUID(), 60_000, "[]");
     }
 }

@@ -2,26 +2,33 @@ package dev.skiplock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.skiplock.Job;
 import dev.skiplock.JobRequest;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.sql.NamedStatement;
+import dev.skiplock.internal.store.ClaimFloor;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
  * PostgreSQL plans its claim once per connection (migration 0016: a generic plan, where a prepared
  * statement was planned for each call once the table had statistics), and that plan must not
  * follow the statistics it was made with: a queue is often empty when autovacuum analyzes it, and
- * a burst follows.
+ * a burst follows. Nor may it read the jobs not yet due (migration 0019).
  */
 class PostgresClaimPlanTest extends ContractBase {
     private static final int BURST = 2_000;
+    private static final int DELAYED = 5_000;
 
     @Override
     protected TestDatabase newDatabase() {
@@ -46,7 +53,7 @@ class PostgresClaimPlanTest extends ContractBase {
                 statement.execute("ANALYZE skiplock_jobs");
             }
             for (int call = 0; call < 6; call++) {
-                assertThat(claim(claimer, claimJobs)).isEmpty();
+                assertThat(claim(claimer, claimJobs, null)).isEmpty();
             }
             List<JobRequest> burst = new ArrayList<>();
             for (int i = 0; i < BURST; i++) {
@@ -57,12 +64,61 @@ class PostgresClaimPlanTest extends ContractBase {
             claimer.setAutoCommit(false);
             try {
                 long[] before = scans(claimer);
-                assertThat(claim(claimer, claimJobs)).hasSize(10);
+                assertThat(claim(claimer, claimJobs, null)).hasSize(10);
                 long[] after = scans(claimer);
                 assertThat(after[0] - before[0]).as("sequential scans of skiplock_jobs by the claim").isZero();
                 assertThat(after[1] - before[1]).as("index scans of skiplock_jobs by the claim").isPositive();
             } finally {
                 claimer.rollback();
+            }
+        }
+    }
+
+    /**
+     * 5,000 jobs delayed by a day at priority 5 and 5,000 at priority 0, and one job due at
+     * priority -5: a claim from the start of the queue (a claimer's first) and one from a floor at
+     * priority 0 each take the due job and read a few pages of skiplock_jobs_claimable. Before
+     * migration 0019 each read the index entries of every delayed job (76 pages here, from the start: the
+     * parts of the claim that span several priorities could not stop at the first job not yet due;
+     * the entries failed its condition on available_at inside the index, so no row was read).
+     */
+    @Test
+    void aClaimReadsNoneOfTheDelayedJobs() throws Exception {
+        Skiplock producer = client();
+        Instant tomorrow = Instant.now().plus(Duration.ofDays(1));
+        for (int priority : new int[] {5, 0}) {
+            for (int from = 0; from < DELAYED; from += 1_000) {
+                List<JobRequest> batch = new ArrayList<>();
+                for (int i = from; i < from + 1_000; i++) {
+                    batch.add(JobRequest.of("work", new Work(i)).withPriority(priority).withRunAt(tomorrow));
+                }
+                producer.enqueueMany(batch);
+            }
+        }
+        Job due = producer.enqueue(JobRequest.of("work", new Work(-1)).withPriority(-5));
+        NamedStatement claimJobs = PostgresClaimCall.statement(producer);
+        ClaimFloor atPriorityZero = new ClaimFloor(0, Instant.now().minus(Duration.ofHours(1)), new UUID(0, 0));
+        try (Connection claimer = DriverManager.getConnection(database.url())) {
+            try (Statement statement = claimer.createStatement()) {
+                statement.execute("VACUUM ANALYZE skiplock_jobs");
+            }
+            for (ClaimFloor floor : Arrays.asList(null, atPriorityZero)) {
+                claimer.setAutoCommit(false);
+                try {
+                    long[] before = PostgresRetentionPlanTest.reads(claimer);
+                    long pagesBefore = claimIndexPages(claimer);
+                    assertThat(claim(claimer, claimJobs, floor)).as("claimed from floor %s", floor)
+                            .containsExactly(due.id().toString());
+                    long pagesRead = claimIndexPages(claimer) - pagesBefore;
+                    long[] after = PostgresRetentionPlanTest.reads(claimer);
+                    assertThat(after[0] - before[0]).as("sequential scans of skiplock_jobs by the claim").isZero();
+                    assertThat(after[1] - before[1]).as("rows of skiplock_jobs the claim read").isLessThan(10);
+                    assertThat(pagesRead).as("pages of skiplock_jobs_claimable the claim read from floor %s", floor)
+                            .isLessThan(20);
+                } finally {
+                    claimer.rollback();
+                    claimer.setAutoCommit(true);
+                }
             }
         }
     }
@@ -80,10 +136,21 @@ class PostgresClaimPlanTest extends ContractBase {
         }
     }
 
-    /** Runs claim_jobs for up to 10 jobs from the start of the queue; returns the ids claimed. */
-    private static List<String> claim(Connection connection, NamedStatement claimJobs) throws Exception {
+    /** Pages of skiplock_jobs_claimable read in this transaction so far, found in shared buffers or not. */
+    private static long claimIndexPages(Connection connection) throws Exception {
+        try (PreparedStatement statement = connection.prepareStatement(
+                "SELECT pg_stat_get_xact_blocks_fetched(CAST('skiplock_jobs_claimable' AS regclass))");
+                ResultSet row = statement.executeQuery()) {
+            row.next();
+            return row.getLong(1);
+        }
+    }
+
+    /** Runs claim_jobs for up to 10 jobs from {@code floor} (null: the start of the queue); returns the ids claimed. */
+    private static List<String> claim(Connection connection, NamedStatement claimJobs, ClaimFloor floor)
+            throws Exception {
         List<String> ids = new ArrayList<>();
-        try (PreparedStatement statement = PostgresClaimCall.prepare(connection, claimJobs, null, 10);
+        try (PreparedStatement statement = PostgresClaimCall.prepare(connection, claimJobs, floor, 10);
                 ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
                 ids.add(rows.getString("id"));

@@ -2,15 +2,7 @@ package dev.skiplock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.skiplock.Skiplock;
 import dev.skiplock.internal.Uuid7;
-import dev.skiplock.internal.sql.NamedStatement;
-import dev.skiplock.internal.sql.SqlFile;
-import dev.skiplock.spi.Driver;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -29,28 +21,15 @@ class SqliteRetentionPlanTest extends ContractBase {
     /** Without the bound the plan was {@code SCAN skiplock_jobs USING INDEX ...}: the key from its start to its end. */
     @Test
     void thePrunesWalkIsARangeOfThePrimaryKey() throws Exception {
-        Skiplock client = client();
-        Driver driver = FastPathContract.driver(client);
-        NamedStatement prune = SqlFile.load(driver.resourceRoot() + "/sql/jobs.sql").get("prune_finished");
-        List<String> plan = new ArrayList<>();
-        try (Connection connection = client.dataSource().getConnection();
-                PreparedStatement explain = connection.prepareStatement("EXPLAIN QUERY PLAN " + prune.jdbcSql())) {
-            List<String> names = prune.parameters();
-            for (int i = 0; i < names.size(); i++) {
-                switch (names.get(i)) {
-                    case "age_ms" -> explain.setLong(i + 1, 3_600_000);
-                    case "limit" -> explain.setInt(i + 1, 1_000);
-                    case "enqueued_before" -> driver.dialect().setUuid(explain, i + 1,
-                            Uuid7.floor(System.currentTimeMillis() - 3_600_000));
-                    default -> throw new IllegalStateException("prune_finished has a new parameter: " + names.get(i));
-                }
+        List<String> plan = SqlitePlan.of(client(), "prune_finished", (explain, index, name, driver) -> {
+            switch (name) {
+                case "age_ms" -> explain.setLong(index, 3_600_000);
+                case "limit" -> explain.setInt(index, 1_000);
+                case "enqueued_before" -> driver.dialect().setUuid(explain, index,
+                        Uuid7.floor(System.currentTimeMillis() - 3_600_000));
+                default -> throw new IllegalStateException("prune_finished has a new parameter: " + name);
             }
-            try (ResultSet rows = explain.executeQuery()) {
-                while (rows.next()) {
-                    plan.add(rows.getString("detail"));
-                }
-            }
-        }
+        });
         assertThat(plan).as("the plan").anySatisfy(step -> assertThat(step).startsWith("SEARCH skiplock_jobs USING")
                 .contains("(id<?)"));
         assertThat(plan).as("the plan").noneSatisfy(step -> assertThat(step).startsWith("SCAN skiplock_jobs"));

@@ -1,0 +1,3 @@
+-- Nothing to change here: SQLite's claim is its statement in jobs.sql (claim_jobs), which reads the
+-- queue one priority at a time from this version on, as PostgreSQL's function of its 0019 does.
+-- This number is PostgreSQL's (both drivers list the same migration numbers).
