@@ -6,7 +6,9 @@ import dev.skiplock.internal.sql.SqlFile;
 import dev.skiplock.internal.store.ClaimFloor;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.UUID;
@@ -47,5 +49,19 @@ final class PostgresClaimCall {
             });
         }
         return statement;
+    }
+
+    /**
+     * Pages of skiplock_jobs_claimable read in this transaction so far, found in shared buffers or
+     * not (PostgreSQL 15 adds counts of earlier transactions it has not reported yet: compare two
+     * readings).
+     */
+    static long claimIndexPages(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery(
+                        "SELECT pg_stat_get_xact_blocks_fetched(CAST('skiplock_jobs_claimable' AS regclass))")) {
+            row.next();
+            return row.getLong(1);
+        }
     }
 }

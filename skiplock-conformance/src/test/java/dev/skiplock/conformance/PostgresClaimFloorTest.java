@@ -112,6 +112,62 @@ class PostgresClaimFloorTest extends ClaimFloorContract {
         assertThat(ran).containsExactly("after", "late");
     }
 
+    /**
+     * Two connections, forced order: a claim holds its jobs uncommitted (the first claimer's
+     * transaction, paused between its claim and its commit) while a second claims. The second skips
+     * the held jobs in every priority and takes the next ones in claim order, across priorities,
+     * without waiting for the first (a lock_timeout turns a wait into a failure); the first holds
+     * locks on its four jobs only. The parts above and below the floor lock in a subquery per
+     * priority since migration 0019.
+     */
+    @Test
+    void aClaimSkipsTheJobsAnotherClaimHoldsInEveryPriority() throws Exception {
+        Skiplock producer = client();
+        Instant now = Instant.now();
+        List<JobRequest> requests = new ArrayList<>();
+        for (int priority : new int[] {10, 0, -5}) {
+            for (int step = 3; step >= 1; step--) {
+                requests.add(JobRequest.of("work", new Work("due")).withPriority(priority)
+                        .withRunAt(now.minus(Duration.ofMinutes(step))));
+                requests.add(JobRequest.of("work", new Work("delayed")).withPriority(priority)
+                        .withRunAt(now.plus(Duration.ofDays(step))));
+            }
+        }
+        List<String> due = producer.enqueueMany(requests).stream().filter(job -> job.availableAt().isBefore(now))
+                .map(job -> job.id().toString()).toList(); // in claim order: priority, then oldest first
+        NamedStatement claimJobs = PostgresClaimCall.statement(producer);
+        try (Connection first = DriverManager.getConnection(database.url());
+                Connection second = DriverManager.getConnection(database.url())) {
+            first.setAutoCommit(false);
+            try (Statement statement = second.createStatement()) {
+                statement.execute("SET lock_timeout = '5s'");
+            }
+            assertThat(claimIds(first, claimJobs, 4)).as("the first claim, held").isEqualTo(due.subList(0, 4));
+
+            assertThat(claimIds(second, claimJobs, 4)).as("the second claim, while the first is held")
+                    .isEqualTo(due.subList(4, 8));
+            try (Statement statement = second.createStatement();
+                    ResultSet row = statement.executeQuery("SELECT count(*) FROM (SELECT 1 FROM skiplock_jobs"
+                            + " WHERE status = 'queued' FOR UPDATE SKIP LOCKED) AS free")) {
+                row.next();
+                assertThat(row.getLong(1)).as("queued jobs no claim holds").isEqualTo(requests.size() - 8);
+            }
+            first.rollback();
+        }
+    }
+
+    /** claim_jobs from the start of the queue for up to {@code limit} jobs on {@code connection}; the ids, in claim order. */
+    private static List<String> claimIds(Connection connection, NamedStatement claim, int limit) throws Exception {
+        List<String> ids = new ArrayList<>();
+        try (PreparedStatement statement = PostgresClaimCall.prepare(connection, claim, null, limit);
+                ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+                ids.add(rows.getString("id"));
+            }
+        }
+        return ids;
+    }
+
     private static ClaimParams claim() {
         return new ClaimParams("default", "worker-1", "host-1", UUID.randomUUID(), 60_000, "[]");
     }
@@ -126,23 +182,15 @@ class PostgresClaimFloorTest extends ClaimFloorContract {
             throws Exception {
         connection.setAutoCommit(false);
         try {
-            long before = claimableIndexPages(connection);
+            long before = PostgresClaimCall.claimIndexPages(connection);
             try (PreparedStatement statement = PostgresClaimCall.prepare(connection, claim, floor, 10)) {
                 statement.executeQuery().close();
             }
-            return claimableIndexPages(connection) - before;
+            return PostgresClaimCall.claimIndexPages(connection) - before;
         } finally {
             connection.rollback();
             connection.setAutoCommit(true);
         }
     }
 
-    private static long claimableIndexPages(Connection connection) throws Exception {
-        try (Statement statement = connection.createStatement();
-                ResultSet row = statement.executeQuery(
-                        "SELECT pg_stat_get_xact_blocks_fetched(CAST('skiplock_jobs_claimable' AS regclass))")) {
-            row.next();
-            return row.getLong(1);
-        }
-    }
 }

@@ -106,10 +106,10 @@ class PostgresClaimPlanTest extends ContractBase {
                 claimer.setAutoCommit(false);
                 try {
                     long[] before = PostgresRetentionPlanTest.reads(claimer);
-                    long pagesBefore = claimIndexPages(claimer);
+                    long pagesBefore = PostgresClaimCall.claimIndexPages(claimer);
                     assertThat(claim(claimer, claimJobs, floor)).as("claimed from floor %s", floor)
                             .containsExactly(due.id().toString());
-                    long pagesRead = claimIndexPages(claimer) - pagesBefore;
+                    long pagesRead = PostgresClaimCall.claimIndexPages(claimer) - pagesBefore;
                     long[] after = PostgresRetentionPlanTest.reads(claimer);
                     assertThat(after[0] - before[0]).as("sequential scans of skiplock_jobs by the claim").isZero();
                     assertThat(after[1] - before[1]).as("rows of skiplock_jobs the claim read").isLessThan(10);
@@ -133,16 +133,6 @@ class PostgresClaimPlanTest extends ContractBase {
                 ResultSet row = statement.executeQuery()) {
             row.next();
             return new long[] {row.getLong("seq_scan"), row.getLong("idx_scan")};
-        }
-    }
-
-    /** Pages of skiplock_jobs_claimable read in this transaction so far, found in shared buffers or not. */
-    private static long claimIndexPages(Connection connection) throws Exception {
-        try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT pg_stat_get_xact_blocks_fetched(CAST('skiplock_jobs_claimable' AS regclass))");
-                ResultSet row = statement.executeQuery()) {
-            row.next();
-            return row.getLong(1);
         }
     }
 
