@@ -77,8 +77,8 @@ class PostgresClaimPlanTest extends ContractBase {
     /**
      * 5,000 jobs delayed by a day at priority 5 and 5,000 at priority 0, and one job due at
      * priority -5: a claim from the start of the queue (a claimer's first) and one from a floor at
-     * priority 0 each take the due job and read a few pages of skiplock_jobs_claimable. Before
-     * migration 0019 each read the index entries of every delayed job (76 pages here, from the start: the
+     * priority 0 each take the due job and read a few pages of skiplock_jobs_claimable (16-17). Before
+     * migration 0019 each read the index entries of every delayed job (54-92 pages here: the
      * parts of the claim that span several priorities could not stop at the first job not yet due;
      * the entries failed its condition on available_at inside the index, so no row was read).
      */
@@ -114,7 +114,7 @@ class PostgresClaimPlanTest extends ContractBase {
                     assertThat(after[0] - before[0]).as("sequential scans of skiplock_jobs by the claim").isZero();
                     assertThat(after[1] - before[1]).as("rows of skiplock_jobs the claim read").isLessThan(10);
                     assertThat(pagesRead).as("pages of skiplock_jobs_claimable the claim read from floor %s", floor)
-                            .isLessThan(20);
+                            .isLessThan(40);
                 } finally {
                     claimer.rollback();
                     claimer.setAutoCommit(true);
