@@ -3,22 +3,22 @@
 -- that spans several priorities (higher and lower than the floor's, or the whole queue when the
 -- claimer has no floor yet: a worker's first claims) could not stop at the first job not yet due.
 -- It read the index entries of every delayed job of those priorities (the test of available_at is
--- made in the index, so no row) to reach the due jobs of the next priority or to find none:
--- 500,000 jobs delayed by a day and nothing due took 27-55 ms a claim (no floor, or a floor at
--- priority 0 with the delayed jobs at priority 5), and a claimer claims at each poll and each
--- wake-up, a delayed job's enqueue included. Those two parts now read the queue one priority at a
--- time: the priorities present, highest first, each found by one probe of the index below the last
+-- made in the index, so no row) to reach the due jobs of the next priority or to find none: 500,000
+-- jobs delayed by a day and nothing due took 27-55 ms a claim (no floor, or a floor at priority 0
+-- with the delayed jobs at priority 5), and a claimer claims at each poll and each wake-up, a
+-- delayed job's enqueue included. Those two parts now read the queue one priority at a time: the
+-- priorities present, highest first, each found by one probe of the index below the last
 -- (higher_levels, lower_levels), and in each priority its due jobs only, the range up to now()
--- (0.3-0.6 ms on the same jobs). The parts are read only as far as the claim takes jobs, so a
--- claim probes the priorities down to the one that fills it. Where none has due jobs it probes
--- every priority present, a few pages each: at the 2,001 priorities JobRequest allows, 18-20 ms a
--- claim (500,000 delayed jobs, 250 a priority; 29-33 ms before), where priorities of a few jobs
--- each cost the walk less than the probes. A paused queue probes none. The floor's
--- own parts are unchanged, and no probe reads inside them, where a held snapshot keeps the entries
--- of the jobs claimed since it (see 0016); a probe into another priority meets that priority's
--- claimed entries as the walk through it did before. What the claim takes, in which order, and
--- which rows it locks (no row beyond max_jobs) are as before; only the function's body changes, so
--- processes of any version go on claiming through it.
+-- (0.3-0.6 ms on the same jobs). The parts are read only as far as the claim takes jobs, so a claim
+-- probes the priorities down to the one that fills it. Where none has due jobs it probes every
+-- priority present, a few pages each: at the 2,001 priorities JobRequest allows, 18-20 ms a claim
+-- (500,000 delayed jobs, 250 a priority; 29-33 ms before), where priorities of a few jobs each cost
+-- the walk less than the probes. A paused queue probes none. The floor's own parts are unchanged,
+-- and no probe reads inside them, where a held snapshot keeps the entries of the jobs claimed since
+-- it (see 0016); a probe into another priority meets that priority's claimed entries as the walk
+-- through it did before. What the claim takes, in which order, and which rows it locks (no row
+-- beyond max_jobs) are as before; only the function's body changes, so processes of any version go
+-- on claiming through it.
 CREATE OR REPLACE FUNCTION skiplock_claim_jobs(from_queue text, floor_priority bigint, floor_recent_at timestamptz,
                                     floor_at timestamptz, floor_id uuid, max_jobs integer, worker text,
                                     lease_ms bigint, token uuid, resumable_kinds jsonb, worker_host text)

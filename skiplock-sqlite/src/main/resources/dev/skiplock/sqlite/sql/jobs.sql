@@ -88,15 +88,15 @@ LIMIT :limit
 -- job of a priority to reach the next priority's due jobs or to find none (500,000 jobs delayed by
 -- a day, nothing due: 42-46 ms a claim, under the write lock; now 0.1-0.3 ms). Where no priority
 -- has due jobs the claim probes every priority present (the 2,001 JobRequest allows, 250 delayed
--- jobs each: 11-25 ms, 45-83 ms before). The attempt is counted at claim. :token is a fresh random token
--- the worker draws for this statement: the fence of every later write of this execution (migration
--- 0006), and its identity (claim_token) through adoptions. The claim floor (:floor_priority,
--- :floor_at, ...) is not used: SQLite removes a claimed job's index entry in the claim itself, so a
--- read from the start of a priority meets no job claimed before (see the PostgreSQL statement). It
--- fires no status trigger (migration 0017): the store writes the claimed jobs' counts in the
--- claim's transaction (hot_path.sql). Each job's started event is read from its row (migration
--- 0018): started_seq, the events' counter plus the job's place in claim order (the store then moves
--- the counter past them, pass_event_seqs).
+-- jobs each: 11-25 ms, 45-83 ms before). The attempt is counted at claim. :token is a fresh random
+-- token the worker draws for this statement: the fence of every later write of this execution
+-- (migration 0006), and its identity (claim_token) through adoptions. The claim floor
+-- (:floor_priority, :floor_at, ...) is not used: SQLite removes a claimed job's index entry in the
+-- claim itself, so a read from the start of a priority meets no job claimed before (see the
+-- PostgreSQL statement). It fires no status trigger (migration 0017): the store writes the claimed
+-- jobs' counts in the claim's transaction (hot_path.sql). Each job's started event is read from its
+-- row (migration 0018): started_seq, the events' counter plus the job's place in claim order (the
+-- store then moves the counter past them, pass_event_seqs).
 UPDATE skiplock_jobs
 SET status = 'running', attempt = attempt + 1, locked_by = :worker,
     locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms,
