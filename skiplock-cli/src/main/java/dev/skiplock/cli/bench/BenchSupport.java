@@ -75,6 +75,17 @@ final class BenchSupport {
         return System.nanoTime();
     }
 
+    /**
+     * Parks until {@link System#nanoTime()} reaches {@code deadlineNanos}. One {@code parkNanos} may
+     * return early (a permit left by an earlier unpark of this thread, or spuriously): a sustained run's
+     * window then ended at once, with no job finished in it (seen in CI).
+     */
+    static void parkUntil(long deadlineNanos) {
+        for (long left = deadlineNanos - System.nanoTime(); left > 0; left = deadlineNanos - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+        }
+    }
+
     static ObjectNode result(BenchSettings settings) {
         ObjectNode node = CliJson.object();
         node.put("system", "skiplock");

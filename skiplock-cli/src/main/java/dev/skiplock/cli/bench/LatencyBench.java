@@ -7,7 +7,6 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code latency}: an idle worker; a separate Skiplock instance (its own pool, no shared wake-up
@@ -52,10 +51,7 @@ final class LatencyBench {
         long intervalNanos = 1_000_000_000L / settings.rate();
         long next = System.nanoTime();
         for (int i = 0; i < jobs; i++) {
-            long wait = next - System.nanoTime();
-            if (wait > 0) {
-                LockSupport.parkNanos(wait);
-            }
+            BenchSupport.parkUntil(next);
             UUID id = producer.enqueue(JobRequest.of(BenchSupport.KIND, null)).id();
             enqueued.put(id, System.nanoTime());
             next += intervalNanos;

@@ -19,7 +19,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code sustained}: jobs offered at {@code --rate} per second for {@code --seconds} (one
@@ -74,7 +73,7 @@ final class SustainedBench {
             long lastEnqueued = 0;
             long lastFinished = 0;
             for (long windowEnd = start + windowNanos; windowEnd <= end + 1; windowEnd += windowNanos) {
-                LockSupport.parkNanos(windowEnd - System.nanoTime());
+                BenchSupport.parkUntil(windowEnd);
                 double[] window = drain(pickups);
                 long nowEnqueued = enqueued.get();
                 long nowFinished = worker.metrics().succeeded();
@@ -101,10 +100,7 @@ final class SustainedBench {
             AtomicLong enqueued) {
         long intervalNanos = 1_000_000_000L / settings.rate();
         for (long n = offset; producing.get(); n += PRODUCERS) {
-            long wait = start + n * intervalNanos - System.nanoTime();
-            if (wait > 0) {
-                LockSupport.parkNanos(wait);
-            }
+            BenchSupport.parkUntil(start + n * intervalNanos);
             if (!producing.get()) {
                 return;
             }
