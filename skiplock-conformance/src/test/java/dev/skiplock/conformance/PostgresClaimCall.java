@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -63,5 +64,18 @@ final class PostgresClaimCall {
             row.next();
             return row.getLong(1);
         }
+    }
+
+    /** Runs claim_jobs on {@code connection} for up to {@code limit} jobs from {@code floor} (null: the start); the ids claimed, in claim order. */
+    static List<String> claimIds(Connection connection, NamedStatement claim, ClaimFloor floor, int limit)
+            throws SQLException {
+        List<String> ids = new ArrayList<>();
+        try (PreparedStatement statement = prepare(connection, claim, floor, limit);
+                ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+                ids.add(rows.getString("id"));
+            }
+        }
+        return ids;
     }
 }

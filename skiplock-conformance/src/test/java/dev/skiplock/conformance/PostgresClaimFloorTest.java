@@ -142,9 +142,9 @@ class PostgresClaimFloorTest extends ClaimFloorContract {
             try (Statement statement = second.createStatement()) {
                 statement.execute("SET lock_timeout = '5s'");
             }
-            assertThat(claimIds(first, claimJobs, 4)).as("the first claim, held").isEqualTo(due.subList(0, 4));
+            assertThat(PostgresClaimCall.claimIds(first, claimJobs, null, 4)).as("the first claim, held").isEqualTo(due.subList(0, 4));
 
-            assertThat(claimIds(second, claimJobs, 4)).as("the second claim, while the first is held")
+            assertThat(PostgresClaimCall.claimIds(second, claimJobs, null, 4)).as("the second claim, while the first is held")
                     .isEqualTo(due.subList(4, 8));
             try (Statement statement = second.createStatement();
                     ResultSet row = statement.executeQuery("SELECT count(*) FROM (SELECT 1 FROM skiplock_jobs"
@@ -154,18 +154,6 @@ class PostgresClaimFloorTest extends ClaimFloorContract {
             }
             first.rollback();
         }
-    }
-
-    /** claim_jobs from the start of the queue for up to {@code limit} jobs on {@code connection}; the ids, in claim order. */
-    private static List<String> claimIds(Connection connection, NamedStatement claim, int limit) throws Exception {
-        List<String> ids = new ArrayList<>();
-        try (PreparedStatement statement = PostgresClaimCall.prepare(connection, claim, null, limit);
-                ResultSet rows = statement.executeQuery()) {
-            while (rows.next()) {
-                ids.add(rows.getString("id"));
-            }
-        }
-        return ids;
     }
 
     private static ClaimParams claim() {

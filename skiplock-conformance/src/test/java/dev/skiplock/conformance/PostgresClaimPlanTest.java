@@ -53,7 +53,7 @@ class PostgresClaimPlanTest extends ContractBase {
                 statement.execute("ANALYZE skiplock_jobs");
             }
             for (int call = 0; call < 6; call++) {
-                assertThat(claim(claimer, claimJobs, null)).isEmpty();
+                assertThat(PostgresClaimCall.claimIds(claimer, claimJobs, null, 10)).isEmpty();
             }
             List<JobRequest> burst = new ArrayList<>();
             for (int i = 0; i < BURST; i++) {
@@ -64,7 +64,7 @@ class PostgresClaimPlanTest extends ContractBase {
             claimer.setAutoCommit(false);
             try {
                 long[] before = scans(claimer);
-                assertThat(claim(claimer, claimJobs, null)).hasSize(10);
+                assertThat(PostgresClaimCall.claimIds(claimer, claimJobs, null, 10)).hasSize(10);
                 long[] after = scans(claimer);
                 assertThat(after[0] - before[0]).as("sequential scans of skiplock_jobs by the claim").isZero();
                 assertThat(after[1] - before[1]).as("index scans of skiplock_jobs by the claim").isPositive();
@@ -107,7 +107,7 @@ class PostgresClaimPlanTest extends ContractBase {
                 try {
                     long[] before = PostgresRetentionPlanTest.reads(claimer);
                     long pagesBefore = PostgresClaimCall.claimIndexPages(claimer);
-                    assertThat(claim(claimer, claimJobs, floor)).as("claimed from floor %s", floor)
+                    assertThat(PostgresClaimCall.claimIds(claimer, claimJobs, floor, 10)).as("claimed from floor %s", floor)
                             .containsExactly(due.id().toString());
                     long pagesRead = PostgresClaimCall.claimIndexPages(claimer) - pagesBefore;
                     long[] after = PostgresRetentionPlanTest.reads(claimer);
@@ -134,18 +134,5 @@ class PostgresClaimPlanTest extends ContractBase {
             row.next();
             return new long[] {row.getLong("seq_scan"), row.getLong("idx_scan")};
         }
-    }
-
-    /** Runs claim_jobs for up to 10 jobs from {@code floor} (null: the start of the queue); returns the ids claimed. */
-    private static List<String> claim(Connection connection, NamedStatement claimJobs, ClaimFloor floor)
-            throws Exception {
-        List<String> ids = new ArrayList<>();
-        try (PreparedStatement statement = PostgresClaimCall.prepare(connection, claimJobs, floor, 10);
-                ResultSet rows = statement.executeQuery()) {
-            while (rows.next()) {
-                ids.add(rows.getString("id"));
-            }
-        }
-        return ids;
     }
 }
