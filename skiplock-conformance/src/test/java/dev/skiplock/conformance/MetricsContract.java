@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.skiplock.Job;
+import dev.skiplock.JobClient;
 import dev.skiplock.JobOutcome;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
@@ -15,7 +16,9 @@ import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.JobStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -230,6 +233,49 @@ abstract class MetricsContract extends ContractBase {
         Map<String, QueueActivity> activity = skiplock.activityAllTenants().stream()
                 .collect(Collectors.toMap(QueueActivity::queue, queue -> queue));
         assertThat(finishedLately(activity.get("default"))).isEqualTo(6);
+    }
+
+    /**
+     * A queue's oldest queued job is its earliest due job over all its priorities and only the
+     * tenant's: not the first in claim order (a higher priority's), not a job not yet due (in the
+     * highest priority, the lowest, or a whole queue), not another tenant's. The statement reads
+     * each priority's first due job (issue #12), so priorities with delayed jobs only, above and
+     * below the due ones, and queues past the first are each a case of its walk.
+     */
+    @Test
+    void theOldestQueuedJobIsTheEarliestDueOfTheQueueOverItsPrioritiesAndOfTheTenantOnly() {
+        Skiplock skiplock = client();
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        Instant tomorrow = now.plus(Duration.ofDays(1));
+        JobClient north = skiplock.tenant("north");
+        enqueueAt(skiplock, "mail", 20, tomorrow);
+        enqueueAt(skiplock, "mail", 10, now.minus(Duration.ofMinutes(1)));
+        enqueueAt(skiplock, "mail", 0, now.minus(Duration.ofMinutes(30)));
+        enqueueAt(skiplock, "mail", 0, now.minus(Duration.ofHours(1)));
+        enqueueAt(skiplock, "mail", -5, tomorrow);
+        enqueueAt(skiplock, "reports", 0, tomorrow);
+        enqueueAt(skiplock, "zeta", 3, tomorrow);
+        enqueueAt(skiplock, "zeta", -3, now.minus(Duration.ofMinutes(2)));
+        enqueueAt(north, "mail", 50, now.minus(Duration.ofHours(2)));
+        enqueueAt(north, "nightly", 0, now.minus(Duration.ofMinutes(3)));
+
+        assertThat(oldestQueued(skiplock.activity())).isEqualTo(Map.of(
+                "mail", now.minus(Duration.ofHours(1)), "zeta", now.minus(Duration.ofMinutes(2))));
+        assertThat(oldestQueued(north.activity())).isEqualTo(Map.of(
+                "mail", now.minus(Duration.ofHours(2)), "nightly", now.minus(Duration.ofMinutes(3))));
+        assertThat(oldestQueued(skiplock.activityAllTenants())).isEqualTo(Map.of(
+                "mail", now.minus(Duration.ofHours(2)), "zeta", now.minus(Duration.ofMinutes(2)),
+                "nightly", now.minus(Duration.ofMinutes(3))));
+    }
+
+    private static void enqueueAt(JobClient client, String queue, int priority, Instant runAt) {
+        client.enqueue(JobRequest.of("ok", new Work(queue + priority)).withQueue(queue).withPriority(priority).withRunAt(runAt));
+    }
+
+    /** Each queue's oldestQueuedAt, for the queues that have one. */
+    private static Map<String, Instant> oldestQueued(List<QueueActivity> activity) {
+        return activity.stream().filter(queue -> queue.oldestQueuedAt() != null)
+                .collect(Collectors.toMap(QueueActivity::queue, QueueActivity::oldestQueuedAt));
     }
 
     /** Jobs per queue and status over every tenant, from the counts. */

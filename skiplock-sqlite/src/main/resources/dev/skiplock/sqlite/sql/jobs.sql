@@ -327,11 +327,34 @@ GROUP BY queue, minute
 
 -- name: oldest_queued
 -- Per queue of one tenant (all with a null tenant): when its longest-waiting available job became
--- available. Reads the claimable index (queued jobs only), never the history.
-SELECT queue, min(available_at) AS oldest FROM skiplock_jobs
-WHERE status = 'queued' AND available_at <= CAST(unixepoch('subsec') * 1000 AS INTEGER)
-  AND (:tenant IS NULL OR tenant = :tenant)
+-- available. Reads a few entries of skiplock_jobs_claimable per queue and priority (see the
+-- PostgreSQL statement): min(available_at) over the queued jobs read them all, delayed ones
+-- included (500,000 delayed by a day: 60-67 ms a call, a scan of the index; now under 1 ms).
+WITH RECURSIVE queues (queue) AS (
+    SELECT min(queue) FROM skiplock_jobs WHERE status = 'queued'
+    UNION ALL
+    SELECT (SELECT min(queue) FROM skiplock_jobs WHERE status = 'queued' AND queue > queues.queue)
+    FROM queues WHERE queues.queue IS NOT NULL
+), levels (queue, level) AS (
+    SELECT queue, (SELECT max(priority) FROM skiplock_jobs AS j
+                   WHERE j.status = 'queued' AND j.queue = queues.queue)
+    FROM queues WHERE queues.queue IS NOT NULL
+    UNION ALL
+    SELECT queue, (SELECT max(priority) FROM skiplock_jobs AS j
+                   WHERE j.status = 'queued' AND j.queue = levels.queue AND j.priority < levels.level)
+    FROM levels WHERE levels.level IS NOT NULL
+), firsts (queue, available_at) AS (
+    SELECT queue, (SELECT available_at FROM skiplock_jobs AS j
+                   WHERE j.status = 'queued' AND j.queue = levels.queue AND j.priority = levels.level
+                     AND j.available_at <= CAST(unixepoch('subsec') * 1000 AS INTEGER)
+                     AND (:tenant IS NULL OR j.tenant = :tenant)
+                   ORDER BY j.available_at
+                   LIMIT 1)
+    FROM levels WHERE levels.level IS NOT NULL
+)
+SELECT queue, min(available_at) AS oldest FROM firsts
 GROUP BY queue
+HAVING min(available_at) IS NOT NULL
 
 -- name: delete_job
 -- Deletes a terminal job; its events go with it (trigger).

@@ -1,0 +1,33 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * oldest_queued reads each priority's first due job from skiplock_jobs_claimable, where
+ * min(available_at) over the queued jobs read every one, delayed ones included (see
+ * PostgresOldestQueuedPlanTest). MetricsContract holds both databases to what it returns.
+ */
+class SqliteOldestQueuedPlanTest extends ContractBase {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+
+    /** Each priority's due jobs are a range of the index, up to now; no step scans the table or the index whole. */
+    @Test
+    void theOldestQueuedJobIsReadFromEachPriorityUpToNow() throws Exception {
+        List<String> plan = SqlitePlan.of(client(), "oldest_queued", (explain, index, name, driver) -> {
+            if (!name.equals("tenant")) {
+                throw new IllegalStateException("oldest_queued has a new parameter: " + name);
+            }
+            explain.setString(index, "default");
+        });
+        assertThat(plan).as("the plan").anySatisfy(step -> assertThat(step)
+                .startsWith("SEARCH j USING")
+                .endsWith("INDEX skiplock_jobs_claimable (queue=? AND priority=? AND available_at<?)"));
+        assertThat(plan).as("the plan").noneSatisfy(step -> assertThat(step).matches("SCAN (skiplock_jobs|j)\\b.*"));
+    }
+}
