@@ -134,7 +134,11 @@ public final class Skiplock implements SkiplockClient {
         return new Migrator(dataSource, driver).pending();
     }
 
-    /** The worker registry: every worker instance that ran against this database, newest first. */
+    /**
+     * The worker registry: the worker instances that ran against this database, active ones first,
+     * then stale (silent for three heartbeats), then stopped, each newest first, at most 500. A stopped
+     * or silent worker's row is kept for {@link SkiplockConfig#retention()} or a day, whichever is longer.
+     */
     public List<WorkerInfo> workers() {
         return stores.workers().listWorkers(config.heartbeatInterval().toMillis());
     }

@@ -27,7 +27,8 @@ import java.util.UUID;
  * @param migrate            apply schema migrations on start (default true)
  * @param retention          finished jobs older than this are deleted by running workers (default 7 days),
  *                           and so are cron slot records older than this or a day, whichever is longer
- *                           (see {@link JobClient#enqueueScheduled}); {@code null} keeps both forever
+ *                           (see {@link JobClient#enqueueScheduled}), and the registry's rows of workers stopped
+ *                           or silent for as long ({@link Skiplock#workers()}); {@code null} keeps all three forever
  * @param pruneInterval      how often a running worker deletes what is past {@code retention} (default 60 s;
  *                           at least 100 ms): a job is deleted between {@code retention} and
  *                           {@code retention + pruneInterval} after it finished, while a worker runs and keeps up

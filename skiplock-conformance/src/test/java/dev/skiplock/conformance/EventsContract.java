@@ -13,7 +13,6 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.JobStateException;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
-import dev.skiplock.WorkerInfo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -214,24 +213,6 @@ abstract class EventsContract extends ContractBase {
         worker.resumeQueue("default");
         awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
         assertThat(worker.pausedQueues()).isEmpty();
-    }
-
-    @Test
-    void workerRegistryShowsRunningAndStoppedWorkers() {
-        Skiplock worker = started(builder(config -> config.queue("default", 3).queue("mail", 2))
-                .handler("work", Work.class, context -> JobOutcome.complete()));
-        Skiplock client = client();
-
-        WorkerInfo info = client.workers().stream()
-                .filter(candidate -> candidate.id().equals(worker.config().workerId())).findFirst().orElseThrow();
-        assertThat(info.status()).isEqualTo("active");
-        assertThat(info.queues()).containsExactly("default", "mail");
-        assertThat(info.concurrency()).isEqualTo(5);
-        assertThat(info.pid()).isEqualTo(ProcessHandle.current().pid());
-
-        worker.close();
-        assertThat(client.workers()).filteredOn(candidate -> candidate.id().equals(worker.config().workerId()))
-                .extracting(WorkerInfo::status).containsExactly("stopped");
     }
 
     @Test

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import javax.sql.DataSource;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -71,11 +70,11 @@ public final class Engine implements Worker {
 
     @Override
     public void start() {
-        registerWorker();
+        leaseKeeper.registerWorker();
         completer.start();
         leaseKeeper.start(timers);
         if (config.retention() != null) {
-            new Retention(stores.jobs(), stores.cron(), config.retention()).start(timers, config.pruneInterval());
+            new Retention(stores, config.retention()).start(timers, config.pruneInterval());
         }
         Warmup.run(config.queues().keySet(), handlers, claims, counters, runner, completer);
         claimers.start(lookBehinds);
@@ -162,11 +161,5 @@ public final class Engine implements Worker {
                     stopped.size(), e.getMessage());
         }
         stopped.forEach(registry::remove);
-    }
-
-    private void registerWorker() {
-        int concurrency = config.queues().values().stream().mapToInt(Integer::intValue).sum();
-        stores.workers().registerWorker(config.workerId(), config.hostId(), ProcessHandle.current().pid(),
-                List.copyOf(new TreeSet<>(config.queues().keySet())), concurrency);
     }
 }

@@ -9,6 +9,7 @@ import dev.skiplock.internal.store.WorkerStore;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -59,7 +60,11 @@ final class LeaseKeeper {
         // must not skip that for this tick (the long fault run caught one given back too late).
         parts.lostClaims().retry();
         try {
-            workers.touchWorker(config.workerId()); // the registry shows idle workers as alive too
+            // The registry shows idle workers as alive too. A worker silent for a day (a paused VM, a
+            // long partition) may find its row deleted by retention: it registers again.
+            if (!workers.touchWorker(config.workerId())) {
+                registerWorker();
+            }
         } catch (RuntimeException e) {
             // the leases below matter more than the registry's last-seen time: extend them anyway
             LOG.warn("could not touch this worker's registry row; extending leases anyway: {}", e.getMessage());
@@ -86,6 +91,13 @@ final class LeaseKeeper {
                 parts.stopper().stop(execution, Execution.StopReason.CANCEL);
             }
         }
+    }
+
+    /** Writes this worker's registry row (again, after retention deleted it); first of all at start. */
+    void registerWorker() {
+        int concurrency = config.queues().values().stream().mapToInt(Integer::intValue).sum();
+        workers.registerWorker(config.workerId(), config.hostId(), ProcessHandle.current().pid(),
+                List.copyOf(new TreeSet<>(config.queues().keySet())), concurrency);
     }
 
     /**

@@ -2,6 +2,8 @@ package dev.skiplock.internal.engine;
 
 import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.internal.store.Stores;
+import dev.skiplock.internal.store.WorkerStore;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -11,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Deletes expired history every {@code pruneInterval}: finished jobs, then cron slot markers (kept
- * at least {@link CronStore#MIN_MARKER_AGE}). Ages are the database's; the jobs' walk stops at ids
+ * at least {@link CronStore#MIN_MARKER_AGE}), then the registry's rows of workers stopped or silent
+ * (kept at least {@link WorkerStore#MIN_AGE}). Ages are the database's; the jobs' walk stops at ids
  * by wall time ({@link JobStore#pruneFinished}). Any node does it; the statements re-check status
  * and age on the rows they delete.
  */
@@ -23,11 +26,13 @@ final class Retention {
 
     private final JobStore store;
     private final CronStore cron;
+    private final WorkerStore workers;
     private final Duration retention;
 
-    Retention(JobStore store, CronStore cron, Duration retention) {
-        this.store = store;
-        this.cron = cron;
+    Retention(Stores stores, Duration retention) {
+        this.store = stores.jobs();
+        this.cron = stores.cron();
+        this.workers = stores.workers();
         this.retention = retention;
     }
 
@@ -46,6 +51,11 @@ final class Retention {
         int slots = pruneInBatches(() -> cron.pruneCronSlots(retention, PRUNE_BATCH));
         if (slots > 0) {
             LOG.info("retention deleted {} cron slot markers older than {}", slots, CronStore.markerAge(retention));
+        }
+        int stopped = pruneInBatches(() -> workers.pruneWorkers(retention, PRUNE_BATCH));
+        if (stopped > 0) {
+            LOG.info("retention deleted the registry's rows of {} workers stopped or silent for longer than {}",
+                    stopped, WorkerStore.keptFor(retention));
         }
     }
 

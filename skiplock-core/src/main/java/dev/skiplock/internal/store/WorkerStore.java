@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.WorkerInfo;
 import dev.skiplock.internal.Json;
 import dev.skiplock.spi.Driver;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -11,7 +12,14 @@ import javax.sql.DataSource;
 /** The worker registry ({@code workers.sql}). */
 public final class WorkerStore {
     public static final List<String> STATEMENTS = List.of("register_worker", "touch_worker", "stop_worker",
-            "list_workers");
+            "list_workers", "prune_workers");
+
+    /**
+     * The least time a worker's row is kept after it stopped or went silent, whatever the retention:
+     * far above any heartbeat interval, so no running worker's row is deleted between two heartbeats,
+     * and long enough for an operator to see a crashed worker as stale.
+     */
+    public static final Duration MIN_AGE = Duration.ofDays(1);
 
     private final SqlRunner sql;
 
@@ -24,14 +32,29 @@ public final class WorkerStore {
                 "queues", Json.write(queues), "concurrency", concurrency));
     }
 
-    public void touchWorker(String id) {
-        sql.update("touch_worker", Params.of("id", id));
+    /** Records a heartbeat of worker {@code id}; false when its row is gone (pruned: register it again). */
+    public boolean touchWorker(String id) {
+        return sql.update("touch_worker", Params.of("id", id)) > 0;
     }
 
     public void stopWorker(String id) {
         sql.update("stop_worker", Params.of("id", id));
     }
 
+    /**
+     * Deletes up to {@code limit} rows of workers stopped or silent for longer than
+     * {@link #keptFor(Duration) keptFor(retention)}; returns how many.
+     */
+    public int pruneWorkers(Duration retention, int limit) {
+        return sql.update("prune_workers", Params.of("age_ms", keptFor(retention).toMillis(), "limit", limit));
+    }
+
+    /** How long a stopped or silent worker's row is kept under {@code retention}: the retention, but never less than {@link #MIN_AGE}. */
+    public static Duration keptFor(Duration retention) {
+        return retention.compareTo(MIN_AGE) > 0 ? retention : MIN_AGE;
+    }
+
+    /** Active workers first, then stale, then stopped; newest first within each; at most 500. */
     public List<WorkerInfo> listWorkers(long heartbeatMillis) {
         return sql.query("list_workers", Params.of("heartbeat_ms", heartbeatMillis), row -> {
             List<String> queues = new ArrayList<>();

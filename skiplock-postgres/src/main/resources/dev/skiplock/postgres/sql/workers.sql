@@ -4,17 +4,31 @@ VALUES (:id, :host, :pid, CAST(:queues AS jsonb), :concurrency)
 ON CONFLICT (id) DO UPDATE SET last_heartbeat_at = now(), stopped_at = NULL
 
 -- name: touch_worker
+-- Updates no row once prune_workers deleted it (a worker silent for a day or more): the heartbeat
+-- registers the worker again.
 UPDATE skiplock_workers SET last_heartbeat_at = now() WHERE id = :id
 
 -- name: stop_worker
 UPDATE skiplock_workers SET stopped_at = now() WHERE id = :id
 
 -- name: list_workers
--- A worker that missed three heartbeats is stale; the database clock decides.
+-- A worker that missed three heartbeats is stale; the database clock decides. Active workers come
+-- first, then stale ones, then stopped ones (the statuses' alphabetical order), so no number of
+-- workers that crashed or stopped since it started hides one that runs from the list's 500.
 SELECT id, host, pid, queues, concurrency, started_at, last_heartbeat_at,
        CASE WHEN stopped_at IS NOT NULL THEN 'stopped'
             WHEN last_heartbeat_at < now() - 3 * :heartbeat_ms * interval '1 millisecond' THEN 'stale'
             ELSE 'active' END AS status
 FROM skiplock_workers
-ORDER BY started_at DESC
+ORDER BY status, started_at DESC
 LIMIT 500
+
+-- name: prune_workers
+-- Retention: deletes up to :limit rows of workers stopped, or silent, longer than :age_ms ago
+-- (database clock). The caller never passes less than a day, far above any heartbeat interval.
+DELETE FROM skiplock_workers
+WHERE id IN (
+    SELECT id FROM skiplock_workers
+    WHERE last_heartbeat_at < now() - :age_ms * interval '1 millisecond'
+      AND (stopped_at IS NULL OR stopped_at < now() - :age_ms * interval '1 millisecond')
+    LIMIT :limit)

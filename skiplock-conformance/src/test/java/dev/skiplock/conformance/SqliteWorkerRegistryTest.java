@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteWorkerRegistryTest extends WorkerRegistryContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}
