@@ -53,6 +53,45 @@ abstract class EventsContract extends ContractBase {
         assertThat(worker.events(job.id(), events.get(2).seq(), 100)).hasSize(2);
     }
 
+    /**
+     * A job's events are rows (its enqueue, a failure, log lines) and events read from its row (the
+     * last attempt's start and success): pages of one, of two and of all list the same events, the
+     * ones after each page's last seq, in seq order; another tenant sees none. SQLite reads each part
+     * in seq order and stops at the page's end, where it sorted all of them.
+     */
+    @Test
+    void pagesOfAnySizeListTheSameEventsInOrder() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("flaky", Work.class, context -> {
+                    for (int i = 0; i < context.args().lines(); i++) {
+                        context.log("stdout", "attempt " + context.attempt() + " line " + i);
+                    }
+                    if (context.attempt() == 1) {
+                        throw new IllegalStateException("first attempt fails");
+                    }
+                    return JobOutcome.complete();
+                }));
+        Job job = worker.enqueue(JobRequest.of("flaky", new Work(3)).withMaxAttempts(2));
+        awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
+
+        List<JobEvent> all = worker.events(job.id(), 0, 100);
+        assertThat(all).extracting(event -> event.type() + ":" + (event.type().equals("status") ? event.status() : event.message()))
+                .containsExactly("status:queued", "status:running", "log:attempt 1 line 0", "log:attempt 1 line 1",
+                        "log:attempt 1 line 2", "status:queued", "status:running", "log:attempt 2 line 0",
+                        "log:attempt 2 line 1", "log:attempt 2 line 2", "status:succeeded");
+        for (int size : new int[] {1, 2}) {
+            List<JobEvent> paged = new ArrayList<>();
+            List<JobEvent> page = worker.events(job.id(), 0, size);
+            while (!page.isEmpty()) {
+                assertThat(page).as("a page of %d", size).hasSizeLessThanOrEqualTo(size);
+                paged.addAll(page);
+                page = worker.events(job.id(), page.getLast().seq(), size);
+            }
+            assertThat(paged).as("pages of %d", size).isEqualTo(all);
+        }
+        assertThat(worker.tenant("other").events(job.id(), 0, 100)).isEmpty();
+    }
+
     @Test
     void cancelRetryAndDependencyFailureAreEventsToo() {
         Skiplock worker = started(builder(config -> config.queue("default", 1).queue("parents", 1))

@@ -11,7 +11,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** SQLite's plan of one statement of its jobs.sql ({@code EXPLAIN QUERY PLAN}), a line per step. */
+/** SQLite's plan of one statement of its SQL files ({@code EXPLAIN QUERY PLAN}), a line per step. */
 final class SqlitePlan {
     /** Binds the parameter {@code name} at {@code index}; throws for a name it does not know. */
     @FunctionalInterface
@@ -22,10 +22,15 @@ final class SqlitePlan {
     private SqlitePlan() {
     }
 
-    /** The steps of the plan SQLite makes for {@code statement} on a connection of {@code client}. */
+    /** The steps of the plan SQLite makes for {@code statement} of jobs.sql on a connection of {@code client}. */
     static List<String> of(Skiplock client, String statement, Binder binder) throws SQLException {
+        return of(client, "jobs", statement, binder);
+    }
+
+    /** The steps of the plan SQLite makes for {@code statement} of {@code file}.sql on a connection of {@code client}. */
+    static List<String> of(Skiplock client, String file, String statement, Binder binder) throws SQLException {
         Driver driver = FastPathContract.driver(client);
-        NamedStatement named = SqlFile.load(driver.resourceRoot() + "/sql/jobs.sql").get(statement);
+        NamedStatement named = SqlFile.load(driver.resourceRoot() + "/sql/" + file + ".sql").get(statement);
         List<String> plan = new ArrayList<>();
         try (Connection connection = client.dataSource().getConnection();
                 PreparedStatement explain = connection.prepareStatement("EXPLAIN QUERY PLAN " + named.jdbcSql())) {
