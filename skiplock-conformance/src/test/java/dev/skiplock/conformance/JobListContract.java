@@ -1,0 +1,118 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.Job;
+import dev.skiplock.JobClient;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobPage;
+import dev.skiplock.JobQuery;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The job list against every filter it takes. Each database reads it its own way (PostgreSQL: the
+ * live jobs and the history, each by its indexes; SQLite: the statuses jobs rarely end in from an
+ * index of their own, migration 0020, the rest by a walk of the ids), and each must list exactly
+ * the jobs a filter matches, newest first, page after page.
+ */
+abstract class JobListContract extends ContractBase {
+    private static final int PAGE = 2;
+
+    record Work(int n) {
+    }
+
+    /**
+     * 24 jobs over two tenants, two queues and two kinds, queued, cancelled, failed (a cancelled
+     * dependency), succeeded and waiting: every status filter (none included), alone, with a queue
+     * and with a kind, lists in pages of two what the jobs themselves say, for either tenant and for
+     * every tenant.
+     */
+    @Test
+    void everyFilterListsExactlyTheJobsItMatchesNewestFirstInPages() {
+        Skiplock worker = started(builder(config -> config.queue("done", 1))
+                .handler("ok", Work.class, context -> JobOutcome.complete()));
+        Skiplock client = client();
+        JobClient acme = client.tenant("acme");
+        Map<String, JobClient> tenants = Map.of(Skiplock.DEFAULT_TENANT, client, "acme", acme);
+        List<Job> enqueued = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            JobClient tenant = i % 3 == 0 ? acme : client;
+            String kind = i % 2 == 0 ? "ok" : "other";
+            JobRequest parked = JobRequest.of(kind, new Work(i)).withQueue("parked");
+            enqueued.add(switch (i % 4) {
+                case 0 -> tenant.enqueue(parked);
+                case 1 -> {
+                    Job job = tenant.enqueue(parked);
+                    tenant.cancel(job.id());
+                    yield job;
+                }
+                case 2 -> {
+                    Job cancelled = tenant.enqueue(JobRequest.of("other", new Work(-i)).withQueue("parked"));
+                    tenant.cancel(cancelled.id());
+                    enqueued.add(cancelled);
+                    yield tenant.enqueue(parked.withDependsOn(List.of(cancelled.id())));
+                }
+                default -> tenant.enqueue(JobRequest.of("ok", new Work(i)).withQueue("done"));
+            });
+        }
+        enqueued.add(acme.enqueue(JobRequest.of("ok", new Work(100)).withQueue("parked")
+                .withDependsOn(List.of(enqueued.getFirst().id()))));
+        for (Job job : enqueued) {
+            if (job.queue().equals("done")) {
+                JobClient owner = tenants.get(job.tenant());
+                await().atMost(WAIT).until(() -> owner.get(job.id()).orElseThrow().status() == JobStatus.SUCCEEDED);
+            }
+        }
+        List<Job> jobs = enqueued.stream()
+                .map(job -> tenants.get(job.tenant()).get(job.id()).orElseThrow())
+                .sorted(Comparator.comparing((Job job) -> job.id().toString()).reversed())
+                .toList();
+        assertThat(jobs).extracting(Job::status).contains(JobStatus.QUEUED, JobStatus.CANCELLED, JobStatus.FAILED,
+                JobStatus.SUCCEEDED, JobStatus.WAITING);
+
+        List<JobStatus> statuses = new ArrayList<>(Arrays.asList(JobStatus.values()));
+        statuses.add(null);
+        for (JobStatus status : statuses) {
+            for (JobQuery query : List.of(JobQuery.all().withStatus(status),
+                    JobQuery.all().withStatus(status).withQueue("parked"),
+                    JobQuery.all().withStatus(status).withKind("other"))) {
+                List<Job> matching = jobs.stream().filter(job -> (status == null || job.status() == status)
+                        && (query.queue() == null || job.queue().equals(query.queue()))
+                        && (query.kind() == null || job.kind().equals(query.kind()))).toList();
+                for (String tenant : tenants.keySet()) {
+                    assertThat(ids(pages(tenants.get(tenant)::list, query))).as("%s of tenant %s", query, tenant)
+                            .isEqualTo(ids(matching.stream().filter(job -> job.tenant().equals(tenant)).toList()));
+                }
+                assertThat(ids(pages(client::listAllTenants, query))).as("%s of every tenant", query)
+                        .isEqualTo(ids(matching));
+            }
+        }
+    }
+
+    /** Every page of {@code query} (its limit set to two), following each page's cursor. */
+    private static List<Job> pages(Function<JobQuery, JobPage> list, JobQuery query) {
+        List<Job> listed = new ArrayList<>();
+        JobPage page = list.apply(query.withLimit(PAGE));
+        listed.addAll(page.jobs());
+        while (page.nextCursor() != null) {
+            page = list.apply(query.withLimit(PAGE).withCursor(page.nextCursor()));
+            listed.addAll(page.jobs());
+        }
+        return listed;
+    }
+
+    private static List<UUID> ids(List<Job> jobs) {
+        return jobs.stream().map(Job::id).toList();
+    }
+}

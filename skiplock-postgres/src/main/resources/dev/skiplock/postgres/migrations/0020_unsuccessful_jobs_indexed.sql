@@ -1,0 +1,3 @@
+-- Nothing to change here: PostgreSQL's job list reads the history by its own indexes per tenant and
+-- status, queue or kind (0011). SQLite's 0020 gives its list an index of the jobs that ended without
+-- success. This number is SQLite's (both drivers list the same migration numbers).
