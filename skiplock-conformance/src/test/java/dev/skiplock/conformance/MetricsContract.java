@@ -16,6 +16,8 @@ import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.JobStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -240,10 +242,11 @@ abstract class MetricsContract extends ContractBase {
      * tenant's: not the first in claim order (a higher priority's), not a job not yet due (in the
      * highest priority, the lowest, or a whole queue), not another tenant's. The statement reads
      * each priority's first due job (issue #12), so priorities with delayed jobs only, above and
-     * below the due ones, and queues past the first are each a case of its walk.
+     * below the due ones, and queues past the first are each a case of its walk; another tenant's
+     * older job in the same priority is one of its tenant test.
      */
     @Test
-    void theOldestQueuedJobIsTheEarliestDueOfTheQueueOverItsPrioritiesAndOfTheTenantOnly() {
+    void theOldestQueuedJobIsTheEarliestDueOfTheQueueOverItsPrioritiesAndOfTheTenantOnly() throws SQLException {
         Skiplock skiplock = client();
         Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         Instant tomorrow = now.plus(Duration.ofDays(1));
@@ -257,15 +260,33 @@ abstract class MetricsContract extends ContractBase {
         enqueueAt(skiplock, "zeta", 3, tomorrow);
         enqueueAt(skiplock, "zeta", -3, now.minus(Duration.ofMinutes(2)));
         enqueueAt(north, "mail", 50, now.minus(Duration.ofHours(2)));
+        enqueueAt(north, "mail", 0, now.minus(Duration.ofHours(3)));
         enqueueAt(north, "nightly", 0, now.minus(Duration.ofMinutes(3)));
 
-        assertThat(oldestQueued(skiplock.activity())).isEqualTo(Map.of(
-                "mail", now.minus(Duration.ofHours(1)), "zeta", now.minus(Duration.ofMinutes(2))));
-        assertThat(oldestQueued(north.activity())).isEqualTo(Map.of(
-                "mail", now.minus(Duration.ofHours(2)), "nightly", now.minus(Duration.ofMinutes(3))));
-        assertThat(oldestQueued(skiplock.activityAllTenants())).isEqualTo(Map.of(
-                "mail", now.minus(Duration.ofHours(2)), "zeta", now.minus(Duration.ofMinutes(2)),
-                "nightly", now.minus(Duration.ofMinutes(3))));
+        Map<String, Instant> ofDefault = Map.of(
+                "mail", now.minus(Duration.ofHours(1)), "zeta", now.minus(Duration.ofMinutes(2)));
+        Map<String, Instant> ofNorth = Map.of(
+                "mail", now.minus(Duration.ofHours(3)), "nightly", now.minus(Duration.ofMinutes(3)));
+        Map<String, Instant> ofAll = Map.of(
+                "mail", now.minus(Duration.ofHours(3)), "zeta", now.minus(Duration.ofMinutes(2)),
+                "nightly", now.minus(Duration.ofMinutes(3)));
+        assertThat(oldestQueued(skiplock.activity())).isEqualTo(ofDefault);
+        assertThat(oldestQueued(north.activity())).isEqualTo(ofNorth);
+        assertThat(oldestQueued(skiplock.activityAllTenants())).isEqualTo(ofAll);
+        // The store reads these few jobs with oldest_queued; the probes of oldest_queued_by_priority
+        // (for queues of many jobs) must find the same.
+        for (String statement : List.of("oldest_queued", "oldest_queued_by_priority")) {
+            assertThat(oldestQueued(skiplock, statement, Skiplock.DEFAULT_TENANT)).as(statement).isEqualTo(ofDefault);
+            assertThat(oldestQueued(skiplock, statement, "north")).as(statement).isEqualTo(ofNorth);
+            assertThat(oldestQueued(skiplock, statement, null)).as(statement).isEqualTo(ofAll);
+        }
+    }
+
+    /** Each queue's oldest due job of {@code tenant} (null: every tenant) by {@code statement} of jobs.sql. */
+    private static Map<String, Instant> oldestQueued(Skiplock client, String statement, String tenant) throws SQLException {
+        try (Connection connection = client.dataSource().getConnection()) {
+            return OldestQueuedCall.run(connection, FastPathContract.driver(client), statement, tenant);
+        }
     }
 
     private static void enqueueAt(JobClient client, String queue, int priority, Instant runAt) {

@@ -6,9 +6,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * oldest_queued reads each priority's first due job from skiplock_jobs_claimable, where
- * min(available_at) over the queued jobs read every one, delayed ones included (see
- * PostgresOldestQueuedPlanTest). MetricsContract holds both databases to what it returns.
+ * oldest_queued_by_priority, the store's read of each queue's oldest due job once queues hold many
+ * jobs, reads each priority's first due job from skiplock_jobs_claimable, where oldest_queued,
+ * min(available_at) over the queued jobs, reads every one, delayed ones included (see
+ * PostgresOldestQueuedPlanTest). MetricsContract holds both statements to the same answer.
  */
 class SqliteOldestQueuedPlanTest extends ContractBase {
     @Override
@@ -19,9 +20,9 @@ class SqliteOldestQueuedPlanTest extends ContractBase {
     /** Each priority's due jobs are a range of the index, up to now; no step scans the table or the index whole. */
     @Test
     void theOldestQueuedJobIsReadFromEachPriorityUpToNow() throws Exception {
-        List<String> plan = SqlitePlan.of(client(), "oldest_queued", (explain, index, name, driver) -> {
+        List<String> plan = SqlitePlan.of(client(), "oldest_queued_by_priority", (explain, index, name, driver) -> {
             if (!name.equals("tenant")) {
-                throw new IllegalStateException("oldest_queued has a new parameter: " + name);
+                throw new IllegalStateException("oldest_queued_by_priority has a new parameter: " + name);
             }
             explain.setString(index, "default");
         });
