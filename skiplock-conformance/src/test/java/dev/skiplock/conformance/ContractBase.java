@@ -92,6 +92,21 @@ abstract class ContractBase {
     }
 
     /**
+     * Waits for {@code latch} through interrupts: code the test pauses (a handler, a statement) goes
+     * on once the test lets it, whatever the engine meanwhile asks of its thread.
+     */
+    static void awaitIgnoringInterrupts(CountDownLatch latch) {
+        while (true) {
+            try {
+                latch.await();
+                return;
+            } catch (InterruptedException e) {
+                // the engine stops this thread (a lost lease, a shutdown): the paused code finishes first
+            }
+        }
+    }
+
+    /**
      * Waits until a counter reaches {@code expected}: the completer counts an outcome after its
      * statement committed, so a test that saw the status in the database may read the counter first.
      */

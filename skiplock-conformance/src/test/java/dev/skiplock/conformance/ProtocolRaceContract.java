@@ -526,16 +526,6 @@ abstract class ProtocolRaceContract extends ContractBase {
                 .map(event -> event.status() + "@" + event.attempt()).toList();
     }
 
-    private static void awaitIgnoringInterrupts(CountDownLatch latch) {
-        while (true) {
-            try {
-                latch.await();
-                return;
-            } catch (InterruptedException e) {
-                // the worker lost this execution's lease: it finishes anyway, as a stale execution would
-            }
-        }
-    }
 
     private static void sleepMillis(long millis) {
         try {

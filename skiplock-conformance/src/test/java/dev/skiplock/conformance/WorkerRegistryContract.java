@@ -8,14 +8,23 @@ import dev.skiplock.Skiplock;
 import dev.skiplock.WorkerInfo;
 import dev.skiplock.internal.store.WorkerStore;
 import dev.skiplock.spi.Dialect;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,7 +63,10 @@ abstract class WorkerRegistryContract extends ContractBase {
     void aRunningWorkerIsListedFirstHoweverManyWorkersStoppedOrCrashedSinceItStarted() throws Exception {
         Skiplock worker = started(builder(config -> config.queue("default", 1))
                 .handler("work", Work.class, context -> JobOutcome.complete()));
-        Skiplock client = client();
+        // The reader's heartbeat interval decides who is stale: 10 s (stale after 30), so a heartbeat
+        // of the worker (every 500 ms) that the 500 writes below hold up cannot make it stale.
+        Skiplock client = track(builder(config -> config.heartbeatInterval(Duration.ofSeconds(10))
+                .leaseTtl(Duration.ofSeconds(30))).build());
         WorkerStore registry = registry(client);
         for (int i = 0; i < 499; i++) {
             registry.registerWorker("gone-" + i, "host-1", 1, List.of("default"), 1);
@@ -108,6 +120,104 @@ abstract class WorkerRegistryContract extends ContractBase {
 
         await().atMost(WAIT).until(() -> client.workers().stream()
                 .anyMatch(info -> info.id().equals(id) && info.status().equals("active")));
+    }
+
+    /**
+     * Forced: a heartbeat finds the worker's row deleted and is about to register it again when the
+     * worker closes. The close waits for that registration, then marks the row stopped. Without the
+     * lock between the two, the close marked no row (there was none yet) and the registration then
+     * wrote a live one: a closed worker listed as running, then stale, for a day.
+     */
+    @Test
+    void aWorkerClosingWhileItsHeartbeatRegistersItAgainEndsStopped() throws Exception {
+        Skiplock client = client();
+        AtomicInteger registrations = new AtomicInteger();
+        CountDownLatch registering = new CountDownLatch(1);
+        CountDownLatch mayRegister = new CountDownLatch(1);
+        CountDownLatch registered = new CountDownLatch(1);
+        DataSource pausing = pausingStatements(client.dataSource(), "INSERT INTO skiplock_workers", run -> {
+            boolean again = registrations.incrementAndGet() == 2; // the first is the start's
+            if (again) {
+                registering.countDown();
+                awaitIgnoringInterrupts(mayRegister);
+            }
+            run.run();
+            if (again) {
+                registered.countDown();
+            }
+        });
+        Skiplock worker = track(Skiplock.builder().dataSource(pausing).config(fastConfig().queue("default", 1).build())
+                .handler("work", Work.class, context -> JobOutcome.complete()).build()).start();
+        String id = worker.config().workerId();
+        assertThat(Jdbc.update(client.dataSource(), "DELETE FROM skiplock_workers WHERE id = ?", id)).isEqualTo(1);
+        assertThat(registering.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the heartbeat registers again").isTrue();
+
+        Thread closer = new Thread(worker::close, "closer");
+        closer.start();
+        await().atMost(WAIT).until(() -> !closer.isAlive() || stoppingTheWorker(closer));
+        mayRegister.countDown();
+        closer.join(WAIT.toMillis());
+        assertThat(registered.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(client.workers()).filteredOn(info -> info.id().equals(id)).extracting(WorkerInfo::status)
+                .containsExactly("stopped");
+    }
+
+    /** Whether {@code thread} is in the engine's call that marks its worker stopped. */
+    private static boolean stoppingTheWorker(Thread thread) {
+        return Arrays.stream(thread.getStackTrace()).anyMatch(frame -> frame.getMethodName().equals("stopWorker"));
+    }
+
+    /** What runs a paused statement: the test's code around {@code run.run()}, which executes it. */
+    @FunctionalInterface
+    interface Around {
+        void execute(Runnable run) throws Exception;
+    }
+
+    /** {@code target} whose statements starting with {@code prefix} execute through {@code around}. */
+    private static DataSource pausingStatements(DataSource target, String prefix, Around around) {
+        return proxy(DataSource.class, target, (method, args, call) -> {
+            Object result = call.call();
+            if (!method.getName().equals("getConnection")) {
+                return result;
+            }
+            return proxy(Connection.class, (Connection) result, (connectionMethod, connectionArgs, connectionCall) -> {
+                Object prepared = connectionCall.call();
+                if (!connectionMethod.getName().equals("prepareStatement") || !((String) connectionArgs[0]).startsWith(prefix)) {
+                    return prepared;
+                }
+                return proxy(PreparedStatement.class, (PreparedStatement) prepared, (statementMethod, statementArgs, statementCall) -> {
+                    if (!statementMethod.getName().startsWith("execute")) {
+                        return statementCall.call();
+                    }
+                    Object[] answer = new Object[1];
+                    around.execute(() -> {
+                        try {
+                            answer[0] = statementCall.call();
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+                    return answer[0];
+                });
+            });
+        });
+    }
+
+    /** A call on a proxy: its method, its arguments, and the call of the target. */
+    @FunctionalInterface
+    private interface Intercept {
+        Object on(Method method, Object[] args, Callable<Object> call) throws Exception;
+    }
+
+    private static <T> T proxy(Class<T> type, T target, Intercept intercept) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
+                (self, method, args) -> intercept.on(method, args, () -> {
+                    try {
+                        return method.invoke(target, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause() instanceof Exception cause ? cause : new IllegalStateException(e.getCause());
+                    }
+                })));
     }
 
     private static WorkerStore registry(Skiplock client) {

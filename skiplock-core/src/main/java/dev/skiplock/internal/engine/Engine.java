@@ -121,7 +121,7 @@ public final class Engine implements Worker {
         timers.shutdownNow();
         runner.stop();
         try {
-            stores.workers().stopWorker(config.workerId());
+            leaseKeeper.stopWorker();
         } catch (RuntimeException e) {
             LOG.warn("could not mark worker {} stopped: {}", config.workerId(), e.getMessage());
         }

@@ -35,6 +35,8 @@ final class LeaseKeeper {
     private final JobStore store;
     private final WorkerStore workers;
     private final Parts parts;
+    private final Object registryRow = new Object();
+    private boolean stopped;
 
     LeaseKeeper(SkiplockConfig config, JobStore store, WorkerStore workers, Parts parts) {
         this.config = config;
@@ -60,11 +62,7 @@ final class LeaseKeeper {
         // must not skip that for this tick (the long fault run caught one given back too late).
         parts.lostClaims().retry();
         try {
-            // The registry shows idle workers as alive too. A worker silent for a day (a paused VM, a
-            // long partition) may find its row deleted by retention: it registers again.
-            if (!workers.touchWorker(config.workerId())) {
-                registerWorker();
-            }
+            touchWorker();
         } catch (RuntimeException e) {
             // the leases below matter more than the registry's last-seen time: extend them anyway
             LOG.warn("could not touch this worker's registry row; extending leases anyway: {}", e.getMessage());
@@ -93,11 +91,35 @@ final class LeaseKeeper {
         }
     }
 
-    /** Writes this worker's registry row (again, after retention deleted it); first of all at start. */
+    /** Writes this worker's registry row; first of all at start. */
     void registerWorker() {
         int concurrency = config.queues().values().stream().mapToInt(Integer::intValue).sum();
         workers.registerWorker(config.workerId(), config.hostId(), ProcessHandle.current().pid(),
                 List.copyOf(new TreeSet<>(config.queues().keySet())), concurrency);
+    }
+
+    /**
+     * The registry shows idle workers as alive too. A worker silent for a day (a paused VM, a long
+     * partition) may find its row deleted by retention: it registers again, unless it has stopped
+     * meanwhile (the lock orders this against {@link #stopWorker}: a heartbeat under way when the
+     * worker closes must not write the row back without its stop).
+     */
+    private void touchWorker() {
+        synchronized (registryRow) {
+            if (!stopped && !workers.touchWorker(config.workerId())) {
+                LOG.info("worker {} found its registry row deleted (silent longer than the retention): registering again",
+                        config.workerId());
+                registerWorker();
+            }
+        }
+    }
+
+    /** Marks this worker stopped in the registry; no heartbeat writes its row after this. */
+    void stopWorker() {
+        synchronized (registryRow) {
+            stopped = true;
+            workers.stopWorker(config.workerId());
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.skiplock.internal.engine;
 
 import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.internal.store.KeptAtLeastADay;
 import dev.skiplock.internal.store.Stores;
 import dev.skiplock.internal.store.WorkerStore;
 import java.time.Duration;
@@ -12,11 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes expired history every {@code pruneInterval}: finished jobs, then cron slot markers (kept
- * at least {@link CronStore#MIN_MARKER_AGE}), then the registry's rows of workers stopped or silent
- * (kept at least {@link WorkerStore#MIN_AGE}). Ages are the database's; the jobs' walk stops at ids
- * by wall time ({@link JobStore#pruneFinished}). Any node does it; the statements re-check status
- * and age on the rows they delete.
+ * Deletes expired history every {@code pruneInterval}: finished jobs, then cron slot markers and the
+ * registry's rows of workers stopped or silent (both kept at least a day: {@link KeptAtLeastADay}).
+ * Ages are the database's; the jobs' walk stops at ids by wall time ({@link JobStore#pruneFinished}).
+ * Any node does it; the statements re-check status and age on the rows they delete.
  */
 final class Retention {
     private static final Logger LOG = LoggerFactory.getLogger(Retention.class);
@@ -50,12 +50,12 @@ final class Retention {
         }
         int slots = pruneInBatches(() -> cron.pruneCronSlots(retention, PRUNE_BATCH));
         if (slots > 0) {
-            LOG.info("retention deleted {} cron slot markers older than {}", slots, CronStore.markerAge(retention));
+            LOG.info("retention deleted {} cron slot markers older than {}", slots, KeptAtLeastADay.under(retention));
         }
         int stopped = pruneInBatches(() -> workers.pruneWorkers(retention, PRUNE_BATCH));
         if (stopped > 0) {
             LOG.info("retention deleted the registry's rows of {} workers stopped or silent for longer than {}",
-                    stopped, WorkerStore.keptFor(retention));
+                    stopped, KeptAtLeastADay.under(retention));
         }
     }
 

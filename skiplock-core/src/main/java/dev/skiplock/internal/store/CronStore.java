@@ -15,11 +15,6 @@ public final class CronStore {
     /** The statements every driver's {@code cron.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("claim_cron_slot", "prune_cron_slots");
 
-    /**
-     * Markers are kept at least this long, whatever the retention: a scheduler whose clock is behind
-     * by less than this (minus the minute a late slot may still fire) finds the marker and skips.
-     */
-    public static final Duration MIN_MARKER_AGE = Duration.ofDays(1);
 
     private final SqlRunner sql;
     private final JobStore jobs;
@@ -42,15 +37,13 @@ public final class CronStore {
     }
 
     /**
-     * Deletes up to {@code limit} markers recorded more than {@link #markerAge(Duration) markerAge(retention)}
-     * ago; returns how many.
+     * Deletes up to {@code limit} markers recorded more than {@link KeptAtLeastADay#under(Duration)
+     * KeptAtLeastADay.under(retention)} ago; returns how many. Markers are kept at least a day, whatever
+     * the retention: a scheduler whose clock is behind by less than that (minus the minute a late
+     * slot may still fire) finds the marker and skips.
      */
     public int pruneCronSlots(Duration retention, int limit) {
-        return sql.update("prune_cron_slots", Params.of("age_ms", markerAge(retention).toMillis(), "limit", limit));
+        return sql.update("prune_cron_slots", Params.of("age_ms", KeptAtLeastADay.under(retention).toMillis(), "limit", limit));
     }
 
-    /** How long markers are kept under {@code retention}: the retention, but never less than {@link #MIN_MARKER_AGE}. */
-    public static Duration markerAge(Duration retention) {
-        return retention.compareTo(MIN_MARKER_AGE) > 0 ? retention : MIN_MARKER_AGE;
-    }
 }

@@ -14,13 +14,6 @@ public final class WorkerStore {
     public static final List<String> STATEMENTS = List.of("register_worker", "touch_worker", "stop_worker",
             "list_workers", "prune_workers");
 
-    /**
-     * The least time a worker's row is kept after it stopped or went silent, whatever the retention:
-     * far above any heartbeat interval, so no running worker's row is deleted between two heartbeats,
-     * and long enough for an operator to see a crashed worker as stale.
-     */
-    public static final Duration MIN_AGE = Duration.ofDays(1);
-
     private final SqlRunner sql;
 
     public WorkerStore(DataSource dataSource, Driver driver) {
@@ -43,15 +36,10 @@ public final class WorkerStore {
 
     /**
      * Deletes up to {@code limit} rows of workers stopped or silent for longer than
-     * {@link #keptFor(Duration) keptFor(retention)}; returns how many.
+     * {@link KeptAtLeastADay#under(Duration) KeptAtLeastADay.under(retention)}; returns how many.
      */
     public int pruneWorkers(Duration retention, int limit) {
-        return sql.update("prune_workers", Params.of("age_ms", keptFor(retention).toMillis(), "limit", limit));
-    }
-
-    /** How long a stopped or silent worker's row is kept under {@code retention}: the retention, but never less than {@link #MIN_AGE}. */
-    public static Duration keptFor(Duration retention) {
-        return retention.compareTo(MIN_AGE) > 0 ? retention : MIN_AGE;
+        return sql.update("prune_workers", Params.of("age_ms", KeptAtLeastADay.under(retention).toMillis(), "limit", limit));
     }
 
     /** Active workers first, then stale, then stopped; newest first within each; at most 500. */

@@ -13,14 +13,15 @@ UPDATE skiplock_workers SET stopped_at = now() WHERE id = :id
 
 -- name: list_workers
 -- A worker that missed three heartbeats is stale; the database clock decides. Active workers come
--- first, then stale ones, then stopped ones (the statuses' alphabetical order), so no number of
--- workers that crashed or stopped since it started hides one that runs from the list's 500.
-SELECT id, host, pid, queues, concurrency, started_at, last_heartbeat_at,
-       CASE WHEN stopped_at IS NOT NULL THEN 'stopped'
-            WHEN last_heartbeat_at < now() - 3 * :heartbeat_ms * interval '1 millisecond' THEN 'stale'
-            ELSE 'active' END AS status
-FROM skiplock_workers
-ORDER BY status, started_at DESC
+-- first, then stale ones, then stopped ones, so no number of workers that crashed or stopped since
+-- it started hides one that runs from the list's 500.
+SELECT * FROM (
+    SELECT id, host, pid, queues, concurrency, started_at, last_heartbeat_at,
+           CASE WHEN stopped_at IS NOT NULL THEN 'stopped'
+                WHEN last_heartbeat_at < now() - 3 * :heartbeat_ms * interval '1 millisecond' THEN 'stale'
+                ELSE 'active' END AS status
+    FROM skiplock_workers) AS w
+ORDER BY CASE w.status WHEN 'active' THEN 0 WHEN 'stale' THEN 1 ELSE 2 END, w.started_at DESC
 LIMIT 500
 
 -- name: prune_workers
