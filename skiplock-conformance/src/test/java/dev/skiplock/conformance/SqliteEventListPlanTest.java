@@ -2,6 +2,11 @@ package dev.skiplock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.skiplock.Job;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -16,6 +21,36 @@ class SqliteEventListPlanTest extends ContractBase {
     @Override
     protected TestDatabase newDatabase() {
         return new SqliteTestDatabase();
+    }
+
+    record Work(int n) {
+    }
+
+    /**
+     * list_events spells out the view skiplock_job_event_log (migration 0018), which the tests of
+     * SQLite's bookkeeping read: both list the same events of a job that failed once, logged, and
+     * succeeded (rows, and events read from the job row).
+     */
+    @Test
+    void theListAndTheViewHoldTheSameEvents() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("flaky", Work.class, context -> {
+                    context.log("stdout", "attempt " + context.attempt());
+                    if (context.attempt() == 1) {
+                        throw new IllegalStateException("first attempt fails");
+                    }
+                    return JobOutcome.complete();
+                }));
+        Job job = worker.enqueue(JobRequest.of("flaky", new Work(0)).withMaxAttempts(2));
+        awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
+
+        List<String> listed = worker.events(job.id(), 0, 1000).stream()
+                .map(event -> event.seq() + " " + event.type() + " " + event.status() + " " + event.message()).toList();
+        List<String> inTheView = Jdbc.query(worker.dataSource(), "SELECT seq, type, status, message"
+                + " FROM skiplock_job_event_log WHERE job_id = '" + job.id() + "' ORDER BY seq",
+                row -> row.getLong("seq") + " " + row.getString("type") + " " + row.getString("status") + " "
+                        + row.getString("message"));
+        assertThat(listed).hasSize(7).isEqualTo(inTheView);
     }
 
     @Test
