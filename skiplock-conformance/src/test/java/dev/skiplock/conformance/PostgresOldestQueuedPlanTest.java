@@ -2,7 +2,9 @@ package dev.skiplock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.skiplock.Job;
 import dev.skiplock.JobRequest;
+import dev.skiplock.QueueActivity;
 import dev.skiplock.Skiplock;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -15,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * oldest queued job every 2 s. oldest_queued, min(available_at) over the queued jobs, reads every
  * one, delayed ones included (500,000 delayed by a day: 55-62 ms a call, issue #12); the store reads
  * queues of many jobs with oldest_queued_by_priority, which reads each priority's first due job
- * (OldestQueuedStatementTest: which one; MetricsContract: both find the same, on both databases).
+ * (OldestQueuedReadTest: which one; MetricsContract: both find the same, on both databases).
  */
 class PostgresOldestQueuedPlanTest extends ContractBase {
     @Override
@@ -33,7 +35,7 @@ class PostgresOldestQueuedPlanTest extends ContractBase {
     void theOldestQueuedJobIsFoundWithoutReadingTheDelayedJobs() throws Exception {
         Skiplock producer = client();
         PostgresClaimPlanTest.enqueueDelayed(producer, 5, 0);
-        producer.enqueue(JobRequest.of("work", new PostgresClaimPlanTest.Work(-1)).withPriority(-5));
+        Job due = producer.enqueue(JobRequest.of("work", new PostgresClaimPlanTest.Work(-1)).withPriority(-5));
         try (Connection reader = DriverManager.getConnection(database.url())) {
             try (Statement statement = reader.createStatement()) {
                 statement.execute("VACUUM ANALYZE skiplock_jobs");
@@ -56,5 +58,9 @@ class PostgresOldestQueuedPlanTest extends ContractBase {
                 }
             }
         }
+        // 10,001 queued jobs in one queue, all the tenant's: the store reads them by the probes.
+        assertThat(producer.activity()).singleElement().extracting(QueueActivity::oldestQueuedAt).isEqualTo(due.availableAt());
+        assertThat(producer.activityAllTenants()).singleElement().extracting(QueueActivity::oldestQueuedAt)
+                .isEqualTo(due.availableAt());
     }
 }

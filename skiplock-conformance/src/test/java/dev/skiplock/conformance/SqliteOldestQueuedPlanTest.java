@@ -2,6 +2,10 @@ package dev.skiplock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.skiplock.Job;
+import dev.skiplock.JobRequest;
+import dev.skiplock.QueueActivity;
+import dev.skiplock.Skiplock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -15,6 +19,17 @@ class SqliteOldestQueuedPlanTest extends ContractBase {
     @Override
     protected TestDatabase newDatabase() {
         return new SqliteTestDatabase();
+    }
+
+    /** 10,001 queued jobs in one queue, all the tenant's: the store reads the oldest due one by the probes. */
+    @Test
+    void aQueueOfManyJobsIsReadByTheProbes() {
+        Skiplock producer = client();
+        PostgresClaimPlanTest.enqueueDelayed(producer, 5, 0);
+        Job due = producer.enqueue(JobRequest.of("work", new PostgresClaimPlanTest.Work(-1)).withPriority(-5));
+        assertThat(producer.activity()).singleElement().extracting(QueueActivity::oldestQueuedAt).isEqualTo(due.availableAt());
+        assertThat(producer.activityAllTenants()).singleElement().extracting(QueueActivity::oldestQueuedAt)
+                .isEqualTo(due.availableAt());
     }
 
     /** Each priority's due jobs are a range of the index, up to now; no step scans the table or the index whole. */

@@ -56,9 +56,6 @@ public final class JobStore {
      */
     static final Duration ENQUEUE_CLOCK_MARGIN = Duration.ofMinutes(1);
 
-    /** Queued jobs a queue holds on average past which its oldest due job is found by probes (see oldestQueuedStatement). */
-    static final long PROBED_ABOVE = 1_000;
-
     private final SqlRunner sql;
     private final JobInserter inserter;
     private final SignalStore signals;
@@ -508,42 +505,13 @@ public final class JobStore {
                 + sql.update(connection, "compact_job_throughput", Params.of()));
     }
 
-    /**
-     * Which statement finds each queue's oldest due job, by the queued jobs in the counts table of
-     * the tenant asked for ({@code tenantCounts}) and of every tenant ({@code allCounts}; the same
-     * list when no tenant is asked for). oldest_queued reads every queued job of the claimable
-     * index, about 0.4 µs each. oldest_queued_by_priority probes each queue and each of its
-     * priorities, 10-20 µs a probe whatever their jobs, and in each priority reads the rows of other
-     * tenants' due jobs until it meets one of the tenant's, slower a job than the walk (300,000 of
-     * another tenant ahead of the tenant's one: 60-350 ms, against 28-39 ms). So the probes are read
-     * only when queues hold more than {@link #PROBED_ABOVE} queued jobs on average and every queued
-     * job is the tenant's (a deployment of one tenant, or an administrator's view).
-     */
-    static String oldestQueuedStatement(List<QueueCount> tenantCounts, List<QueueCount> allCounts) {
-        Map<String, Long> everyTenants = queuedPerQueue(allCounts);
-        long queued = everyTenants.values().stream().mapToLong(Long::longValue).sum();
-        long tenantsQueued = queuedPerQueue(tenantCounts).values().stream().mapToLong(Long::longValue).sum();
-        boolean manyPerQueue = queued > PROBED_ABOVE * everyTenants.size();
-        return manyPerQueue && tenantsQueued == queued ? "oldest_queued_by_priority" : "oldest_queued";
-    }
-
-    private static Map<String, Long> queuedPerQueue(List<QueueCount> counts) {
-        Map<String, Long> queued = new HashMap<>();
-        for (QueueCount count : counts) {
-            if (count.status() == JobStatus.QUEUED && count.jobs() > 0) {
-                queued.merge(count.queue(), count.jobs(), Long::sum);
-            }
-        }
-        return queued;
-    }
-
     /** Per queue of {@code tenant} (every tenant when {@code null}): its oldest available job and finishes per minute. */
     public List<QueueActivity> queueActivity(String tenant) {
         return withConnection(connection -> {
             Map<String, Instant> oldest = new TreeMap<>();
             List<QueueCount> tenantCounts = countJobs(connection, tenant);
-            String statement = oldestQueuedStatement(tenantCounts,
-                    tenant == null ? tenantCounts : countJobs(connection, null));
+            String statement = OldestQueuedRead.statement(tenantCounts,
+                    () -> tenant == null ? tenantCounts : countJobs(connection, null));
             sql.query(connection, statement, Params.of("tenant", tenant),
                     row -> oldest.put(row.getString("queue"), sql.dialect().getInstant(row, row.findColumn("oldest"))));
             Map<String, long[]> finished = new TreeMap<>();

@@ -588,7 +588,7 @@ WHERE status = 'queued' AND available_at <= now()
 GROUP BY queue
 
 -- name: oldest_queued_by_priority
--- oldest_queued, for queues of many jobs, all of the tenant's (JobStore.oldestQueuedStatement
+-- oldest_queued, for queues of many jobs, all of the tenant's (OldestQueuedRead
 -- chooses). A priority's first entry in skiplock_jobs_claimable is its oldest job, so this reads a
 -- few entries per queue and priority: the queues with queued jobs, each found by one probe of the
 -- index past the last (queues); their priorities, each found by one probe below the last (levels,

@@ -10,40 +10,47 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Each queue's oldest due job is read by a walk of every queued job, unless queues hold more than
- * {@link JobStore#PROBED_ABOVE} on average and all of them are the tenant's: then by probes of each
+ * {@link OldestQueuedRead#PROBED_ABOVE} on average and all of them are the tenant's: then by probes of each
  * queue's priorities (MetricsContract holds both statements to the same answer on both databases).
  */
-class OldestQueuedStatementTest {
-    private static final String WALK = "oldest_queued";
-    private static final String PROBES = "oldest_queued_by_priority";
+class OldestQueuedReadTest {
+    private static final String WALK = OldestQueuedRead.WALK;
+    private static final String PROBES = OldestQueuedRead.PROBES;
 
     @Test
     void fewQueuedJobsAQueueAreWalked() {
-        assertThat(JobStore.oldestQueuedStatement(List.of(), List.of())).isEqualTo(WALK);
+        assertThat(OldestQueuedRead.statement(List.of(), () -> List.of())).isEqualTo(WALK);
         List<QueueCount> thousand = List.of(queued("default", 1_000));
-        assertThat(JobStore.oldestQueuedStatement(thousand, thousand)).isEqualTo(WALK);
+        assertThat(OldestQueuedRead.statement(thousand, () -> thousand)).isEqualTo(WALK);
         List<QueueCount> manySmallQueues = new ArrayList<>();
         for (int i = 0; i < 5_000; i++) {
             manySmallQueues.add(queued("q" + i, 9));
         }
         manySmallQueues.add(new QueueCount("q0", JobStatus.SUCCEEDED, 10_000_000));
-        assertThat(JobStore.oldestQueuedStatement(manySmallQueues, manySmallQueues)).isEqualTo(WALK);
+        assertThat(OldestQueuedRead.statement(manySmallQueues, () -> manySmallQueues)).isEqualTo(WALK);
     }
 
     @Test
     void manyQueuedJobsAQueueAreFoundByProbesWhenAllAreTheTenants() {
         List<QueueCount> one = List.of(queued("default", 1_001));
-        assertThat(JobStore.oldestQueuedStatement(one, one)).isEqualTo(PROBES);
+        assertThat(OldestQueuedRead.statement(one, () -> one)).isEqualTo(PROBES);
         List<QueueCount> two = List.of(queued("default", 500_000), queued("mail", 3), queued("idle", 0));
-        assertThat(JobStore.oldestQueuedStatement(two, two)).as("two queues with queued jobs").isEqualTo(PROBES);
+        assertThat(OldestQueuedRead.statement(two, () -> two)).as("two queues with queued jobs").isEqualTo(PROBES);
+    }
+
+    @Test
+    void aTenantWithFewJobsAQueueIsWalkedWithoutReadingEveryTenantsCounts() {
+        assertThat(OldestQueuedRead.statement(List.of(queued("default", 10)), () -> {
+            throw new AssertionError("every tenant's counts read");
+        })).isEqualTo(WALK);
     }
 
     @Test
     void aTenantBesideOthersQueuedJobsIsWalked() {
         List<QueueCount> everyTenants = List.of(queued("default", 300_001));
-        assertThat(JobStore.oldestQueuedStatement(List.of(queued("default", 1)), everyTenants)).isEqualTo(WALK);
-        assertThat(JobStore.oldestQueuedStatement(List.of(queued("default", 300_000)), everyTenants)).isEqualTo(WALK);
-        assertThat(JobStore.oldestQueuedStatement(everyTenants, everyTenants)).isEqualTo(PROBES);
+        assertThat(OldestQueuedRead.statement(List.of(queued("default", 1)), () -> everyTenants)).isEqualTo(WALK);
+        assertThat(OldestQueuedRead.statement(List.of(queued("default", 300_000)), () -> everyTenants)).isEqualTo(WALK);
+        assertThat(OldestQueuedRead.statement(everyTenants, () -> everyTenants)).isEqualTo(PROBES);
     }
 
     private static QueueCount queued(String queue, long jobs) {
