@@ -46,12 +46,15 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 -- name: list_jobs
 -- Newest first; the cursor is the last id of the previous page. Filters that are NULL match all.
 -- The cursor is always a bound (no cursor: above every UUIDv7 text) so the plan is a range search
--- on the id index, as in list_jobs_all_tenants. A status jobs rarely end in (failed, timed_out,
--- cancelled) is read from skiplock_jobs_unsuccessful (migration 0020) rather than by a walk of the
--- whole history: the first part of the union, whose literal IN makes the partial index usable
--- whatever :status is bound to; the second serves every other filter. Each part's guard on :status
--- alone is tested once, so the part that does not apply reads nothing; the merge in id order stops
--- at the limit.
+-- on the id index, as in list_jobs_all_tenants. A status few jobs are in is read from its own
+-- index rather than by a walk of the whole history: failed, timed_out and cancelled from
+-- skiplock_jobs_unsuccessful (migration 0020; the literal IN makes the partial index usable
+-- whatever :status is bound to), waiting from skiplock_jobs_waiting (in id order), running from
+-- skiplock_jobs_running (named: SQLite would walk the ids; the running jobs, as many as the
+-- workers' slots, are then sorted). The last part serves every other filter: queued jobs, the
+-- newest ids mostly, are met early by the walk (their index is in claim order, and a backlog is
+-- too large to sort). Each part's guard on :status alone is tested once, so a part that does not
+-- apply reads nothing; the merge in id order stops at the limit.
 SELECT * FROM skiplock_jobs
 WHERE :status IN ('failed', 'timed_out', 'cancelled') AND status IN ('failed', 'timed_out', 'cancelled')
   AND status = :status
@@ -61,7 +64,21 @@ WHERE :status IN ('failed', 'timed_out', 'cancelled') AND status IN ('failed', '
   AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
 UNION ALL
 SELECT * FROM skiplock_jobs
-WHERE (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled'))
+WHERE :status = 'waiting' AND status = 'waiting'
+  AND tenant = :tenant
+  AND (:queue IS NULL OR queue = :queue)
+  AND (:kind IS NULL OR kind = :kind)
+  AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+UNION ALL
+SELECT * FROM skiplock_jobs INDEXED BY skiplock_jobs_running
+WHERE :status = 'running' AND status = 'running'
+  AND tenant = :tenant
+  AND (:queue IS NULL OR queue = :queue)
+  AND (:kind IS NULL OR kind = :kind)
+  AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+UNION ALL
+SELECT * FROM skiplock_jobs
+WHERE (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
   AND (:status IS NULL OR status = :status)
   AND tenant = :tenant
   AND (:queue IS NULL OR queue = :queue)
@@ -82,8 +99,8 @@ SELECT tenant FROM skiplock_jobs WHERE id = :id
 -- matches. The cursor is a bound that is always there (no cursor: above every UUIDv7 text), so
 -- the plan is a range search (SEARCH ... USING INDEX sqlite_autoindex_skiplock_jobs_1 (id<?));
 -- written "(:cursor IS NULL OR id < :cursor)" it was a SCAN filtering every newer row (200,000
--- jobs, a page in the middle: 12 ms, against 0.1 ms). A status jobs rarely end in is read from
--- skiplock_jobs_unsuccessful, as in list_jobs.
+-- jobs, a page in the middle: 12 ms, against 0.1 ms). A status few jobs are in is read from its own
+-- index, as in list_jobs.
 SELECT * FROM skiplock_jobs
 WHERE :status IN ('failed', 'timed_out', 'cancelled') AND status IN ('failed', 'timed_out', 'cancelled')
   AND status = :status
@@ -92,7 +109,19 @@ WHERE :status IN ('failed', 'timed_out', 'cancelled') AND status IN ('failed', '
   AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
 UNION ALL
 SELECT * FROM skiplock_jobs
-WHERE (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled'))
+WHERE :status = 'waiting' AND status = 'waiting'
+  AND (:queue IS NULL OR queue = :queue)
+  AND (:kind IS NULL OR kind = :kind)
+  AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+UNION ALL
+SELECT * FROM skiplock_jobs INDEXED BY skiplock_jobs_running
+WHERE :status = 'running' AND status = 'running'
+  AND (:queue IS NULL OR queue = :queue)
+  AND (:kind IS NULL OR kind = :kind)
+  AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+UNION ALL
+SELECT * FROM skiplock_jobs
+WHERE (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
   AND (:status IS NULL OR status = :status)
   AND (:queue IS NULL OR queue = :queue)
   AND (:kind IS NULL OR kind = :kind)
@@ -359,7 +388,7 @@ WHERE status = 'queued' AND available_at <= CAST(unixepoch('subsec') * 1000 AS I
 GROUP BY queue
 
 -- name: oldest_queued_by_priority
--- oldest_queued, for queues of many jobs, all of the tenant's (JobStore.oldestQueuedStatement
+-- oldest_queued, for queues of many jobs, all of the tenant's (OldestQueuedRead
 -- chooses), reading a few entries of skiplock_jobs_claimable per queue and priority (see the
 -- PostgreSQL statement). 500,000 jobs delayed by a day: 60-67 ms a call with oldest_queued (a scan
 -- of the index), under 1 ms with this.
