@@ -526,7 +526,6 @@ abstract class ProtocolRaceContract extends ContractBase {
                 .map(event -> event.status() + "@" + event.attempt()).toList();
     }
 
-
     private static void sleepMillis(long millis) {
         try {
             Thread.sleep(millis); // paces the test's own producer; nothing waits on a condition here

@@ -13,6 +13,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +27,8 @@ import org.slf4j.LoggerFactory;
  */
 final class LeaseKeeper {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseKeeper.class);
+    /** How long a close waits for a heartbeat's registration before it marks the worker stopped anyway. */
+    private static final long STOP_WAIT_SECONDS = 10;
 
     /** What the lease keeper works with besides the stores: the held executions and whom it tells. */
     record Parts(Registry registry, Counters counters, LostClaims lostClaims, Stopper stopper, Waker claimers) {
@@ -35,8 +38,9 @@ final class LeaseKeeper {
     private final JobStore store;
     private final WorkerStore workers;
     private final Parts parts;
-    private final Object registryRow = new Object();
-    private boolean stopped;
+    /** Orders a heartbeat's registration of this worker against its stop (see touchWorker). */
+    private final ReentrantLock registryRow = new ReentrantLock();
+    private volatile boolean stopped;
 
     LeaseKeeper(SkiplockConfig config, JobStore store, WorkerStore workers, Parts parts) {
         this.config = config;
@@ -101,24 +105,42 @@ final class LeaseKeeper {
     /**
      * The registry shows idle workers as alive too. A worker silent for a day (a paused VM, a long
      * partition) may find its row deleted by retention: it registers again, unless it has stopped
-     * meanwhile (the lock orders this against {@link #stopWorker}: a heartbeat under way when the
-     * worker closes must not write the row back without its stop).
+     * meanwhile. A heartbeat under way when the worker closes must not write the row back without
+     * its stop: the stop waits for the heartbeat's registration, and should that hang past
+     * {@link #STOP_WAIT_SECONDS} (a connection cut without a reset), the heartbeat writes the stop
+     * after its registration itself.
      */
     private void touchWorker() {
-        synchronized (registryRow) {
+        registryRow.lock();
+        try {
             if (!stopped && !workers.touchWorker(config.workerId())) {
                 LOG.info("worker {} found its registry row deleted (silent longer than the retention): registering again",
                         config.workerId());
                 registerWorker();
+                if (stopped) {
+                    workers.stopWorker(config.workerId());
+                }
             }
+        } finally {
+            registryRow.unlock();
         }
     }
 
-    /** Marks this worker stopped in the registry; no heartbeat writes its row after this. */
+    /** Marks this worker stopped in the registry; no heartbeat leaves its row live after this. */
     void stopWorker() {
-        synchronized (registryRow) {
-            stopped = true;
+        stopped = true;
+        boolean locked = false;
+        try {
+            locked = registryRow.tryLock(STOP_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
             workers.stopWorker(config.workerId());
+        } finally {
+            if (locked) {
+                registryRow.unlock();
+            }
         }
     }
 

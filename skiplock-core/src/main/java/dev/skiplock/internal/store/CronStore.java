@@ -15,7 +15,6 @@ public final class CronStore {
     /** The statements every driver's {@code cron.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("claim_cron_slot", "prune_cron_slots");
 
-
     private final SqlRunner sql;
     private final JobStore jobs;
 
@@ -45,5 +44,4 @@ public final class CronStore {
     public int pruneCronSlots(Duration retention, int limit) {
         return sql.update("prune_cron_slots", Params.of("age_ms", KeptAtLeastADay.under(retention).toMillis(), "limit", limit));
     }
-
 }
