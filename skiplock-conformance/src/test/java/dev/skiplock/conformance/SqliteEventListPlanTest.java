@@ -29,7 +29,7 @@ class SqliteEventListPlanTest extends ContractBase {
     /**
      * list_events spells out the view skiplock_job_event_log (migration 0018), which the tests of
      * SQLite's bookkeeping read: both list the same events of a job that failed once, logged, and
-     * succeeded (rows, and events read from the job row).
+     * succeeded (rows, and events read from the job row), every column.
      */
     @Test
     void theListAndTheViewHoldTheSameEvents() {
@@ -45,11 +45,16 @@ class SqliteEventListPlanTest extends ContractBase {
         awaitStatus(worker, job.id(), JobStatus.SUCCEEDED);
 
         List<String> listed = worker.events(job.id(), 0, 1000).stream()
-                .map(event -> event.seq() + " " + event.type() + " " + event.status() + " " + event.message()).toList();
-        List<String> inTheView = Jdbc.query(worker.dataSource(), "SELECT seq, type, status, message"
-                + " FROM skiplock_job_event_log WHERE job_id = '" + job.id() + "' ORDER BY seq",
-                row -> row.getLong("seq") + " " + row.getString("type") + " " + row.getString("status") + " "
-                        + row.getString("message"));
+                .map(event -> String.join("|", String.valueOf(event.seq()), String.valueOf(event.ts().toEpochMilli()),
+                        event.jobId().toString(), String.valueOf(event.attempt()), event.type(), event.status(),
+                        event.step(), event.stream(), event.message(), event.data() == null ? null : event.data().toString()))
+                .toList();
+        List<String> inTheView = Jdbc.query(worker.dataSource(), "SELECT seq, ts, job_id, attempt, type, status, step,"
+                + " stream, message, data FROM skiplock_job_event_log WHERE job_id = '" + job.id() + "' ORDER BY seq",
+                row -> String.join("|", String.valueOf(row.getLong("seq")), String.valueOf(row.getLong("ts")),
+                        row.getString("job_id"), String.valueOf(row.getInt("attempt")), row.getString("type"),
+                        row.getString("status"), row.getString("step"), row.getString("stream"), row.getString("message"),
+                        row.getString("data")));
         assertThat(listed).hasSize(7).isEqualTo(inTheView);
     }
 
