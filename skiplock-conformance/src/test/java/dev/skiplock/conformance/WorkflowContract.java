@@ -27,6 +27,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -674,24 +675,29 @@ abstract class WorkflowContract extends ContractBase {
         CompletableFuture<Throwable> refused = new CompletableFuture<>();
         Skiplock client = client();
         Jdbc.update(client.dataSource(), "CREATE TABLE invoices (job_id TEXT PRIMARY KEY, amount INTEGER)");
-        Skiplock skiplock = worker("invoice", context -> {
-            database.stealLease(client.dataSource(), context.job().id(), "another-worker"); // now stale
-            try {
-                context.inTransaction(connection -> {
-                    insertInvoice(connection, context.job().id());
-                    context.completeInTransaction(connection, "paid");
-                    return null;
-                });
-                refused.complete(null);
-            } catch (JobStateException e) {
-                refused.complete(e);
-            }
-            return JobOutcome.complete();
-        });
+        // No heartbeat within the test: the transaction's fence alone must refuse. A heartbeat that found
+        // the lease gone first stopped the execution, which then never reached the refusal (CI hung so).
+        Skiplock skiplock = started(builder(config -> config.queue("default", 4)
+                .heartbeatInterval(Duration.ofSeconds(30)).leaseTtl(Duration.ofMinutes(1)))
+                .handler("invoice", Flow.class, context -> {
+                    database.stealLease(client.dataSource(), context.job().id(), "another-worker"); // now stale
+                    try {
+                        context.inTransaction(connection -> {
+                            insertInvoice(connection, context.job().id());
+                            context.completeInTransaction(connection, "paid");
+                            return null;
+                        });
+                        refused.complete(null);
+                    } catch (RuntimeException e) {
+                        refused.complete(e); // whatever it is, the assertion below shows it
+                    }
+                    return JobOutcome.complete();
+                }));
 
         Job job = skiplock.enqueue(flow("invoice").withMaxAttempts(1));
 
-        assertThat(refused.get()).isInstanceOf(JobStateException.class).hasMessageContaining("no longer holds its lease");
+        assertThat(refused.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(JobStateException.class)
+                .hasMessageContaining("no longer holds its lease");
         assertThat(invoices(client)).isEmpty();
         assertThat(skiplock.get(job.id()).orElseThrow().status()).isNotEqualTo(JobStatus.SUCCEEDED);
     }
