@@ -52,10 +52,10 @@ final class Retention {
         if (slots > 0) {
             LOG.info("retention deleted {} cron slot markers older than {}", slots, KeptAtLeastADay.under(retention));
         }
-        int stopped = pruneInBatches(() -> workers.pruneWorkers(retention, PRUNE_BATCH));
-        if (stopped > 0) {
+        int workerRows = pruneInBatches(() -> workers.pruneWorkers(retention, PRUNE_BATCH));
+        if (workerRows > 0) {
             LOG.info("retention deleted the registry's rows of {} workers stopped or silent for longer than {}",
-                    stopped, KeptAtLeastADay.under(retention));
+                    workerRows, KeptAtLeastADay.under(retention));
         }
     }
 
