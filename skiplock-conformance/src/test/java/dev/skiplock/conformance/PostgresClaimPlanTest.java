@@ -28,7 +28,6 @@ import org.junit.jupiter.api.Test;
  */
 class PostgresClaimPlanTest extends ContractBase {
     private static final int BURST = 2_000;
-    private static final int DELAYED = 5_000;
 
     @Override
     protected TestDatabase newDatabase() {
@@ -85,8 +84,8 @@ class PostgresClaimPlanTest extends ContractBase {
     @Test
     void aClaimReadsNoneOfTheDelayedJobs() throws Exception {
         Skiplock producer = client();
-        enqueueDelayed(producer, 5, 0);
-        Job due = producer.enqueue(JobRequest.of("work", new Work(-1)).withPriority(-5));
+        DelayedJobs.enqueue(producer, 5, 0);
+        Job due = DelayedJobs.enqueueDue(producer, -5);
         NamedStatement claimJobs = PostgresClaimCall.statement(producer);
         ClaimFloor atPriorityZero = new ClaimFloor(0, Instant.now().minus(Duration.ofHours(1)), new UUID(0, 0));
         try (Connection claimer = DriverManager.getConnection(database.url())) {
@@ -110,20 +109,6 @@ class PostgresClaimPlanTest extends ContractBase {
                     claimer.rollback();
                     claimer.setAutoCommit(true);
                 }
-            }
-        }
-    }
-
-    /** 5,000 jobs of queue {@code default} delayed by a day at each of {@code priorities}, in batches of 1,000. */
-    static void enqueueDelayed(Skiplock producer, int... priorities) {
-        Instant tomorrow = Instant.now().plus(Duration.ofDays(1));
-        for (int priority : priorities) {
-            for (int from = 0; from < DELAYED; from += 1_000) {
-                List<JobRequest> batch = new ArrayList<>();
-                for (int i = from; i < from + 1_000; i++) {
-                    batch.add(JobRequest.of("work", new Work(i)).withPriority(priority).withRunAt(tomorrow));
-                }
-                producer.enqueueMany(batch);
             }
         }
     }

@@ -3,7 +3,6 @@ package dev.skiplock.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.skiplock.Job;
-import dev.skiplock.JobRequest;
 import dev.skiplock.QueueActivity;
 import dev.skiplock.Skiplock;
 import java.sql.Connection;
@@ -34,8 +33,8 @@ class PostgresOldestQueuedPlanTest extends ContractBase {
     @Test
     void theOldestQueuedJobIsFoundWithoutReadingTheDelayedJobs() throws Exception {
         Skiplock producer = client();
-        PostgresClaimPlanTest.enqueueDelayed(producer, 5, 0);
-        Job due = producer.enqueue(JobRequest.of("work", new PostgresClaimPlanTest.Work(-1)).withPriority(-5));
+        DelayedJobs.enqueue(producer, 5, 0);
+        Job due = DelayedJobs.enqueueDue(producer, -5);
         try (Connection reader = DriverManager.getConnection(database.url())) {
             try (Statement statement = reader.createStatement()) {
                 statement.execute("VACUUM ANALYZE skiplock_jobs");

@@ -3,7 +3,6 @@ package dev.skiplock.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.skiplock.Job;
-import dev.skiplock.JobRequest;
 import dev.skiplock.QueueActivity;
 import dev.skiplock.Skiplock;
 import java.util.List;
@@ -25,8 +24,8 @@ class SqliteOldestQueuedPlanTest extends ContractBase {
     @Test
     void aQueueOfManyJobsIsReadByTheProbes() {
         Skiplock producer = client();
-        PostgresClaimPlanTest.enqueueDelayed(producer, 5, 0);
-        Job due = producer.enqueue(JobRequest.of("work", new PostgresClaimPlanTest.Work(-1)).withPriority(-5));
+        DelayedJobs.enqueue(producer, 5, 0);
+        Job due = DelayedJobs.enqueueDue(producer, -5);
         assertThat(producer.activity()).singleElement().extracting(QueueActivity::oldestQueuedAt).isEqualTo(due.availableAt());
         assertThat(producer.activityAllTenants()).singleElement().extracting(QueueActivity::oldestQueuedAt)
                 .isEqualTo(due.availableAt());
