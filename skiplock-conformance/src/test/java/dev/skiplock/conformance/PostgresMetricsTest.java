@@ -1,13 +1,16 @@
 package dev.skiplock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.skiplock.JobRequest;
+import dev.skiplock.QueueActivity;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.sql.SqlFile;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.postgres.PostgresDriver;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -36,12 +39,12 @@ class PostgresMetricsTest extends MetricsContract {
         try (Connection open = skiplock.dataSource().getConnection()) {
             open.setAutoCommit(false);
             skiplock.enqueue(open, JobRequest.of("ok", new Work("open")));
-            jobs(skiplock).compactJobCounts();
+            jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
             assertThat(counted(skiplock)).containsEntry("default/queued", 3L);
             open.commit();
         }
         assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock)).containsEntry("default/queued", 4L);
-        jobs(skiplock).compactJobCounts();
+        jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
         assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock));
         assertThat(foldedRows(skiplock)).isEqualTo(1);
     }
@@ -87,7 +90,7 @@ class PostgresMetricsTest extends MetricsContract {
         try (Connection first = skiplock.dataSource().getConnection()) {
             first.setAutoCommit(false);
             assertThat(Transactions.update(first, fold)).isEqualTo(1);
-            CompletableFuture<Void> second = CompletableFuture.runAsync(() -> jobs(skiplock).compactJobCounts());
+            CompletableFuture<Void> second = CompletableFuture.runAsync(() -> jobs(skiplock).compactJobCounts(Duration.ofSeconds(15)));
             Transactions.awaitBlocked(skiplock.dataSource(), "skiplock_job_counts", second);
             assertThat(second).as("the second fold waited for the first").isDone();
             second.get();
@@ -95,5 +98,42 @@ class PostgresMetricsTest extends MetricsContract {
         }
         assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock)).containsEntry("default/queued", 5L);
         assertThat(foldedRows(skiplock)).isEqualTo(1);
+    }
+
+    /**
+     * The fold of the finishes per minute (compact_job_throughput) folds the minutes since the
+     * reaper's interval and a minute ago into one row per tenant, queue and minute, drops the
+     * minutes over an hour old, and leaves older minutes' rows as they are: the finishes each
+     * minute shows stay the same.
+     */
+    @Test
+    void theFoldOfTheFinishesPerMinuteFoldsTheRecentMinutesAndDropsTheHourOld() {
+        Skiplock skiplock = client();
+        // The rows are named by minutes ago: the test runs within one minute of the database's clock.
+        await().atMost(Duration.ofSeconds(30)).until(() -> Jdbc.query(skiplock.dataSource(),
+                "SELECT EXTRACT(SECOND FROM now()) < 45", row -> row.getBoolean(1)).getFirst());
+        String insert = "INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)"
+                + " VALUES ('default', 'default', date_trunc('minute', now()) - ? * interval '1 minute', ?)";
+        for (int[] minuteAndFinished : new int[][] {{0, 1}, {0, 2}, {0, 3}, {1, 4}, {1, 5}, {10, 6}, {10, 7}, {61, 8}}) {
+            Jdbc.update(skiplock.dataSource(), insert, minuteAndFinished[0], minuteAndFinished[1]);
+        }
+        Jdbc.update(skiplock.dataSource(), "INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)"
+                + " VALUES ('north', 'default', date_trunc('minute', now()), 9), ('north', 'default', date_trunc('minute', now()), 10)");
+        List<QueueActivity> before = skiplock.activityAllTenants();
+        assertThat(before).singleElement().extracting(queue -> queue.finishedPerMinute().stream().mapToLong(Long::longValue).sum())
+                .as("every finish of the last 15 minutes").isEqualTo(47L);
+
+        jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
+
+        assertThat(skiplock.activityAllTenants()).isEqualTo(before);
+        assertThat(throughputRows(skiplock)).as("rows of the fold's minutes folded, the older ones left, the hour-old gone")
+                .containsExactly("default 0 6", "default 1 9", "default 10 6", "default 10 7", "north 0 19");
+    }
+
+    /** Each row of the finishes per minute as "tenant minutes-ago finished", in that order. */
+    private static List<String> throughputRows(Skiplock skiplock) {
+        return Jdbc.query(skiplock.dataSource(), "SELECT tenant || ' ' || CAST(EXTRACT(EPOCH FROM date_trunc('minute', now())"
+                + " - minute) / 60 AS integer) || ' ' || finished AS row FROM skiplock_job_throughput ORDER BY tenant, minute DESC, finished",
+                row -> row.getString(1));
     }
 }

@@ -67,18 +67,25 @@ class PostgresRetentionPlanTest extends ContractBase {
         }
     }
 
+    /** {@link #reads(Connection, String)} of skiplock_jobs. */
+    static long[] reads(Connection connection) throws Exception {
+        return reads(connection, "skiplock_jobs");
+    }
+
     /**
-     * Sequential scans of skiplock_jobs and the rows read by scans of any kind, counted in this
+     * Sequential scans of {@code table} and the rows read by scans of any kind, counted in this
      * transaction so far (PostgreSQL 15 adds counts of earlier transactions it has not reported
      * yet: compare two readings).
      */
-    static long[] reads(Connection connection) throws Exception {
+    static long[] reads(Connection connection, String table) throws Exception {
         try (PreparedStatement statement = connection.prepareStatement("SELECT seq_scan,"
                 + " seq_tup_read + coalesce(idx_tup_fetch, 0) AS rows_read FROM pg_stat_xact_user_tables"
-                + " WHERE schemaname = current_schema() AND relname = 'skiplock_jobs'");
-                ResultSet row = statement.executeQuery()) {
-            row.next();
-            return new long[] {row.getLong("seq_scan"), row.getLong("rows_read")};
+                + " WHERE schemaname = current_schema() AND relname = ?")) {
+            statement.setString(1, table);
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                return new long[] {row.getLong("seq_scan"), row.getLong("rows_read")};
+            }
         }
     }
 }

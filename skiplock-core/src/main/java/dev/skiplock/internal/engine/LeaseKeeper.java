@@ -163,7 +163,7 @@ final class LeaseKeeper {
         if (settled > 0) {
             LOG.info("settled {} waiting jobs whose dependencies finished while they were being enqueued", settled);
         }
-        store.compactJobCounts();
+        store.compactJobCounts(config.reaperInterval());
         if (parts.counters().publishing()) {
             parts.counters().refreshGauges(store.countJobs(null), workers.listWorkers(config.heartbeatInterval().toMillis())
                     .stream().collect(Collectors.groupingBy(WorkerInfo::status, Collectors.counting())));

@@ -498,11 +498,14 @@ public final class JobStore {
 
     /**
      * Folds the counts table's rows per group (PostgreSQL appends one per changing statement) and
-     * the finishes per minute, dropping minutes over an hour old.
+     * the finishes per minute, dropping minutes over an hour old. The finishes are folded for the
+     * minutes since {@code reaperInterval} and one more minute ago, so a reaper that runs at its
+     * interval folds each minute once after it ends, and never reads the older ones again.
      */
-    public void compactJobCounts() {
+    public void compactJobCounts(Duration reaperInterval) {
+        long foldMillis = reaperInterval.plus(Duration.ofMinutes(1)).toMillis();
         withConnection(connection -> sql.update(connection, "compact_job_counts", Params.of())
-                + sql.update(connection, "compact_job_throughput", Params.of()));
+                + sql.update(connection, "compact_job_throughput", Params.of("fold_ms", foldMillis)));
     }
 
     /** Per queue of {@code tenant} (every tenant when {@code null}): its oldest available job and finishes per minute. */

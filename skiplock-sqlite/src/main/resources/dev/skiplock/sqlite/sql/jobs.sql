@@ -366,12 +366,15 @@ HAVING sum(jobs) <> 0
 DELETE FROM skiplock_job_counts WHERE 0
 
 -- name: compact_job_throughput
--- Drops minutes over an hour old (the triggers keep one row per tenant, queue and minute).
+-- Drops minutes over an hour old (the triggers keep one row per tenant, queue and minute), found
+-- by skiplock_job_throughput_minute (migration 0021; before it, every row was read, under the
+-- write lock). Nothing to fold, so the fold's window (fold_ms) is PostgreSQL's alone.
 DELETE FROM skiplock_job_throughput WHERE minute < unixepoch() / 60 - 60
 
 -- name: queue_activity
 -- Per queue of one tenant (all with a null tenant): jobs finished in each of the last 15 minutes
--- (minutes_ago 0 = this minute), from skiplock_job_throughput.
+-- (minutes_ago 0 = this minute), from skiplock_job_throughput: one tenant's minutes by its key,
+-- every tenant's by skiplock_job_throughput_minute (migration 0021; the table keeps an hour).
 SELECT queue, unixepoch() / 60 - minute AS minutes_ago, sum(finished) AS finished
 FROM skiplock_job_throughput
 WHERE (:tenant IS NULL OR tenant = :tenant) AND minute > unixepoch() / 60 - 15
