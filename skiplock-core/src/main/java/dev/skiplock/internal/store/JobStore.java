@@ -513,10 +513,12 @@ public final class JobStore {
         return withConnection(connection -> {
             Map<String, Instant> oldest = new TreeMap<>();
             List<QueueCount> tenantCounts = countJobs(connection, tenant);
-            String statement = OldestQueuedRead.statement(tenantCounts,
+            Optional<String> statement = OldestQueuedRead.statement(tenantCounts,
                     () -> tenant == null ? tenantCounts : countJobs(connection, null));
-            sql.query(connection, statement, Params.of("tenant", tenant),
-                    row -> oldest.put(row.getString("queue"), sql.dialect().getInstant(row, row.findColumn("oldest"))));
+            if (statement.isPresent()) {
+                sql.query(connection, statement.get(), Params.of("tenant", tenant), row -> oldest.put(row.getString("queue"),
+                        sql.dialect().getInstant(row, row.findColumn("oldest"))));
+            }
             Map<String, long[]> finished = new TreeMap<>();
             sql.query(connection, "queue_activity", Params.of("tenant", tenant), row -> {
                 int minutesAgo = row.getInt("minutes_ago");

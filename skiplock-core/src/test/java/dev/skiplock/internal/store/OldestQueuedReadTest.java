@@ -18,39 +18,51 @@ class OldestQueuedReadTest {
     private static final String PROBES = OldestQueuedRead.PROBES;
 
     @Test
+    void aTenantWithNoQueuedJobReadsNoStatementNorEveryTenantsCounts() {
+        List<QueueCount> finishedOnly = List.of(new QueueCount("default", JobStatus.SUCCEEDED, 10_000_000),
+                new QueueCount("default", JobStatus.RUNNING, 40), queued("mail", 0));
+        assertThat(OldestQueuedRead.statement(List.of(), () -> {
+            throw new AssertionError("every tenant's counts read");
+        })).isEmpty();
+        assertThat(OldestQueuedRead.statement(finishedOnly, () -> {
+            throw new AssertionError("every tenant's counts read");
+        })).isEmpty();
+    }
+
+    @Test
     void fewQueuedJobsAQueueAreWalked() {
-        assertThat(OldestQueuedRead.statement(List.of(), () -> List.of())).isEqualTo(WALK);
+        assertThat(OldestQueuedRead.statement(List.of(queued("default", 1)), () -> List.of())).contains(WALK);
         List<QueueCount> thousand = List.of(queued("default", 1_000));
-        assertThat(OldestQueuedRead.statement(thousand, () -> thousand)).isEqualTo(WALK);
+        assertThat(OldestQueuedRead.statement(thousand, () -> thousand)).contains(WALK);
         List<QueueCount> manySmallQueues = new ArrayList<>();
         for (int i = 0; i < 5_000; i++) {
             manySmallQueues.add(queued("q" + i, 9));
         }
         manySmallQueues.add(new QueueCount("q0", JobStatus.SUCCEEDED, 10_000_000));
-        assertThat(OldestQueuedRead.statement(manySmallQueues, () -> manySmallQueues)).isEqualTo(WALK);
+        assertThat(OldestQueuedRead.statement(manySmallQueues, () -> manySmallQueues)).contains(WALK);
     }
 
     @Test
     void manyQueuedJobsAQueueAreFoundByProbesWhenAllAreTheTenants() {
         List<QueueCount> one = List.of(queued("default", 1_001));
-        assertThat(OldestQueuedRead.statement(one, () -> one)).isEqualTo(PROBES);
+        assertThat(OldestQueuedRead.statement(one, () -> one)).contains(PROBES);
         List<QueueCount> two = List.of(queued("default", 500_000), queued("mail", 3), queued("idle", 0));
-        assertThat(OldestQueuedRead.statement(two, () -> two)).as("two queues with queued jobs").isEqualTo(PROBES);
+        assertThat(OldestQueuedRead.statement(two, () -> two)).as("two queues with queued jobs").contains(PROBES);
     }
 
     @Test
     void aTenantWithFewJobsAQueueIsWalkedWithoutReadingEveryTenantsCounts() {
         assertThat(OldestQueuedRead.statement(List.of(queued("default", 10)), () -> {
             throw new AssertionError("every tenant's counts read");
-        })).isEqualTo(WALK);
+        })).contains(WALK);
     }
 
     @Test
     void aTenantBesideOthersQueuedJobsIsWalked() {
         List<QueueCount> everyTenants = List.of(queued("default", 300_001));
-        assertThat(OldestQueuedRead.statement(List.of(queued("default", 1)), () -> everyTenants)).isEqualTo(WALK);
-        assertThat(OldestQueuedRead.statement(List.of(queued("default", 300_000)), () -> everyTenants)).isEqualTo(WALK);
-        assertThat(OldestQueuedRead.statement(everyTenants, () -> everyTenants)).isEqualTo(PROBES);
+        assertThat(OldestQueuedRead.statement(List.of(queued("default", 1)), () -> everyTenants)).contains(WALK);
+        assertThat(OldestQueuedRead.statement(List.of(queued("default", 300_000)), () -> everyTenants)).contains(WALK);
+        assertThat(OldestQueuedRead.statement(everyTenants, () -> everyTenants)).contains(PROBES);
     }
 
     private static QueueCount queued(String queue, long jobs) {
