@@ -373,11 +373,18 @@ DELETE FROM skiplock_job_throughput WHERE minute < unixepoch() / 60 - 60
 
 -- name: queue_activity
 -- Per queue of one tenant (all with a null tenant): jobs finished in each of the last 15 minutes
--- (minutes_ago 0 = this minute), from skiplock_job_throughput: one tenant's minutes by its key,
--- every tenant's by skiplock_job_throughput_minute (migration 0021; the table keeps an hour).
+-- (minutes_ago 0 = this minute), from skiplock_job_throughput. One tenant's rows are read by the
+-- key (tenant first: an hour of its minutes at most); every tenant's by a scan (+minute keeps
+-- SQLite off skiplock_job_throughput_minute, migration 0021, the fold's: by it each row of the 15
+-- minutes would be a lookup in the table; 1,001 tenants of 3 queues, 183,183 rows: 27-29 ms against
+-- 15 for the scan, which the grouping of the 45,045 rows of those minutes mostly is). Each part's
+-- guard on :tenant alone is tested once, so the part that does not apply reads nothing.
 SELECT queue, unixepoch() / 60 - minute AS minutes_ago, sum(finished) AS finished
-FROM skiplock_job_throughput
-WHERE (:tenant IS NULL OR tenant = :tenant) AND minute > unixepoch() / 60 - 15
+FROM (SELECT queue, minute, finished FROM skiplock_job_throughput
+      WHERE :tenant IS NOT NULL AND tenant = :tenant AND minute > unixepoch() / 60 - 15
+      UNION ALL
+      SELECT queue, minute, finished FROM skiplock_job_throughput
+      WHERE :tenant IS NULL AND +minute > unixepoch() / 60 - 15)
 GROUP BY queue, minute
 
 -- name: oldest_queued
