@@ -102,9 +102,9 @@ class PostgresMetricsTest extends MetricsContract {
 
     /**
      * The fold of the finishes per minute (compact_job_throughput) folds the minutes since the
-     * reaper's interval and a minute ago into one row per tenant, queue and minute, drops the
-     * minutes over an hour old, and leaves older minutes' rows as they are: the finishes each
-     * minute shows stay the same.
+     * reaper's interval and a minute ago, at most an hour, into one row per tenant, queue and
+     * minute, drops the minutes over an hour old, and leaves older minutes' rows as they are: the
+     * finishes each minute shows stay the same.
      */
     @Test
     void theFoldOfTheFinishesPerMinuteFoldsTheRecentMinutesAndDropsTheHourOld() {
@@ -128,6 +128,17 @@ class PostgresMetricsTest extends MetricsContract {
         assertThat(skiplock.activityAllTenants()).isEqualTo(before);
         assertThat(throughputRows(skiplock)).as("rows of the fold's minutes folded, the older ones left, the hour-old gone")
                 .containsExactly("default 0 6", "default 1 9", "default 10 6", "default 10 7", "north 0 19");
+
+        // A reaper interval of two hours: the window reaches back to the hour and no further, so
+        // the hour-old rows are deleted, not folded into a row kept for another turn.
+        for (int finished : new int[] {11, 12}) {
+            Jdbc.update(skiplock.dataSource(), insert, 61, finished);
+        }
+        jobs(skiplock).compactJobCounts(Duration.ofHours(2));
+
+        assertThat(skiplock.activityAllTenants()).isEqualTo(before);
+        assertThat(throughputRows(skiplock)).as("the rows after a fold of the whole hour")
+                .containsExactly("default 0 6", "default 1 9", "default 10 13", "north 0 19");
     }
 
     /** Each row of the finishes per minute as "tenant minutes-ago finished", in that order. */

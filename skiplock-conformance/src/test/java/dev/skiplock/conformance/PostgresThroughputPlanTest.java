@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * (compact_job_throughput, every process, every reaperInterval) and the overview's read
  * (queue_activity, every 2 s on the dashboard) need only a few of those minutes, and read only them,
  * by the minute's index (migration 0021). Without it both read the whole table (1,001 tenants of
- * three queues: a fold 92-125 ms, the overview 12-21 ms).
+ * three queues: a fold 83-94 ms, the overview 6-15 ms).
  */
 class PostgresThroughputPlanTest extends ContractBase {
     private static final int TENANTS = 300;

@@ -500,7 +500,8 @@ public final class JobStore {
      * Folds the counts table's rows per group (PostgreSQL appends one per changing statement) and
      * the finishes per minute, dropping minutes over an hour old. The finishes are folded for the
      * minutes since {@code reaperInterval} and one more minute ago, so a reaper that runs at its
-     * interval folds each minute once after it ends, and never reads the older ones again.
+     * interval folds each minute once after it ends, and never reads the older ones again (a minute
+     * it misses keeps its rows, summed as they are, until they expire).
      */
     public void compactJobCounts(Duration reaperInterval) {
         long foldMillis = reaperInterval.plus(Duration.ofMinutes(1)).toMillis();

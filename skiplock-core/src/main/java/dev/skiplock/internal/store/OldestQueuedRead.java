@@ -21,7 +21,8 @@ import java.util.function.Supplier;
  * priorities costs the probes more than the walk (at the 2,001 priorities a job may take, about 60
  * ms a queue against 0.4 ms). A tenant with no queued job reads neither: the walk would still read
  * every other tenant's queued jobs to find none of its own (200,000 of them: 29-31 ms, every 2 s on
- * the dashboard).
+ * the dashboard). The counts are exact for every job Skiplock's statements write (a job inserted
+ * by other SQL is neither counted nor, now, its oldest time shown).
  */
 final class OldestQueuedRead {
     static final String WALK = "oldest_queued";

@@ -2,10 +2,10 @@
 -- index, so the reaper's compact_job_throughput, in every worker process every reaperInterval,
 -- grouped the whole table to find what to fold, and queue_activity (GET /api/v1/queues, the
 -- dashboard's overview and skiplock top, every 2 s) read the whole table for its last 15 minutes.
--- The table holds a row per tenant, queue and minute: at 1,001 tenants of 3 queues, 180,180 rows,
--- the fold took 103-125 ms with nothing to fold (a sort spilled to disk) and the overview 12 ms for
--- one tenant, 21 ms for all. By minute, both read only the minutes they need: the fold the hour-old
--- minutes it deletes and the last 15 (those the readers sum; deltas are appended to the current
--- minute), the overview the last 15. A delta row costs one more index entry: a row per finishing
--- statement and group, not per job.
+-- The table holds a row per tenant, queue and minute: at 1,001 tenants of 3 queues, 185,183 rows,
+-- a fold took 83-94 ms and the overview 6-7 ms for one tenant, 13-15 ms for all. By minute, each
+-- reads only the minutes it needs: the fold those over an hour old, which it deletes, and the few
+-- since one reaper interval and a minute ago (deltas are appended to the current minute), which
+-- it folds (7 ms); the overview its last 15 (2.4-2.8 and 6.6-6.7 ms). A delta row costs one more
+-- index entry: a row per finishing statement and group, not per job.
 CREATE INDEX skiplock_job_throughput_minute ON skiplock_job_throughput (minute);
