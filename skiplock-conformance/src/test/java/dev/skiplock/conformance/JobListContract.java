@@ -111,12 +111,69 @@ abstract class JobListContract extends ContractBase {
         }
     }
 
+    /**
+     * Queued jobs are listed alike whether few or many are queued (SQLite reads up to 10,000 from
+     * their index, and walks the ids past that): 10,000 queued jobs, then 10,001, over two tenants,
+     * two queues and two kinds, the first page and a page from the middle of each filter.
+     */
+    @Test
+    void queuedJobsAreListedAlikeUpToAndPastTenThousand() {
+        Skiplock client = client();
+        JobClient acme = client.tenant("acme");
+        Map<String, JobClient> tenants = Map.of(Skiplock.DEFAULT_TENANT, client, "acme", acme);
+        List<Job> queued = new ArrayList<>();
+        for (int from = 0; from < 9_990; from += 999) {
+            List<JobRequest> batch = new ArrayList<>();
+            for (int i = from; i < from + 999; i++) {
+                batch.add(JobRequest.of(i % 2 == 0 ? "ok" : "other", new Work(i)).withQueue("big"));
+            }
+            queued.addAll(client.enqueueMany(batch));
+        }
+        for (int i = 0; i < 10; i++) {
+            JobClient tenant = i % 2 == 0 ? acme : client;
+            queued.add(tenant.enqueue(JobRequest.of("other", new Work(-i)).withQueue(i < 5 ? "big" : "small")));
+        }
+        assertThat(queued).hasSize(10_000);
+        assertListsQueued(client, tenants, queued);
+
+        queued.add(acme.enqueue(JobRequest.of("ok", new Work(10_000)).withQueue("small")));
+        assertListsQueued(client, tenants, queued);
+    }
+
+    /** The queued jobs' first page of 100 and a page from the middle, by each filter, as {@code queued} says. */
+    private static void assertListsQueued(Skiplock client, Map<String, JobClient> tenants, List<Job> queued) {
+        List<Job> newestFirst = queued.stream().sorted(Comparator.comparing((Job job) -> job.id().toString()).reversed())
+                .toList();
+        UUID middle = newestFirst.get(newestFirst.size() / 2).id();
+        for (JobQuery query : List.of(JobQuery.all(), JobQuery.all().withQueue("small"), JobQuery.all().withKind("other"),
+                JobQuery.all().withQueue("big").withKind("ok"))) {
+            JobQuery queuedOnly = query.withStatus(JobStatus.QUEUED).withLimit(100);
+            List<Job> matching = newestFirst.stream()
+                    .filter(job -> (query.queue() == null || job.queue().equals(query.queue()))
+                            && (query.kind() == null || job.kind().equals(query.kind()))).toList();
+            for (UUID cursor : Arrays.asList(null, middle)) {
+                List<Job> below = matching.stream()
+                        .filter(job -> cursor == null || job.id().toString().compareTo(cursor.toString()) < 0).toList();
+                for (String tenant : tenants.keySet()) {
+                    List<Job> ofTenant = below.stream().filter(job -> job.tenant().equals(tenant)).toList();
+                    assertThat(ids(tenants.get(tenant).list(queuedOnly.withCursor(cursor)).jobs()))
+                            .as("%s from %s of tenant %s, %d queued", queuedOnly, cursor, tenant, queued.size())
+                            .isEqualTo(ids(ofTenant.subList(0, Math.min(100, ofTenant.size()))));
+                }
+                assertThat(ids(client.listAllTenants(queuedOnly.withCursor(cursor)).jobs()))
+                        .as("%s from %s of every tenant, %d queued", queuedOnly, cursor, queued.size())
+                        .isEqualTo(ids(below.subList(0, Math.min(100, below.size()))));
+            }
+        }
+    }
+
     /** Every page of {@code query} (its limit set to two), following each page's cursor. */
     private static List<Job> pages(Function<JobQuery, JobPage> list, JobQuery query) {
         List<Job> listed = new ArrayList<>();
         JobPage page = list.apply(query.withLimit(PAGE));
         listed.addAll(page.jobs());
         while (page.nextCursor() != null) {
+            assertThat(listed).as("pages of %s: a list that came back to jobs it had listed", query).hasSizeLessThan(1_000);
             page = list.apply(query.withLimit(PAGE).withCursor(page.nextCursor()));
             listed.addAll(page.jobs());
         }
