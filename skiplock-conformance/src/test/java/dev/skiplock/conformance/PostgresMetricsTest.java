@@ -90,7 +90,8 @@ class PostgresMetricsTest extends MetricsContract {
         try (Connection first = skiplock.dataSource().getConnection()) {
             first.setAutoCommit(false);
             assertThat(Transactions.update(first, fold)).isEqualTo(1);
-            CompletableFuture<Void> second = CompletableFuture.runAsync(() -> jobs(skiplock).compactJobCounts(Duration.ofSeconds(15)));
+            CompletableFuture<Void> second = CompletableFuture.runAsync(
+                    () -> jobs(skiplock).compactJobCounts(Duration.ofSeconds(15)));
             Transactions.awaitBlocked(skiplock.dataSource(), "skiplock_job_counts", second);
             assertThat(second).as("the second fold waited for the first").isDone();
             second.get();
@@ -118,9 +119,11 @@ class PostgresMetricsTest extends MetricsContract {
             Jdbc.update(skiplock.dataSource(), insert, minuteAndFinished[0], minuteAndFinished[1]);
         }
         Jdbc.update(skiplock.dataSource(), "INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)"
-                + " VALUES ('north', 'default', date_trunc('minute', now()), 9), ('north', 'default', date_trunc('minute', now()), 10)");
+                + " VALUES ('north', 'default', date_trunc('minute', now()), 9),"
+                + " ('north', 'default', date_trunc('minute', now()), 10)");
         List<QueueActivity> before = skiplock.activityAllTenants();
-        assertThat(before).singleElement().extracting(queue -> queue.finishedPerMinute().stream().mapToLong(Long::longValue).sum())
+        assertThat(before).singleElement()
+                .extracting(queue -> queue.finishedPerMinute().stream().mapToLong(Long::longValue).sum())
                 .as("every finish of the last 15 minutes").isEqualTo(47L);
 
         jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
@@ -143,8 +146,8 @@ class PostgresMetricsTest extends MetricsContract {
 
     /** Each row of the finishes per minute as "tenant minutes-ago finished", in that order. */
     private static List<String> throughputRows(Skiplock skiplock) {
-        return Jdbc.query(skiplock.dataSource(), "SELECT tenant || ' ' || CAST(EXTRACT(EPOCH FROM date_trunc('minute', now())"
-                + " - minute) / 60 AS integer) || ' ' || finished AS row FROM skiplock_job_throughput ORDER BY tenant, minute DESC, finished",
-                row -> row.getString(1));
+        return Jdbc.query(skiplock.dataSource(), "SELECT tenant || ' ' || CAST(EXTRACT(EPOCH FROM"
+                + " date_trunc('minute', now()) - minute) / 60 AS integer) || ' ' || finished AS row"
+                + " FROM skiplock_job_throughput ORDER BY tenant, minute DESC, finished", row -> row.getString(1));
     }
 }
