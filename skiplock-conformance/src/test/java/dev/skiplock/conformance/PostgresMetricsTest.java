@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.skiplock.JobRequest;
 import dev.skiplock.QueueActivity;
 import dev.skiplock.Skiplock;
+import dev.skiplock.internal.sql.NamedStatement;
 import dev.skiplock.internal.sql.SqlFile;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.postgres.PostgresDriver;
@@ -16,10 +17,15 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * PostgreSQL appends count deltas and folds them (compact_job_counts): the fold races the
- * transactions that append, and other nodes' folds. Both interleavings are forced here.
+ * PostgreSQL appends deltas of the counts and of the finishes per minute and folds them
+ * (compact_job_counts, compact_job_throughput): a fold races the transactions that append, and
+ * other nodes' folds. Both interleavings are forced here, for each.
  */
 class PostgresMetricsTest extends MetricsContract {
+    /** A delta of finishes of tenant and queue default in the current minute, {@code finished} its one parameter. */
+    private static final String THIS_MINUTES_DELTA = "INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)"
+            + " VALUES ('default', 'default', date_trunc('minute', now()), ?)";
+
     @Override
     protected TestDatabase newDatabase() {
         return new PostgresTestDatabase();
@@ -110,9 +116,7 @@ class PostgresMetricsTest extends MetricsContract {
     @Test
     void theFoldOfTheFinishesPerMinuteFoldsTheRecentMinutesAndDropsTheHourOld() {
         Skiplock skiplock = client();
-        // The rows are named by minutes ago: the test runs within one minute of the database's clock.
-        await().atMost(Duration.ofSeconds(30)).until(() -> Jdbc.query(skiplock.dataSource(),
-                "SELECT EXTRACT(SECOND FROM now()) < 45", row -> row.getBoolean(1)).getFirst());
+        awaitEarlyInTheMinute(skiplock);
         String insert = "INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)"
                 + " VALUES ('default', 'default', date_trunc('minute', now()) - ? * interval '1 minute', ?)";
         for (int[] minuteAndFinished : new int[][] {{0, 1}, {0, 2}, {0, 3}, {1, 4}, {1, 5}, {10, 6}, {10, 7}, {61, 8}}) {
@@ -142,6 +146,68 @@ class PostgresMetricsTest extends MetricsContract {
         assertThat(skiplock.activityAllTenants()).isEqualTo(before);
         assertThat(throughputRows(skiplock)).as("the rows after a fold of the whole hour")
                 .containsExactly("default 0 6", "default 1 9", "default 10 13", "north 0 19");
+    }
+
+    /**
+     * A fold of the finishes per minute that runs while a finishing transaction's delta is
+     * uncommitted leaves it for the next fold: none lost, none twice.
+     */
+    @Test
+    void aThroughputFoldDuringAnOpenFinishNeitherLosesNorDoublesItsDelta() throws Exception {
+        Skiplock skiplock = client();
+        awaitEarlyInTheMinute(skiplock);
+        for (int finished = 1; finished <= 3; finished++) {
+            Jdbc.update(skiplock.dataSource(), THIS_MINUTES_DELTA, finished);
+        }
+        try (Connection open = skiplock.dataSource().getConnection()) {
+            open.setAutoCommit(false);
+            Transactions.update(open, THIS_MINUTES_DELTA, 4);
+            jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
+            assertThat(throughputRows(skiplock)).containsExactly("default 0 6");
+            open.commit();
+        }
+        assertThat(throughputRows(skiplock)).containsExactly("default 0 4", "default 0 6");
+        assertThat(finishedThisMinute(skiplock)).isEqualTo(10);
+        jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
+        assertThat(throughputRows(skiplock)).containsExactly("default 0 10");
+    }
+
+    /**
+     * Two nodes fold the finishes per minute at once: the second, finding the first's transaction
+     * open, skips its turn at once (advisory lock) instead of waiting on the rows the first deleted.
+     */
+    @Test
+    void aSecondThroughputFoldSkipsItsTurnWhileAnotherIsOpen() throws Exception {
+        Skiplock skiplock = client();
+        awaitEarlyInTheMinute(skiplock);
+        for (int finished = 1; finished <= 3; finished++) {
+            Jdbc.update(skiplock.dataSource(), THIS_MINUTES_DELTA, finished);
+        }
+        NamedStatement fold = SqlFile.load(new PostgresDriver().resourceRoot() + "/sql/jobs.sql")
+                .get("compact_job_throughput");
+        Object[] foldWindow = fold.parameters().stream().map(name -> 75_000L).toArray();
+        try (Connection first = skiplock.dataSource().getConnection()) {
+            first.setAutoCommit(false);
+            assertThat(Transactions.update(first, fold.jdbcSql(), foldWindow)).as("the first fold's folded rows").isEqualTo(1);
+            CompletableFuture<Void> second = CompletableFuture.runAsync(
+                    () -> jobs(skiplock).compactJobCounts(Duration.ofSeconds(15)));
+            Transactions.awaitBlocked(skiplock.dataSource(), "skiplock_job_throughput", second);
+            assertThat(second).as("the second fold waited for the first").isDone();
+            second.get();
+            first.commit();
+        }
+        assertThat(throughputRows(skiplock)).containsExactly("default 0 6");
+        assertThat(finishedThisMinute(skiplock)).isEqualTo(6);
+    }
+
+    /** The rows are named by minutes ago: a test runs within one minute of the database's clock. */
+    private static void awaitEarlyInTheMinute(Skiplock skiplock) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> Jdbc.query(skiplock.dataSource(),
+                "SELECT EXTRACT(SECOND FROM now()) < 45", row -> row.getBoolean(1)).getFirst());
+    }
+
+    private static long finishedThisMinute(Skiplock skiplock) {
+        return skiplock.activity().getFirst().finishedPerMinute().getLast();
     }
 
     /** Each row of the finishes per minute as "tenant minutes-ago finished", in that order. */
