@@ -154,11 +154,7 @@ class PostgresMetricsTest extends MetricsContract {
      */
     @Test
     void aThroughputFoldDuringAnOpenFinishNeitherLosesNorDoublesItsDelta() throws Exception {
-        Skiplock skiplock = client();
-        awaitEarlyInTheMinute(skiplock);
-        for (int finished = 1; finished <= 3; finished++) {
-            Jdbc.update(skiplock.dataSource(), THIS_MINUTES_DELTA, finished);
-        }
+        Skiplock skiplock = clientWithThreeDeltasThisMinute();
         try (Connection open = skiplock.dataSource().getConnection()) {
             open.setAutoCommit(false);
             Transactions.update(open, THIS_MINUTES_DELTA, 4);
@@ -178,11 +174,7 @@ class PostgresMetricsTest extends MetricsContract {
      */
     @Test
     void aSecondThroughputFoldSkipsItsTurnWhileAnotherIsOpen() throws Exception {
-        Skiplock skiplock = client();
-        awaitEarlyInTheMinute(skiplock);
-        for (int finished = 1; finished <= 3; finished++) {
-            Jdbc.update(skiplock.dataSource(), THIS_MINUTES_DELTA, finished);
-        }
+        Skiplock skiplock = clientWithThreeDeltasThisMinute();
         NamedStatement fold = SqlFile.load(new PostgresDriver().resourceRoot() + "/sql/jobs.sql")
                 .get("compact_job_throughput");
         Object[] foldWindow = fold.parameters().stream().map(name -> 75_000L).toArray();
@@ -198,6 +190,16 @@ class PostgresMetricsTest extends MetricsContract {
         }
         assertThat(throughputRows(skiplock)).containsExactly("default 0 6");
         assertThat(finishedThisMinute(skiplock)).isEqualTo(6);
+    }
+
+    /** A client, early in a minute, and deltas of 1, 2 and 3 finishes of that minute. */
+    private Skiplock clientWithThreeDeltasThisMinute() {
+        Skiplock skiplock = client();
+        awaitEarlyInTheMinute(skiplock);
+        for (int finished = 1; finished <= 3; finished++) {
+            Jdbc.update(skiplock.dataSource(), THIS_MINUTES_DELTA, finished);
+        }
+        return skiplock;
     }
 
     /** The rows are named by minutes ago: a test runs within one minute of the database's clock. */
