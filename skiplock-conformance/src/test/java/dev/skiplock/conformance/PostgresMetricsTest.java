@@ -158,7 +158,11 @@ class PostgresMetricsTest extends MetricsContract {
         try (Connection open = skiplock.dataSource().getConnection()) {
             open.setAutoCommit(false);
             Transactions.update(open, THIS_MINUTES_DELTA, 4);
-            jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
+            CompletableFuture<Void> fold = CompletableFuture.runAsync(
+                    () -> jobs(skiplock).compactJobCounts(Duration.ofSeconds(15)));
+            Transactions.awaitBlocked(skiplock.dataSource(), "skiplock_job_throughput", fold);
+            assertThat(fold).as("the fold waited for the open finish").isDone();
+            fold.get();
             assertThat(throughputRows(skiplock)).containsExactly("default 0 6");
             open.commit();
         }
