@@ -65,14 +65,17 @@ abstract class FastPathContract extends ContractBase {
     }
 
     /** Rows of the job, event and counts tables, and the counts: what a rehearsal must leave as it was. */
-    private static List<Object> tables(Skiplock skiplock) {
-        return List.of(
+    private List<Object> tables(Skiplock skiplock) {
+        List<Object> tables = new java.util.ArrayList<>(List.of(
                 Jdbc.query(skiplock.dataSource(), "SELECT count(*) FROM skiplock_jobs", row -> row.getLong(1)),
                 Jdbc.query(skiplock.dataSource(), "SELECT count(*) FROM skiplock_job_events", row -> row.getLong(1)),
-                Jdbc.query(skiplock.dataSource(), "SELECT count(*), coalesce(sum(jobs), 0) FROM skiplock_job_counts",
-                        row -> row.getLong(1) + "/" + row.getLong(2)),
                 Jdbc.query(skiplock.dataSource(), "SELECT count(*) FROM skiplock_job_throughput", row -> row.getLong(1)),
-                MetricsContract.counted(skiplock));
+                MetricsContract.counted(skiplock)));
+        for (String table : database.countTables()) {
+            tables.add(Jdbc.query(skiplock.dataSource(), "SELECT count(*), coalesce(sum(jobs), 0) FROM " + table,
+                    row -> row.getLong(1) + "/" + row.getLong(2)));
+        }
+        return tables;
     }
 
     /**

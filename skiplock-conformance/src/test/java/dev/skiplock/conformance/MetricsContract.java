@@ -300,12 +300,9 @@ abstract class MetricsContract extends ContractBase {
     }
 
     /** Jobs per queue and status over every tenant, from the counts. */
-    private static Map<String, Long> countedAllTenants(Skiplock skiplock) {
-        Map<String, Long> counts = new TreeMap<>();
-        Jdbc.query(skiplock.dataSource(), "SELECT queue, status, sum(jobs) FROM skiplock_job_counts "
-                + "GROUP BY queue, status HAVING sum(jobs) <> 0",
-                row -> counts.put(row.getString(1) + "/" + row.getString(2), row.getLong(3)));
-        return counts;
+    static Map<String, Long> countedAllTenants(Skiplock skiplock) {
+        return skiplock.countAllTenants().stream().collect(Collectors.toMap(
+                count -> count.queue() + "/" + count.status().wireName(), QueueCount::jobs, Long::sum, TreeMap::new));
     }
 
     /** The finishes of the last two minutes: the test's jobs finished within them. */
@@ -335,9 +332,13 @@ abstract class MetricsContract extends ContractBase {
         return counts;
     }
 
-    /** Rows of the counts table with a non-zero count: one per group once folded. */
-    static long foldedRows(Skiplock skiplock) {
-        return Jdbc.query(skiplock.dataSource(), "SELECT count(*) FROM skiplock_job_counts WHERE jobs <> 0",
-                row -> row.getLong(1)).getFirst();
+    /** Rows of the counts' tables with a non-zero count: one per group once folded. */
+    long foldedRows(Skiplock skiplock) {
+        long rows = 0;
+        for (String table : database.countTables()) {
+            rows += Jdbc.query(skiplock.dataSource(), "SELECT count(*) FROM " + table + " WHERE jobs <> 0",
+                    row -> row.getLong(1)).getFirst();
+        }
+        return rows;
     }
 }

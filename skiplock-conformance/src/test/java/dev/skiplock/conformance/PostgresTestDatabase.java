@@ -6,6 +6,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -100,6 +101,11 @@ final class PostgresTestDatabase implements TestDatabase {
     @Override
     public boolean concurrentWriters() {
         return true;
+    }
+
+    @Override
+    public List<String> countTables() {
+        return List.of("skiplock_job_counts", "skiplock_job_counts_folded");
     }
 
     @Override

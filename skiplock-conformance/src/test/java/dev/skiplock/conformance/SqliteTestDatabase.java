@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -58,6 +59,11 @@ final class SqliteTestDatabase implements TestDatabase {
     @Override
     public boolean concurrentWriters() {
         return false;
+    }
+
+    @Override
+    public List<String> countTables() {
+        return List.of("skiplock_job_counts");
     }
 
     @Override

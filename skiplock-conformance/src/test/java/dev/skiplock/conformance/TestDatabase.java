@@ -1,5 +1,6 @@
 package dev.skiplock.conformance;
 
+import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -49,6 +50,12 @@ interface TestDatabase extends AutoCloseable {
 
     /** Resets a running job to the state a claim lost in a crash (asynchronous commit) leaves: queued, attempt 0. */
     void loseClaim(DataSource dataSource, UUID jobId);
+
+    /**
+     * The tables whose rows add up to the counts per tenant, queue and status: PostgreSQL's deltas
+     * and their folded sums (migration 0022), SQLite's one table.
+     */
+    List<String> countTables();
 
     /** Ends this database's LISTEN sessions from the server side (PostgreSQL); returns how many. */
     default int terminateListeners(DataSource dataSource) {

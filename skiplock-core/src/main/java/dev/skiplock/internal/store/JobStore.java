@@ -43,7 +43,7 @@ public final class JobStore {
             "find_live_by_unique_key", "get_job",
             "list_jobs", "get_job_tenant", "list_jobs_all_tenants", "claim_jobs", "first_claimable", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
             "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
-            "count_jobs", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "oldest_queued_by_priority", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
+            "count_jobs", "count_jobs_all_tenants", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "oldest_queued_by_priority", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs");
     /** What {@code hot_path.sql} defines for a driver whose hot path the store accounts for (checked by the same test). */
@@ -489,7 +489,9 @@ public final class JobStore {
     }
 
     private List<QueueCount> countJobs(Connection connection, String tenant) {
-        return sql.query(connection, "count_jobs", Params.of("tenant", tenant), JobStore::queueCount);
+        return tenant == null
+                ? sql.query(connection, "count_jobs_all_tenants", Params.of(), JobStore::queueCount)
+                : sql.query(connection, "count_jobs", Params.of("tenant", tenant), JobStore::queueCount);
     }
 
     private static QueueCount queueCount(ResultSet row) throws SQLException {
@@ -497,7 +499,7 @@ public final class JobStore {
     }
 
     /**
-     * Folds the counts table's rows per group (PostgreSQL appends one per changing statement) and
+     * Folds the counts' deltas (PostgreSQL appends a row per changing statement and group) and
      * the finishes per minute, dropping minutes over an hour old. The finishes are folded for the
      * minutes since {@code reaperInterval} and one more minute ago, so a reaper that runs at its
      * interval folds each minute once after it ends, and never reads the older ones again (a minute

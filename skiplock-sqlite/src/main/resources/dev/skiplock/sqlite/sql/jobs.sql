@@ -385,11 +385,18 @@ WHERE id IN (
     LIMIT :limit)
 
 -- name: count_jobs
--- Jobs per queue and status of one tenant, or of all with a null tenant (dashboards, GET /queues,
--- depth gauges, benchmarks' final check): from skiplock_job_counts (migration 0011, kept by
--- triggers), never a count over the jobs themselves.
+-- Jobs per queue and status of one tenant (GET /queues, the dashboard): its rows of
+-- skiplock_job_counts (migration 0011, kept by triggers and the store) by the key, never a count
+-- over the jobs themselves. Written with an optional tenant, SQLite read every tenant's rows (10,000
+-- tenants of 3 queues: 15 ms against 0.2).
 SELECT queue, status, sum(jobs) AS jobs FROM skiplock_job_counts
-WHERE :tenant IS NULL OR tenant = :tenant
+WHERE tenant = :tenant
+GROUP BY queue, status
+HAVING sum(jobs) <> 0
+
+-- name: count_jobs_all_tenants
+-- count_jobs over every tenant (an admin's view, the depth gauges, benchmarks' final check).
+SELECT queue, status, sum(jobs) AS jobs FROM skiplock_job_counts
 GROUP BY queue, status
 HAVING sum(jobs) <> 0
 

@@ -1,0 +1,4 @@
+-- Nothing to change here: SQLite keeps one row of counts per tenant, queue and status, by its key,
+-- updated in place (0011). PostgreSQL's 0022 moves its folded sums out of its table of deltas, so
+-- that its fold reads only the deltas. This number is PostgreSQL's (both drivers list the same
+-- migration numbers).
