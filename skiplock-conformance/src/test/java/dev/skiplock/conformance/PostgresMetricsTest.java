@@ -184,6 +184,45 @@ class PostgresMetricsTest extends MetricsContract {
     }
 
     /**
+     * A process older than migration 0022 may still fold while others run the new version: its
+     * fold sums each group's deltas into one row of the deltas' table, which the new reads add to
+     * the folded sums, and the new fold moves in turn. The counts stay exact throughout.
+     */
+    @Test
+    void anOlderProcesssFoldKeepsTheCountsExact() {
+        Skiplock skiplock = client();
+        for (int i = 0; i < 4; i++) {
+            skiplock.enqueue(JobRequest.of("ok", new Work("folded" + i)));
+        }
+        jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
+        for (int i = 0; i < 3; i++) {
+            skiplock.enqueue(JobRequest.of("ok", new Work("appended" + i)).withQueue("other"));
+        }
+        skiplock.cancel(skiplock.enqueue(JobRequest.of("ok", new Work("cancelled"))).id());
+        // compact_job_counts as it was up to migration 0022
+        int folded = Jdbc.update(skiplock.dataSource(), """
+                WITH folded AS (
+                    DELETE FROM skiplock_job_counts
+                    WHERE pg_try_advisory_xact_lock(hashtext('skiplock_job_counts:' || current_schema()))
+                      AND (tenant, queue, status) IN (
+                          SELECT tenant, queue, status FROM skiplock_job_counts
+                          GROUP BY tenant, queue, status HAVING count(*) > 1)
+                    RETURNING tenant, queue, status, jobs)
+                INSERT INTO skiplock_job_counts (tenant, queue, status, jobs)
+                SELECT tenant, queue, status, sum(jobs) FROM folded
+                GROUP BY tenant, queue, status
+                HAVING sum(jobs) <> 0""");
+
+        assertThat(folded).as("groups the older fold summed").isEqualTo(1);
+        assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock))
+                .containsEntry("default/queued", 4L).containsEntry("other/queued", 3L).containsEntry("default/cancelled", 1L);
+        jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
+        assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock));
+        assertThat(unfoldedDeltas(skiplock)).isZero();
+        assertThat(foldedRows(skiplock)).isEqualTo(3);
+    }
+
+    /**
      * The fold of the finishes per minute (compact_job_throughput) folds the minutes since the
      * reaper's interval and a minute ago, at most an hour, into one row per tenant, queue and
      * minute, drops the minutes over an hour old, and leaves older minutes' rows as they are: the

@@ -53,7 +53,7 @@ interface TestDatabase extends AutoCloseable {
 
     /**
      * The tables whose rows add up to the counts per tenant, queue and status: PostgreSQL's deltas
-     * and their folded sums (migration 0022), SQLite's one table.
+     * first, then their folded sums (migration 0022); SQLite's one table.
      */
     List<String> countTables();
 
