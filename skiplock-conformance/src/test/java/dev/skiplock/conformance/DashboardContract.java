@@ -207,6 +207,28 @@ abstract class DashboardContract extends ContractBase {
         assertNoConsoleErrors();
     }
 
+    /**
+     * A job's page keeps its last 10,000 log lines and says how many earlier ones it left out: a job
+     * may print millions, and a page holding them all would halt the browser. The download has them all.
+     */
+    @Test
+    void aJobsPageKeepsItsLastTenThousandLogLines() {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"seq\", \"12000\"]}}");
+        awaitJob(id, "succeeded");
+
+        open(server.port(), "/#/jobs/" + id);
+
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("stream-state"), "The job has finished"));
+        wait.until(driver -> "12000".equals(
+                browser.executeScript("return document.querySelector('#job-log .line:last-child')?.textContent")));
+        assertThat(browser.executeScript("const lines = document.querySelectorAll('#job-log .line');"
+                + " return [lines.length, lines[0].textContent, lines[lines.length - 1].textContent];"))
+                .isEqualTo(List.of(10_000L, "2001", "12000"));
+        assertThat(browser.findElement(By.id("log-trimmed")).getText())
+                .startsWith("The first 2,000 lines are not shown here: the last 10,000 are.");
+        assertNoConsoleErrors();
+    }
+
     @Test
     void theCancelButtonAfterConfirmationStopsARunningCommand() {
         String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"sleep\", \"30\"]}}");

@@ -3,6 +3,9 @@ import {fill, h, heading, notify, statusBadge, TERMINAL, time} from './dom.js';
 import {api, download, followEvents, post} from './api.js';
 
 const JSON_FIELDS = new Set(['args', 'metadata', 'result', 'progress']);
+// The page keeps a job's last LOG_LINES log lines: a job may print millions, and a page holding
+// every one slows the browser to a halt. The download has them all.
+const LOG_LINES = 10_000;
 const TIME_FIELDS = new Set(['availableAt', 'requestedAt', 'startedAt', 'finishedAt', 'lockedUntil']);
 
 export function job(main, id) {
@@ -14,6 +17,8 @@ export function job(main, id) {
   const steps = h('ol', {id: 'job-steps', class: 'steps'});
   const log = h('pre', {id: 'job-log', class: 'terminal', role: 'log', 'aria-live': 'polite',
     'aria-label': 'Log output', tabindex: 0});
+  const trimmed = h('p', {id: 'log-trimmed', class: 'muted', hidden: true});
+  const appendLog = logAppender(log, trimmed);
   const stream = h('p', {id: 'stream-state', class: 'muted'}, 'Connecting to the event stream…');
   const downloadLink = h('a', {href: `${path}/events/download`, download: `${id}-events.ndjson`,
     onclick: event => {
@@ -21,7 +26,7 @@ export function job(main, id) {
       download(`${path}/events/download`, `${id}-events.ndjson`).catch(notify);
     }}, 'Download events (NDJSON)');
   main.append(heading('Job ', h('span', {class: 'mono'}, id), ' ', status), actions, progress,
-      h('section', {'aria-labelledby': 'log-title'}, h('h2', {id: 'log-title'}, 'Log'), stream, log, downloadLink),
+      h('section', {'aria-labelledby': 'log-title'}, h('h2', {id: 'log-title'}, 'Log'), stream, trimmed, log, downloadLink),
       h('section', {'aria-labelledby': 'steps-title'}, h('h2', {id: 'steps-title'}, 'Steps'), steps),
       h('section', {'aria-labelledby': 'fields-title'}, h('h2', {id: 'fields-title'}, 'Fields'), fields));
 
@@ -35,7 +40,7 @@ export function job(main, id) {
     renderActions(actions, current, path, refresh);
   };
   const onEvent = event => {
-    if (event.type === 'log') appendLog(log, event);
+    if (event.type === 'log') appendLog(event);
     else if (event.type === 'step') steps.append(stepItem(event));
     if (event.type === 'status' || event.type === 'progress') refresh().catch(notify);
   };
@@ -60,10 +65,46 @@ export function job(main, id) {
   return () => aborter.abort();
 }
 
-function appendLog(log, event) {
-  const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
-  log.append(h('span', {class: `line ${event.stream === 'stderr' ? 'stderr' : 'stdout'}`}, event.message ?? ''), '\n');
-  if (atBottom) log.scrollTop = log.scrollHeight;
+/**
+ * Returns a function that takes a log event. Lines are added once per frame, all that arrived
+ * since, with one layout read for the scroll: read at each line, the layout of the whole log made
+ * a job of 12,000 lines hang the page. Past LOG_LINES the oldest lines go, and trimmed says how many.
+ */
+function logAppender(log, trimmed) {
+  let pending = [];
+  let dropped = 0;
+  const flush = () => {
+    const lines = pending;
+    pending = [];
+    const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+    const fragment = document.createDocumentFragment();
+    for (const event of lines) {
+      fragment.append(h('span', {class: `line ${event.stream === 'stderr' ? 'stderr' : 'stdout'}`}, event.message ?? ''), '\n');
+    }
+    log.append(fragment);
+    const excess = log.childElementCount - LOG_LINES;
+    if (excess > 0) {
+      const oldest = document.createRange();
+      oldest.setStartBefore(log.firstChild);
+      oldest.setEndAfter(log.children[excess - 1].nextSibling); // the last line to go, and its newline
+      oldest.deleteContents();
+      dropped += excess;
+    }
+    if (dropped > 0) {
+      fill(trimmed, `The first ${dropped.toLocaleString('en')} lines are not shown here: `
+          + `the last ${LOG_LINES.toLocaleString('en')} are. The download below has every line.`);
+      trimmed.hidden = false;
+    }
+    if (atBottom) log.scrollTop = log.scrollHeight;
+  };
+  return event => {
+    if (pending.length === 0) requestAnimationFrame(flush);
+    pending.push(event);
+    if (pending.length >= 2 * LOG_LINES) { // a replay between two frames: keep what can be shown
+      dropped += pending.length - LOG_LINES;
+      pending = pending.slice(-LOG_LINES);
+    }
+  };
 }
 
 function stepItem(event) {
