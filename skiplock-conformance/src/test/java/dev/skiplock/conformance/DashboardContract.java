@@ -54,6 +54,7 @@ abstract class DashboardContract extends ContractBase {
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
     private static ChromeDriver browser;
 
+    private Skiplock skiplock;
     private SkiplockServer server;
     private Http http;
     private WebDriverWait wait;
@@ -88,7 +89,7 @@ abstract class DashboardContract extends ContractBase {
 
     @BeforeEach
     void startServer() {
-        Skiplock skiplock = started(builder(config -> config.queue("default", 4))
+        skiplock = started(builder(config -> config.queue("default", 4))
                 .handler("command", JsonNode.class, SkiplockServer.commandRunner()));
         server = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", 0, 1024 * 1024, true, Map.of()));
         http = new Http(server.port());
@@ -227,6 +228,30 @@ abstract class DashboardContract extends ContractBase {
         assertThat(browser.findElement(By.id("log-trimmed")).getText())
                 .startsWith("The first 2,000 lines are not shown here: the last 10,000 are.");
         assertNoConsoleErrors();
+    }
+
+    /**
+     * A job's page whose event stream drops (here the server restarts on its port) follows on from
+     * the last event it showed. It used to resume from where its connection had started, and showed
+     * each line of that connection again.
+     */
+    @Test
+    void aJobsPageWhoseStreamDropsResumesAfterTheLastLineItShowed() {
+        Path go = files.resolve("go");
+        String script = "echo one; for i in $(seq 600); do [ -e '" + go + "' ] && break; sleep 0.1; done; echo two";
+        String id = submit(JSON.valueToTree(Map.of("kind", "command", "args", Map.of("argv", List.of("sh", "-c", script)))).toString());
+        open(server.port(), "/#/jobs/" + id);
+        WebElement log = wait.until(ExpectedConditions.presenceOfElementLocated(By.id("job-log")));
+        wait.until(ExpectedConditions.textToBePresentInElement(log, "one"));
+
+        int port = server.port();
+        server.close();
+        server = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", port, 1024 * 1024, true, Map.of()));
+        touch(go);
+
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-status"), "succeeded"));
+        wait.until(ExpectedConditions.textToBePresentInElement(log, "two"));
+        assertThat(log.getText().lines().toList()).containsExactly("one", "two");
     }
 
     @Test

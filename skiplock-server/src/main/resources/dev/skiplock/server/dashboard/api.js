@@ -73,8 +73,10 @@ export async function followEvents(jobId, onEvent, signal, lastId = null) {
       const response = await request(`/api/v1/jobs/${encodeURIComponent(jobId)}/events/stream`,
           {headers: extra, signal});
       if (!response.ok) throw new ApiError(response.status, null);
+      // lastId follows each event, so a connection dropped mid-stream resumes after the last one seen
       lastId = await readSse(response.body, signal, (id, data) => {
         onEvent(JSON.parse(data));
+        if (id !== null) lastId = id;
       }, lastId);
       ended = true;
     } catch (error) {

@@ -18,7 +18,6 @@ export function job(main, id) {
   const log = h('pre', {id: 'job-log', class: 'terminal', role: 'log', 'aria-live': 'polite',
     'aria-label': 'Log output', tabindex: 0});
   const trimmed = h('p', {id: 'log-trimmed', class: 'muted', hidden: true});
-  const appendLog = logAppender(log, trimmed);
   const stream = h('p', {id: 'stream-state', class: 'muted'}, 'Connecting to the event stream…');
   const downloadLink = h('a', {href: `${path}/events/download`, download: `${id}-events.ndjson`,
     onclick: event => {
@@ -31,6 +30,7 @@ export function job(main, id) {
       h('section', {'aria-labelledby': 'fields-title'}, h('h2', {id: 'fields-title'}, 'Fields'), fields));
 
   const aborter = new AbortController();
+  const appendLog = logAppender(log, trimmed, aborter.signal);
   let current = null;
   const refresh = async () => {
     current = await api(path);
@@ -56,7 +56,7 @@ export function job(main, id) {
     fill(stream, 'Live: following the job\'s events.');
     return follow(null);
   }).then(() => {
-    if (!aborter.signal.aborted) fill(stream, 'The job has finished: all its events are shown.');
+    if (!aborter.signal.aborted) fill(stream, 'The job has finished: all its events have arrived.');
   }).catch(error => {
     if (aborter.signal.aborted) return;
     if (error.status === 404) fill(main, heading('Job not found'), h('p', {}, `No job ${id} (or not yours).`));
@@ -68,14 +68,23 @@ export function job(main, id) {
 /**
  * Returns a function that takes a log event. Lines are added once per frame, all that arrived
  * since, with one layout read for the scroll: read at each line, the layout of the whole log made
- * a job of 12,000 lines hang the page. Past LOG_LINES the oldest lines go, and trimmed says how many.
+ * a job of 12,000 lines hang the page. Past LOG_LINES the oldest lines go, and trimmed says how
+ * many; a reader scrolled up keeps their place. Nothing runs once signal aborts (the page left).
  */
-function logAppender(log, trimmed) {
+function logAppender(log, trimmed, signal) {
   let pending = [];
   let dropped = 0;
+  let frame = null;
+  signal.addEventListener('abort', () => cancelAnimationFrame(frame), {once: true});
   const flush = () => {
-    const lines = pending;
+    frame = null;
+    let lines = pending;
     pending = [];
+    if (lines.length >= LOG_LINES) { // a replay: what the log held and the batch's oldest go at once
+      dropped += log.childElementCount + lines.length - LOG_LINES;
+      lines = lines.slice(-LOG_LINES);
+      log.replaceChildren();
+    }
     const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
     const fragment = document.createDocumentFragment();
     for (const event of lines) {
@@ -84,23 +93,25 @@ function logAppender(log, trimmed) {
     log.append(fragment);
     const excess = log.childElementCount - LOG_LINES;
     if (excess > 0) {
+      const height = log.scrollHeight;
       const oldest = document.createRange();
       oldest.setStartBefore(log.firstChild);
       oldest.setEndAfter(log.children[excess - 1].nextSibling); // the last line to go, and its newline
       oldest.deleteContents();
       dropped += excess;
+      if (!atBottom) log.scrollTop -= height - log.scrollHeight;
     }
     if (dropped > 0) {
-      fill(trimmed, `The first ${dropped.toLocaleString('en')} lines are not shown here: `
-          + `the last ${LOG_LINES.toLocaleString('en')} are. The download below has every line.`);
+      fill(trimmed, dropped === 1 ? 'The first line is not shown here' : `The first ${dropped.toLocaleString('en')} lines are not shown here`,
+          `: the last ${LOG_LINES.toLocaleString('en')} are. The download below has every line.`);
       trimmed.hidden = false;
     }
     if (atBottom) log.scrollTop = log.scrollHeight;
   };
   return event => {
-    if (pending.length === 0) requestAnimationFrame(flush);
+    if (frame === null) frame = requestAnimationFrame(flush);
     pending.push(event);
-    if (pending.length >= 2 * LOG_LINES) { // a replay between two frames: keep what can be shown
+    if (pending.length >= 2 * LOG_LINES) { // between two frames: keep what can be shown
       dropped += pending.length - LOG_LINES;
       pending = pending.slice(-LOG_LINES);
     }
