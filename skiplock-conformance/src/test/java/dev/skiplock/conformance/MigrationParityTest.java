@@ -45,14 +45,19 @@ class MigrationParityTest {
      * PostgreSQL's enqueue statements count themselves since its 0015, and one that writes as rows
      * the events a job row carried until a statement cleared their seqs, which PostgreSQL's
      * statements write themselves (its 0012, SQLite's 0018); they are the only names SQLite has alone.
+     * PostgreSQL alone has three on its folded counts, a table SQLite does not have, that keep every
+     * tenant's totals (its 0023).
      */
     @Test
     void triggersThatDoTheSameWorkHaveTheSameNameInBothDialects() throws IOException {
         Set<String> postgres = triggersAfterAllMigrations("postgres");
         Set<String> sqlite = triggersAfterAllMigrations("sqlite");
+        Set<String> onPostgresOwnTables = Set.of("skiplock_job_counts_folded_inserted",
+                "skiplock_job_counts_folded_updated", "skiplock_job_counts_folded_deleted");
         assertThat(postgres).containsExactlyInAnyOrder("skiplock_dependency_finished", "skiplock_job_deleted",
-                "skiplock_job_counted_updated", "skiplock_job_counted_deleted");
-        assertThat(sqlite).containsAll(postgres);
+                "skiplock_job_counted_updated", "skiplock_job_counted_deleted", "skiplock_job_counts_folded_inserted",
+                "skiplock_job_counts_folded_updated", "skiplock_job_counts_folded_deleted");
+        assertThat(sqlite).containsAll(postgres.stream().filter(name -> !onPostgresOwnTables.contains(name)).toList());
         assertThat(sqlite).containsExactlyInAnyOrder("skiplock_dependency_finished",
                 "skiplock_job_deleted", "skiplock_job_inserted", "skiplock_job_status_changed",
                 "skiplock_job_progress_changed", "skiplock_job_counted_inserted", "skiplock_job_counted_updated",

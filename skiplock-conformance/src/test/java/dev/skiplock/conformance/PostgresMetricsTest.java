@@ -152,19 +152,11 @@ class PostgresMetricsTest extends MetricsContract {
         }
         skiplock.cancel(skiplock.enqueue(JobRequest.of("ok", new Work("cancelled")).withQueue("even")).id());
         Map<String, Long> before = counted(skiplock);
+        undoMigration0023(skiplock);
         Jdbc.update(skiplock.dataSource(), "INSERT INTO skiplock_job_counts SELECT * FROM skiplock_job_counts_folded");
         Jdbc.update(skiplock.dataSource(), "DROP TABLE skiplock_job_counts_folded");
-        String migration;
-        try (var text = getClass().getClassLoader().getResourceAsStream(
-                new PostgresDriver().resourceRoot() + "/migrations/0022_job_counts_folded_apart.sql")) {
-            migration = new String(text.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        }
-        try (Connection connection = skiplock.dataSource().getConnection();
-                java.sql.Statement statement = connection.createStatement()) {
-            connection.setAutoCommit(false);
-            statement.execute(migration);
-            connection.commit();
-        }
+        migrate(skiplock, "0022_job_counts_folded_apart");
+        migrate(skiplock, "0023_job_counts_all_tenants");
 
         assertThat(counted(skiplock)).isEqualTo(before)
                 .containsEntry("even/queued", 2L).containsEntry("even/cancelled", 1L);
@@ -173,6 +165,67 @@ class PostgresMetricsTest extends MetricsContract {
         assertThat(Jdbc.query(skiplock.dataSource(), "SELECT count(*) FROM skiplock_job_counts", row -> row.getLong(1)))
                 .as("deltas left").containsExactly(0L);
         assertThat(foldedRows(skiplock)).as("a row per group").isEqualTo(4);
+    }
+
+    /**
+     * Migration 0023 totals every tenant's folded sums per queue and status; the deltas not folded
+     * yet stay where they are, and every tenant's count reads the same before and after (replayed
+     * here on a migrated schema whose totals are dropped, as they were before 0023).
+     */
+    @Test
+    void migration0023TotalsEveryTenantsFoldedSums() throws Exception {
+        Skiplock skiplock = client();
+        for (int i = 0; i < 4; i++) {
+            skiplock.tenant(i % 2 == 0 ? "north" : "south").enqueue(JobRequest.of("ok", new Work("folded" + i)));
+        }
+        skiplock.cancel(skiplock.enqueue(JobRequest.of("ok", new Work("cancelled")).withQueue("other")).id());
+        jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
+        skiplock.tenant("north").enqueue(JobRequest.of("ok", new Work("appended")));
+        Map<String, Long> before = countedAllTenants(skiplock);
+        undoMigration0023(skiplock);
+
+        migrate(skiplock, "0023_job_counts_all_tenants");
+
+        assertThat(countedAllTenants(skiplock)).isEqualTo(before).isEqualTo(countedOverTheJobs(skiplock))
+                .containsEntry("default/queued", 5L).containsEntry("other/cancelled", 1L);
+        assertThat(unfoldedDeltas(skiplock)).as("the appended job's delta, left for the fold").isEqualTo(1);
+        assertThat(Jdbc.query(skiplock.dataSource(), "SELECT queue || '/' || status || '=' || jobs"
+                + " FROM skiplock_job_counts_all_tenants ORDER BY queue, status", row -> row.getString(1)))
+                .as("a row per queue and status of the folded sums")
+                .containsExactly("default/queued=4", "other/cancelled=1");
+        jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
+        assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock));
+        assertThat(unfoldedDeltas(skiplock)).isZero();
+    }
+
+    /**
+     * Every tenant's totals follow the folded sums however they are written: inserted, updated
+     * (also to another queue or status), deleted, several groups in one statement, by SQL that
+     * knows nothing of the totals, as a process of 0022's version folds.
+     */
+    @Test
+    void everyTenantsTotalsFollowEachWriteOfTheFoldedSums() {
+        Skiplock skiplock = client();
+        javax.sql.DataSource data = skiplock.dataSource();
+        Jdbc.update(data, "INSERT INTO skiplock_job_counts_folded (tenant, queue, status, jobs) VALUES"
+                + " ('a', 'mail', 'queued', 5), ('b', 'mail', 'queued', 7), ('a', 'mail', 'failed', 2),"
+                + " ('b', 'pdf', 'running', 3)");
+        assertThat(countedAllTenants(skiplock)).containsExactlyEntriesOf(new java.util.TreeMap<>(Map.of(
+                "mail/failed", 2L, "mail/queued", 12L, "pdf/running", 3L)));
+
+        Jdbc.update(data, "INSERT INTO skiplock_job_counts_folded AS sums (tenant, queue, status, jobs) VALUES"
+                + " ('a', 'mail', 'queued', -5), ('c', 'mail', 'queued', 1)"
+                + " ON CONFLICT (tenant, queue, status) DO UPDATE SET jobs = sums.jobs + excluded.jobs");
+        Jdbc.update(data, "UPDATE skiplock_job_counts_folded SET status = 'succeeded' WHERE queue = 'pdf'");
+        Jdbc.update(data, "UPDATE skiplock_job_counts_folded SET jobs = jobs + 1 WHERE status = 'failed'");
+        assertThat(countedAllTenants(skiplock)).containsExactlyEntriesOf(new java.util.TreeMap<>(Map.of(
+                "mail/failed", 3L, "mail/queued", 8L, "pdf/succeeded", 3L)));
+
+        Jdbc.update(data, "DELETE FROM skiplock_job_counts_folded WHERE tenant = 'b'");
+        assertThat(countedAllTenants(skiplock)).containsExactlyEntriesOf(new java.util.TreeMap<>(Map.of(
+                "mail/failed", 3L, "mail/queued", 1L)));
+        assertThat(Jdbc.query(data, "SELECT sum(jobs) FROM skiplock_job_counts_folded", row -> row.getLong(1)))
+                .containsExactly(4L);
     }
 
     /**
@@ -309,8 +362,32 @@ class PostgresMetricsTest extends MetricsContract {
     private void assertExactAfterAFold(Skiplock skiplock, int groups) {
         jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
         assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock));
+        assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock));
         assertThat(unfoldedDeltas(skiplock)).isZero();
         assertThat(foldedRows(skiplock)).isEqualTo(groups);
+    }
+
+    /** Replays a migration's file on the schema, in a transaction of its own, as the migrator does. */
+    private static void migrate(Skiplock skiplock, String migration) throws Exception {
+        String text;
+        try (var file = PostgresMetricsTest.class.getClassLoader().getResourceAsStream(
+                new PostgresDriver().resourceRoot() + "/migrations/" + migration + ".sql")) {
+            text = new String(file.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        try (Connection connection = skiplock.dataSource().getConnection();
+                java.sql.Statement statement = connection.createStatement()) {
+            connection.setAutoCommit(false);
+            statement.execute(text);
+            connection.commit();
+        }
+    }
+
+    /** Drops what migration 0023 made (the table of every tenant's totals, its triggers and their functions). */
+    private static void undoMigration0023(Skiplock skiplock) {
+        Jdbc.update(skiplock.dataSource(), "DROP TABLE skiplock_job_counts_all_tenants");
+        for (String change : List.of("inserted", "updated", "deleted")) {
+            Jdbc.update(skiplock.dataSource(), "DROP FUNCTION skiplock_job_counts_folded_" + change + "() CASCADE");
+        }
     }
 
     /** A client, early in a minute, and deltas of 1, 2 and 3 finishes of that minute. */
