@@ -395,8 +395,12 @@ GROUP BY queue, status
 HAVING sum(jobs) <> 0
 
 -- name: count_jobs_all_tenants
--- count_jobs over every tenant (an admin's view, the depth gauges, benchmarks' final check).
+-- count_jobs over every tenant (an admin's view, the depth gauges, benchmarks' final check). Every
+-- row is read, but only those with jobs are sorted into their queue and status: most of a tenant's
+-- rows are zero (the statuses a job passes through), and the sort was most of the time (10,000
+-- tenants of 3 queues and 7 statuses, two of them with jobs: 80 ms, 22 ms without the zeros).
 SELECT queue, status, sum(jobs) AS jobs FROM skiplock_job_counts
+WHERE jobs <> 0
 GROUP BY queue, status
 HAVING sum(jobs) <> 0
 
