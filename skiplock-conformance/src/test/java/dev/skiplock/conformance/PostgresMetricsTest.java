@@ -103,6 +103,7 @@ class PostgresMetricsTest extends MetricsContract {
             first.commit();
         }
         assertThat(counted(skiplock)).isEqualTo(countedOverTheJobs(skiplock)).containsEntry("default/queued", 5L);
+        assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock));
         assertThat(foldedRows(skiplock)).isEqualTo(1);
     }
 
@@ -196,6 +197,48 @@ class PostgresMetricsTest extends MetricsContract {
         jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
         assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock));
         assertThat(unfoldedDeltas(skiplock)).isZero();
+    }
+
+    /**
+     * Migration 0023 copies the folded sums once its lock is free of a fold (here a fold of a
+     * process of 0022's version, open when the migration starts); it must copy them with that
+     * fold's sums, also where the server's or the pool's default level is REPEATABLE READ, whose
+     * one snapshot, taken before the fold committed, would copy them without (the migrator runs in
+     * READ COMMITTED). Forced: the migration waits on the open fold's lock, then the fold commits.
+     */
+    @Test
+    void migration0023CopiesAFoldThatCommittedWhileItWaitedAlsoUnderRepeatableRead() throws Exception {
+        Skiplock skiplock = client();
+        for (int i = 0; i < 3; i++) {
+            skiplock.enqueue(JobRequest.of("ok", new Work("folded" + i)));
+        }
+        jobs(skiplock).compactJobCounts(Duration.ofSeconds(15));
+        for (int i = 0; i < 2; i++) {
+            skiplock.enqueue(JobRequest.of("ok", new Work("appended" + i)).withQueue("other"));
+        }
+        undoMigration0023(skiplock);
+        Jdbc.update(skiplock.dataSource(), "DELETE FROM skiplock_migrations WHERE version = 23");
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(database.url());
+        config.setTransactionIsolation("TRANSACTION_REPEATABLE_READ");
+        try (com.zaxxer.hikari.HikariDataSource repeatableRead = new com.zaxxer.hikari.HikariDataSource(config);
+                Connection fold = skiplock.dataSource().getConnection()) {
+            fold.setAutoCommit(false);
+            assertThat(Transactions.update(fold, countsFold())).as("groups the open fold moved").isEqualTo(1);
+            CompletableFuture<List<String>> migration = CompletableFuture.supplyAsync(
+                    () -> new dev.skiplock.internal.store.Migrator(repeatableRead, new PostgresDriver()).migrate());
+            // the script runs as one query, shown by its first kilobyte: its opening comment
+            Transactions.awaitBlocked(skiplock.dataSource(), "the depth gauges of every process", migration);
+            assertThat(migration).as("the migration waits for the open fold").isNotDone();
+            fold.commit();
+            assertThat(migration.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).containsExactly("0023_job_counts_all_tenants");
+            try (Connection pooled = repeatableRead.getConnection()) {
+                assertThat(pooled.getTransactionIsolation()).as("the pool's level, given back")
+                        .isEqualTo(Connection.TRANSACTION_REPEATABLE_READ);
+            }
+        }
+        assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock))
+                .containsEntry("default/queued", 3L).containsEntry("other/queued", 2L);
     }
 
     /**

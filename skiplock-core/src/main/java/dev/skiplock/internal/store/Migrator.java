@@ -21,6 +21,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Migrator {
     private static final Logger LOG = LoggerFactory.getLogger(Migrator.class);
+    /** {@link #readCommitted}: the connection's isolation level was not changed. */
+    private static final int LEVEL_KEPT = -1;
 
     private final DataSource dataSource;
     private final Driver driver;
@@ -35,22 +37,51 @@ public final class Migrator {
     /** Applies what is missing; returns the names applied now (empty when up to date). */
     public List<String> migrate() {
         try (Connection connection = dataSource.getConnection()) {
-            if (!connection.getAutoCommit()) {
-                return migrateInPoolTransaction(connection);
-            }
-            TransactionEnds.begin(connection);
-            List<String> applied;
+            int poolsLevel = readCommitted(connection);
             try {
-                applied = migrateInTransaction(connection);
-            } catch (RuntimeException | SQLException e) {
-                TransactionEnds.rollBack(connection, e);
-                throw e;
+                return migrate(connection);
+            } finally {
+                if (poolsLevel != LEVEL_KEPT) {
+                    connection.setTransactionIsolation(poolsLevel);
+                }
             }
-            TransactionEnds.commit(connection);
-            return applied;
         } catch (SQLException e) {
             throw new SkiplockException(driver.name() + " migration failed: " + e.getMessage(), e);
         }
+    }
+
+    private List<String> migrate(Connection connection) throws SQLException {
+        if (!connection.getAutoCommit()) {
+            return migrateInPoolTransaction(connection);
+        }
+        TransactionEnds.begin(connection);
+        List<String> applied;
+        try {
+            applied = migrateInTransaction(connection);
+        } catch (RuntimeException | SQLException e) {
+            TransactionEnds.rollBack(connection, e);
+            throw e;
+        }
+        TransactionEnds.commit(connection);
+        return applied;
+    }
+
+    /**
+     * Puts the connection in READ COMMITTED where the database has it and the connection is at
+     * another level (a server or role whose default is REPEATABLE READ or SERIALIZABLE): the
+     * migrations are written for it, each statement seeing what committed before it began.
+     * PostgreSQL's 0023 copies the folded counts after its lock waited for a fold of an older
+     * process; in the snapshot of the transaction's first statement it would copy them without
+     * that fold. Returns the level to put back, or {@link #LEVEL_KEPT}. SQLite has one level.
+     */
+    private static int readCommitted(Connection connection) throws SQLException {
+        int level = connection.getTransactionIsolation();
+        if (level == Connection.TRANSACTION_READ_COMMITTED
+                || !connection.getMetaData().supportsTransactionIsolationLevel(Connection.TRANSACTION_READ_COMMITTED)) {
+            return LEVEL_KEPT;
+        }
+        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        return level;
     }
 
     /** A pool that hands out connections in a transaction: commits that one, and leaves the connection in one. */

@@ -5,14 +5,17 @@
 -- per queue and status holds the folded sums of every tenant, and count_jobs_all_tenants reads it
 -- with the deltas not folded yet.
 -- Triggers keep it: whatever writes the folded sums (this version's fold, a fold of a process of
--- 0022's version, which knows nothing of this table, or SQL by hand) moves its queue's and status's
--- total by the same amount in the same transaction, so a count that reads both in one snapshot is
--- exact. A TRUNCATE of the folded sums is not followed (no transition rows): truncate both.
--- The upserts go in the order of the key, so two writers of the folded sums (the fold's advisory
--- lock keeps them apart anyway) cannot wait on each other's rows in a cycle. A group's row stays at
--- zero, as the folded sums' do. The fold's lock keeps folds out while this migrates; creating the
--- triggers waits for a writer of the folded sums that is still open, so the sums copied below are
--- every committed one and every later write fires the triggers.
+-- 0022's version, which knows nothing of this table, or SQL by hand with the schema on its
+-- search_path, as the triggers resolve the table by it) moves its queue's and status's total by the
+-- same amount in the same transaction, so a count that reads both in one snapshot is exact. A
+-- TRUNCATE of the folded sums is not followed (no transition rows): truncate both.
+-- Folds never write at once (the fold's advisory lock keeps them apart); each trigger upserts in
+-- the key's order, but a statement that both inserts and updates sums (the fold's upsert) runs two
+-- such passes, so two writers by hand, outside the fold's lock, could still deadlock. A group's row
+-- stays at zero, as the folded sums' do. The fold's lock keeps folds out while this migrates;
+-- creating the triggers waits for a writer of the folded sums that is still open, so the sums
+-- copied below are every committed one (the migrator runs in READ COMMITTED: each statement sees
+-- what committed before it) and every later write fires the triggers.
 SELECT pg_advisory_xact_lock(hashtext('skiplock_job_counts:' || current_schema()));
 
 CREATE TABLE skiplock_job_counts_all_tenants (
