@@ -10,7 +10,9 @@ import org.junit.jupiter.api.Test;
  * cancelled from skiplock_jobs_unsuccessful (migration 0020), waiting and running from theirs,
  * where it walked the whole history newest first to find them (300,000 finished jobs, 27 of them
  * failed: 90 ms a page); queued jobs, up to 10,000 of the queue, from skiplock_jobs_claimable alone
- * (read once), then by their ids in order. Each part's index search delivers ids in order but the running jobs',
+ * (read once), then by their ids in order. A tenant's jobs of one queue or kind come from
+ * skiplock_jobs_by_queue and skiplock_jobs_by_kind (migration 0024), where a rare one walked every
+ * tenant's history. Each part's index search delivers ids in order but the running jobs',
  * which are sorted. JobListContract holds both databases to what the list returns.
  */
 class SqliteJobListPlanTest extends ContractBase {
@@ -39,6 +41,13 @@ class SqliteJobListPlanTest extends ContractBase {
                             "SEARCH skiplock_jobs USING COVERING INDEX skiplock_jobs_claimable (queue>? AND queue<?)",
                             "SEARCH skiplock_jobs USING INDEX sqlite_autoindex_skiplock_jobs_1 (id=?)",
                             "SEARCH skiplock_jobs USING INDEX sqlite_autoindex_skiplock_jobs_1 (id<?)");
+            if (statement.equals("list_jobs")) {
+                assertThat(plan).as("the plan of %s: a queue's and a kind's jobs by their indexes (0024)", statement)
+                        .contains("SEARCH skiplock_jobs USING INDEX skiplock_jobs_by_queue (queue=? AND tenant=? AND id<?)",
+                                "SEARCH skiplock_jobs USING INDEX skiplock_jobs_by_kind (kind=? AND tenant=? AND id<?)");
+                assertThat(plan).as("the plan of %s: no part reads every job of a queue or kind", statement)
+                        .noneMatch(step -> step.endsWith("(queue=?)") || step.endsWith("(kind=?)"));
+            }
             assertThat(plan).as("the plan of %s: no other scan of the jobs", statement)
                     .filteredOn(step -> step.startsWith("SCAN skiplock_jobs"))
                     .containsExactly("SCAN skiplock_jobs USING INDEX skiplock_jobs_running");

@@ -59,10 +59,13 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 -- 55 ms a page, under 1 ms by the index); 100,000 queued: 0.5 ms a page by the walk, about 2 ms
 -- with the count of the first 10,001 index entries read first. Past 10,000 queued jobs a page
 -- whose cursor is past the oldest of them, or whose tenant or kind none of them has, still walks
--- the history. The last part serves every other filter; it reads nothing when the queued jobs
--- were read by their index (its bound on the ids is then '': a guard on the count was tested at
--- each row of the walk, 16 ms of the 300,000). Each part's guard on :status alone is tested once,
--- so a part that does not apply reads nothing; the merge in id order stops at the limit.
+-- the history. The last three parts serve every other filter: a queue's jobs from
+-- skiplock_jobs_by_queue, a kind's from skiplock_jobs_by_kind (migration 0024: a rare queue or kind
+-- walked every tenant's history), else the walk of the ids, which tests the tenant on each row
+-- (a tenant with few jobs among many still walks them). They read nothing when the queued jobs
+-- were read by their index (their bound on the ids is then '': a guard on the count was tested at
+-- each row of the walk, 16 ms of the 300,000). Each part's guard on the parameters alone is tested
+-- once, so a part that does not apply reads nothing; the merge in id order stops at the limit.
 WITH queued AS (
     SELECT id FROM skiplock_jobs INDEXED BY skiplock_jobs_claimable
     WHERE :status IS 'queued' AND status = 'queued'
@@ -97,12 +100,30 @@ WHERE id IN (SELECT id FROM queued
   AND tenant = :tenant
   AND (:kind IS NULL OR kind = :kind)
 UNION ALL
+SELECT * FROM skiplock_jobs INDEXED BY skiplock_jobs_by_queue
+WHERE :queue IS NOT NULL
+  AND (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
+  AND (:status IS NULL OR status = :status)
+  AND queue = :queue
+  AND tenant = :tenant
+  AND (:kind IS NULL OR kind = :kind)
+  AND id < CASE WHEN :status IS 'queued' AND (SELECT count(*) FROM queued) <= 10000 THEN ''
+                ELSE COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff') END
+UNION ALL
+SELECT * FROM skiplock_jobs INDEXED BY skiplock_jobs_by_kind
+WHERE :queue IS NULL AND :kind IS NOT NULL
+  AND (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
+  AND (:status IS NULL OR status = :status)
+  AND kind = :kind
+  AND tenant = :tenant
+  AND id < CASE WHEN :status IS 'queued' AND (SELECT count(*) FROM queued) <= 10000 THEN ''
+                ELSE COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff') END
+UNION ALL
 SELECT * FROM skiplock_jobs
-WHERE (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
+WHERE :queue IS NULL AND :kind IS NULL
+  AND (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
   AND (:status IS NULL OR status = :status)
   AND tenant = :tenant
-  AND (:queue IS NULL OR queue = :queue)
-  AND (:kind IS NULL OR kind = :kind)
   AND id < CASE WHEN :status IS 'queued' AND (SELECT count(*) FROM queued) <= 10000 THEN ''
                 ELSE COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff') END
 ORDER BY id DESC

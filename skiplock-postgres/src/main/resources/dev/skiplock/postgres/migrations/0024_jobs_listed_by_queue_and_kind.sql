@@ -1,0 +1,4 @@
+-- Nothing to change here: SQLite's 0024 indexes every job by tenant and queue, and by tenant and
+-- kind, for the job list's filters. PostgreSQL's list reads the live jobs by their partial indexes
+-- and the finished ones by its history indexes per tenant and queue, kind or status (0011). This
+-- number is SQLite's (both drivers list the same migration numbers).
