@@ -38,13 +38,15 @@ public final class Migrator {
     public List<String> migrate() {
         try (Connection connection = dataSource.getConnection()) {
             int poolsLevel = readCommitted(connection);
+            List<String> applied;
             try {
-                return migrate(connection);
-            } finally {
-                if (poolsLevel != LEVEL_KEPT) {
-                    connection.setTransactionIsolation(poolsLevel);
-                }
+                applied = migrate(connection);
+            } catch (RuntimeException | SQLException e) {
+                putBack(connection, poolsLevel, e);
+                throw e;
             }
+            putBack(connection, poolsLevel, null);
+            return applied;
         } catch (SQLException e) {
             throw new SkiplockException(driver.name() + " migration failed: " + e.getMessage(), e);
         }
@@ -82,6 +84,21 @@ public final class Migrator {
         }
         connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         return level;
+    }
+
+    /** Gives the connection its pool's level back; a failure to do so is added to {@code failure} if there is one. */
+    private static void putBack(Connection connection, int level, Exception failure) throws SQLException {
+        if (level == LEVEL_KEPT) {
+            return;
+        }
+        try {
+            connection.setTransactionIsolation(level);
+        } catch (SQLException e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e); // the migration's own failure is the one to report
+        }
     }
 
     /** A pool that hands out connections in a transaction: commits that one, and leaves the connection in one. */
