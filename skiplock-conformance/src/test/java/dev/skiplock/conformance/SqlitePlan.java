@@ -29,8 +29,14 @@ final class SqlitePlan {
 
     /** The steps of the plan SQLite makes for {@code statement} of {@code file}.sql on a connection of {@code client}. */
     static List<String> of(Skiplock client, String file, String statement, Binder binder) throws SQLException {
+        return ofResource(client, FastPathContract.driver(client).resourceRoot() + "/sql/" + file + ".sql",
+                statement, binder);
+    }
+
+    /** The steps of the plan SQLite makes for {@code statement} of the SQL file at {@code resource} (a class path name). */
+    static List<String> ofResource(Skiplock client, String resource, String statement, Binder binder) throws SQLException {
         Driver driver = FastPathContract.driver(client);
-        NamedStatement named = SqlFile.load(driver.resourceRoot() + "/sql/" + file + ".sql").get(statement);
+        NamedStatement named = SqlFile.load(resource).get(statement);
         List<String> plan = new ArrayList<>();
         try (Connection connection = client.dataSource().getConnection();
                 PreparedStatement explain = connection.prepareStatement("EXPLAIN QUERY PLAN " + named.jdbcSql())) {
