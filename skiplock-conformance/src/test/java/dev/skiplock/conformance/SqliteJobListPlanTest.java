@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * failed: 90 ms a page); queued jobs, up to 10,000 of the queue, from skiplock_jobs_claimable alone
  * (read once), then by their ids in order. A tenant's jobs of one queue or kind come from
  * skiplock_jobs_by_queue and skiplock_jobs_by_kind (migration 0024), where a rare one walked every
- * tenant's history. Each part's index search delivers ids in order but the running jobs',
+ * tenant's history; its other jobs from skiplock_jobs_by_tenant (0025), where a tenant with few jobs
+ * among another's many walked them all. Each part's index search delivers ids in order but the running jobs',
  * which are sorted. JobListContract holds both databases to what the list returns.
  */
 class SqliteJobListPlanTest extends ContractBase {
@@ -38,10 +39,16 @@ class SqliteJobListPlanTest extends ContractBase {
                             "SEARCH skiplock_jobs USING INDEX skiplock_jobs_waiting (id<?)",
                             "SCAN skiplock_jobs USING INDEX skiplock_jobs_running",
                             "MATERIALIZE queued",
-                            "SEARCH skiplock_jobs USING COVERING INDEX skiplock_jobs_claimable (queue>? AND queue<?)",
-                            "SEARCH skiplock_jobs USING INDEX sqlite_autoindex_skiplock_jobs_1 (id=?)",
-                            "SEARCH skiplock_jobs USING INDEX sqlite_autoindex_skiplock_jobs_1 (id<?)");
-            if (statement.equals("list_jobs")) {
+                            "SEARCH skiplock_jobs USING COVERING INDEX skiplock_jobs_claimable (queue>? AND queue<?)");
+            if (statement.equals("list_jobs_all_tenants")) {
+                assertThat(plan).as("the plan of %s: every tenant's jobs by their ids", statement)
+                        .contains("SEARCH skiplock_jobs USING INDEX sqlite_autoindex_skiplock_jobs_1 (id=?)",
+                                "SEARCH skiplock_jobs USING INDEX sqlite_autoindex_skiplock_jobs_1 (id<?)");
+            } else {
+                assertThat(plan).as("the plan of %s: the tenant's jobs by their index (0025)", statement)
+                        .contains("SEARCH skiplock_jobs USING INDEX skiplock_jobs_by_tenant (tenant=? AND id=?)",
+                                "SEARCH skiplock_jobs USING INDEX skiplock_jobs_by_tenant (tenant=? AND id<?)")
+                        .noneMatch(step -> step.contains("sqlite_autoindex_skiplock_jobs_1 (id<?)"));
                 assertThat(plan).as("the plan of %s: a queue's and a kind's jobs by their indexes (0024)", statement)
                         .contains("SEARCH skiplock_jobs USING INDEX skiplock_jobs_by_queue (queue=? AND tenant=? AND id<?)",
                                 "SEARCH skiplock_jobs USING INDEX skiplock_jobs_by_kind (kind=? AND tenant=? AND id<?)");

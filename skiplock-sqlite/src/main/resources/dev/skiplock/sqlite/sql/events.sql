@@ -4,10 +4,11 @@
 -- sorted all of the job's events after :after_seq before the limit (a job of 100,000 log lines:
 -- 108 ms a page of 1,000, so paging through it read O(N^2/1,000) rows); as a compound select in seq
 -- order, each part read along its index, it stops at the limit (1-2 ms). The tenant's test keeps
--- other tenants' jobs invisible.
+-- other tenants' jobs invisible; written "+j.tenant" so that SQLite finds the job by its id: by
+-- skiplock_jobs_by_tenant (migration 0025) it sorted the events again.
 SELECT seq, ts, job_id, attempt, type, status, step, stream, message, data FROM skiplock_job_events
 WHERE job_id = :job_id AND seq > :after_seq
-  AND EXISTS (SELECT 1 FROM skiplock_jobs AS j WHERE j.id = :job_id AND j.tenant = :tenant)
+  AND EXISTS (SELECT 1 FROM skiplock_jobs AS j WHERE j.id = :job_id AND +j.tenant = :tenant)
 UNION ALL
 SELECT started_seq, started_at, id, attempt, 'status', 'running', NULL, NULL, NULL, NULL FROM skiplock_jobs
 WHERE id = :job_id AND tenant = :tenant AND started_seq > :after_seq

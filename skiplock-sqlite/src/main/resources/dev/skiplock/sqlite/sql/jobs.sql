@@ -74,14 +74,14 @@ WITH queued AS (
 SELECT * FROM skiplock_jobs
 WHERE :status IN ('failed', 'timed_out', 'cancelled') AND status IN ('failed', 'timed_out', 'cancelled')
   AND status = :status
-  AND tenant = :tenant
+  AND +tenant = :tenant
   AND (:queue IS NULL OR queue = :queue)
   AND (:kind IS NULL OR kind = :kind)
   AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
 UNION ALL
 SELECT * FROM skiplock_jobs
 WHERE :status = 'waiting' AND status = 'waiting'
-  AND tenant = :tenant
+  AND +tenant = :tenant
   AND (:queue IS NULL OR queue = :queue)
   AND (:kind IS NULL OR kind = :kind)
   AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
@@ -119,7 +119,7 @@ WHERE :queue IS NULL AND :kind IS NOT NULL
   AND id < CASE WHEN :status IS 'queued' AND (SELECT count(*) FROM queued) <= 10000 THEN ''
                 ELSE COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff') END
 UNION ALL
-SELECT * FROM skiplock_jobs
+SELECT * FROM skiplock_jobs INDEXED BY skiplock_jobs_by_tenant
 WHERE :queue IS NULL AND :kind IS NULL
   AND (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
   AND (:status IS NULL OR status = :status)

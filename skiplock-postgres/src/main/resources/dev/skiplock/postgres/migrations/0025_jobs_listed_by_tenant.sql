@@ -1,0 +1,4 @@
+-- Nothing to change here: SQLite's 0025 indexes every job by tenant, for a tenant's job list among
+-- other tenants' many jobs. PostgreSQL's list reads the live jobs by their partial indexes and the
+-- finished ones by its history indexes per tenant and queue, kind or status (0011). This number is
+-- SQLite's (both drivers list the same migration numbers).

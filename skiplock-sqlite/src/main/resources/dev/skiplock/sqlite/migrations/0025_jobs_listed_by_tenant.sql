@@ -1,0 +1,13 @@
+-- A tenant's job list without a queue or kind filter (GET /api/v1/jobs, the dashboard's jobs page,
+-- which reloads its first page every 2 s) walked every tenant's jobs newest first, testing each
+-- row's tenant: a tenant with few jobs among another's many read them all at each page (20 jobs
+-- among 300,000: docs/PERFORMANCE.md). This index holds every job by tenant in id order, so
+-- list_jobs reads a tenant's jobs newest first from the cursor. Like 0024's indexes, an enqueue
+-- writes one entry and a claim, a heartbeat or a completion none (neither column ever changes).
+-- It also serves any statement that tests a tenant and an id: SQLite then took it for the failed
+-- and waiting parts of list_jobs and for list_events' check of the job's tenant, where it read
+-- the tenant's jobs or sorted the job's events; those statements test the tenant as "+tenant", which
+-- keeps the index out of them (SqliteIndexChoiceTest plans every statement). A process of an older
+-- version keeps its plans but for those: its list of failed or waiting jobs and its event list read
+-- by this index (a page of a job's events sorted, not read up to the limit) until it is upgraded.
+CREATE INDEX skiplock_jobs_by_tenant ON skiplock_jobs (tenant, id);
