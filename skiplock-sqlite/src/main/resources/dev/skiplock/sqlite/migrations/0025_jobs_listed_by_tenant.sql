@@ -8,6 +8,9 @@
 -- and waiting parts of list_jobs and for list_events' check of the job's tenant, where it read
 -- the tenant's jobs or sorted the job's events; those statements test the tenant as "+tenant", which
 -- keeps the index out of them (SqliteIndexChoiceTest plans every statement). A process of an older
--- version keeps its plans but for those: its list of failed or waiting jobs and its event list read
--- by this index (a page of a job's events sorted, not read up to the limit) until it is upgraded.
+-- version takes this index for those until it is upgraded: its event list sorts a page's job's
+-- events (not read up to the limit), and, on a file without statistics (Skiplock never runs
+-- ANALYZE), its list of failed, timed-out, cancelled or waiting jobs walks the tenant's jobs (a rare
+-- status among 300,000 of them: 60 ms a page, against 0.35 ms). Its tenant's list takes it too, and
+-- gains.
 CREATE INDEX skiplock_jobs_by_tenant ON skiplock_jobs (tenant, id);
