@@ -59,13 +59,16 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 -- 55 ms a page, under 1 ms by the index); 100,000 queued: 0.5 ms a page by the walk, about 2 ms
 -- with the count of the first 10,001 index entries read first. Past 10,000 queued jobs a page
 -- whose cursor is past the oldest of them, or whose tenant or kind none of them has, still walks
--- the history. The last three parts serve every other filter: a queue's jobs from
+-- the tenant's history. The last three parts serve every other filter: a queue's jobs from
 -- skiplock_jobs_by_queue, a kind's from skiplock_jobs_by_kind (migration 0024: a rare queue or kind
--- walked every tenant's history), else the walk of the ids, which tests the tenant on each row
--- (a tenant with few jobs among many still walks them). They read nothing when the queued jobs
--- were read by their index (their bound on the ids is then '': a guard on the count was tested at
--- each row of the walk, 16 ms of the 300,000). Each part's guard on the parameters alone is tested
--- once, so a part that does not apply reads nothing; the merge in id order stops at the limit.
+-- walked every tenant's history), else the tenant's jobs from skiplock_jobs_by_tenant (migration
+-- 0025: a tenant with few jobs among another's many walked them all), the other filters tested row
+-- by row. They read nothing when the queued jobs were read by their index (their bound on the ids
+-- is then '': a guard on the count was tested at each row of the walk, 16 ms of the 300,000). Each
+-- part's guard on the parameters alone is tested once, so a part that does not apply reads nothing;
+-- the merge in id order stops at the limit. The failed and waiting parts test the tenant as
+-- "+tenant": SQLite read the tenant's jobs by skiplock_jobs_by_tenant instead (the running part
+-- names its index).
 WITH queued AS (
     SELECT id FROM skiplock_jobs INDEXED BY skiplock_jobs_claimable
     WHERE :status IS 'queued' AND status = 'queued'
