@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The job list against every filter it takes. Each database reads it its own way (PostgreSQL: the
- * live jobs and the history, each by its indexes; SQLite: the statuses few jobs are in from an
- * index of their own, migration 0020, the rest by a walk of the ids), and each must list exactly
+ * live jobs and the history, each by its indexes; SQLite: the statuses few jobs are in, a tenant's,
+ * a queue's and a kind's jobs from indexes of their own, migrations 0020, 0024 and 0025, the rest by
+ * a walk of the ids), and each must list exactly
  * the jobs a filter matches, newest first, page after page.
  */
 abstract class JobListContract extends ContractBase {
@@ -138,6 +139,61 @@ abstract class JobListContract extends ContractBase {
 
         queued.add(acme.enqueue(JobRequest.of("ok", new Work(10_000)).withQueue("small")));
         assertListsQueued(client, tenants, queued);
+    }
+
+    /**
+     * Every tenant's list of a queue or a kind is alike whether it has few jobs or many (SQLite reads
+     * a queue's or a kind's jobs from its index up to 10,000 of them, and walks the ids past that):
+     * 10,000 jobs of queue {@code big} and kind {@code bulk}, then 10,001, over two tenants, beside a
+     * few of queue {@code small} and kinds {@code rare} and {@code other}; the first page and a page from the middle of
+     * each filter, with and without the queued status they all have.
+     */
+    @Test
+    void everyTenantsListOfAQueueOrKindIsAlikeUpToAndPastTenThousand() {
+        Skiplock client = client();
+        JobClient acme = client.tenant("acme");
+        List<Job> jobs = new ArrayList<>();
+        for (int from = 0; from < 9_990; from += 999) {
+            List<JobRequest> batch = new ArrayList<>();
+            for (int i = from; i < from + 999; i++) {
+                batch.add(JobRequest.of("bulk", new Work(i)).withQueue("big"));
+            }
+            jobs.addAll(client.enqueueMany(batch));
+        }
+        for (int i = 0; i < 16; i++) {
+            JobClient tenant = i % 2 == 0 ? acme : client;
+            jobs.add(tenant.enqueue(i < 10 ? JobRequest.of("bulk", new Work(-i)).withQueue("big")
+                    : JobRequest.of(i < 13 ? "rare" : "other", new Work(-i)).withQueue("small")));
+        }
+        assertThat(jobs).filteredOn(job -> job.queue().equals("big")).hasSize(10_000);
+        assertThat(jobs).filteredOn(job -> job.kind().equals("bulk")).hasSize(10_000);
+        assertListsEveryTenant(client, jobs, 10_000);
+
+        jobs.add(acme.enqueue(JobRequest.of("bulk", new Work(10_000)).withQueue("big")));
+        assertListsEveryTenant(client, jobs, 10_001);
+    }
+
+    /** Every tenant's first page of 100 and a page from the middle, by queue and by kind, as {@code jobs} says. */
+    private static void assertListsEveryTenant(Skiplock client, List<Job> jobs, int big) {
+        List<Job> newestFirst = jobs.stream().sorted(Comparator.comparing((Job job) -> job.id().toString()).reversed())
+                .toList();
+        UUID middle = newestFirst.get(newestFirst.size() / 2).id();
+        for (JobQuery query : List.of(JobQuery.all().withQueue("big"), JobQuery.all().withQueue("small"),
+                JobQuery.all().withKind("bulk"), JobQuery.all().withKind("rare"),
+                JobQuery.all().withQueue("big").withKind("bulk"), JobQuery.all().withQueue("small").withKind("other"))) {
+            List<Job> matching = newestFirst.stream()
+                    .filter(job -> (query.queue() == null || job.queue().equals(query.queue()))
+                            && (query.kind() == null || job.kind().equals(query.kind()))).toList();
+            for (JobQuery filtered : List.of(query.withLimit(100), query.withStatus(JobStatus.QUEUED).withLimit(100))) {
+                for (UUID cursor : Arrays.asList(null, middle)) {
+                    List<Job> below = matching.stream()
+                            .filter(job -> cursor == null || job.id().toString().compareTo(cursor.toString()) < 0).toList();
+                    assertThat(ids(client.listAllTenants(filtered.withCursor(cursor)).jobs()))
+                            .as("%s from %s of every tenant, %d in queue big", filtered, cursor, big)
+                            .isEqualTo(ids(below.subList(0, Math.min(100, below.size()))));
+                }
+            }
+        }
     }
 
     /** The queued jobs' first page of 100 and a page from the middle, by each filter, as {@code queued} says. */

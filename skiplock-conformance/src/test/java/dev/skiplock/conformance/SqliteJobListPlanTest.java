@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * (read once), then by their ids in order. A tenant's jobs of one queue or kind come from
  * skiplock_jobs_by_queue and skiplock_jobs_by_kind (migration 0024), where a rare one walked every
  * tenant's history; its other jobs from skiplock_jobs_by_tenant (0025), where a tenant with few jobs
- * among another's many walked them all. Each part's index search delivers ids in order but the running jobs',
+ * among another's many walked them all. Every tenant's list reads up to 10,000 ids of a queue or
+ * kind from those indexes alone, where it walked every job to find a rare one's. Each part's index search delivers ids in order but the running jobs',
  * which are sorted. JobListContract holds both databases to what the list returns.
  */
 class SqliteJobListPlanTest extends ContractBase {
@@ -44,6 +45,10 @@ class SqliteJobListPlanTest extends ContractBase {
                 assertThat(plan).as("the plan of %s: every tenant's jobs by their ids", statement)
                         .contains("SEARCH skiplock_jobs USING INDEX sqlite_autoindex_skiplock_jobs_1 (id=?)",
                                 "SEARCH skiplock_jobs USING INDEX sqlite_autoindex_skiplock_jobs_1 (id<?)");
+                assertThat(plan).as("the plan of %s: a queue's or a kind's ids from their indexes alone", statement)
+                        .contains("MATERIALIZE named",
+                                "SEARCH skiplock_jobs USING COVERING INDEX skiplock_jobs_by_queue (queue=?)",
+                                "SEARCH skiplock_jobs USING COVERING INDEX skiplock_jobs_by_kind (kind=?)");
             } else {
                 assertThat(plan).as("the plan of %s: the tenant's jobs by their index (0025)", statement)
                         .contains("SEARCH skiplock_jobs USING INDEX skiplock_jobs_by_tenant (tenant=? AND id=?)",

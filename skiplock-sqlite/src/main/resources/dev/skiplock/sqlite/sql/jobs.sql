@@ -145,11 +145,29 @@ SELECT tenant FROM skiplock_jobs WHERE id = :id
 -- the plan is a range search (SEARCH ... USING INDEX sqlite_autoindex_skiplock_jobs_1 (id<?));
 -- written "(:cursor IS NULL OR id < :cursor)" it was a SCAN filtering every newer row (200,000
 -- jobs, a page in the middle: 12 ms, against 0.1 ms). A status few jobs are in is read from its own
--- index, as in list_jobs.
+-- index, as in list_jobs. A queue, or a kind when no queue is named, with at most 10,000 jobs is
+-- read from skiplock_jobs_by_queue or skiplock_jobs_by_kind (migration 0024; all its ids from the
+-- index alone, then their rows in id order, where the other filters are tested), as list_jobs
+-- reads up to 10,000 queued jobs: those indexes hold each tenant's jobs in id order, not every
+-- tenant's, and the walk found a rare queue's or kind's jobs only after the whole history (20 of
+-- 300,000 jobs: 57 ms a page, docs/PERFORMANCE.md). A larger queue or kind is walked, where its
+-- jobs are met early unless the newer ones are others'. The walk reads nothing when either index
+-- read served (its bound is then '').
 WITH queued AS (
     SELECT id FROM skiplock_jobs INDEXED BY skiplock_jobs_claimable
     WHERE :status IS 'queued' AND status = 'queued'
       AND queue BETWEEN COALESCE(:queue, '') AND COALESCE(:queue, char(1114111))
+    LIMIT 10001),
+named AS (
+    SELECT id FROM skiplock_jobs INDEXED BY skiplock_jobs_by_queue
+    WHERE :queue IS NOT NULL
+      AND (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
+      AND queue = :queue
+    UNION ALL
+    SELECT id FROM skiplock_jobs INDEXED BY skiplock_jobs_by_kind
+    WHERE :queue IS NULL
+      AND (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
+      AND kind = :kind
     LIMIT 10001)
 SELECT * FROM skiplock_jobs
 WHERE :status IN ('failed', 'timed_out', 'cancelled') AND status IN ('failed', 'timed_out', 'cancelled')
@@ -177,11 +195,21 @@ WHERE id IN (SELECT id FROM queued
   AND (:kind IS NULL OR kind = :kind)
 UNION ALL
 SELECT * FROM skiplock_jobs
+WHERE id IN (SELECT id FROM named
+             WHERE NOT (:status IS 'queued' AND (SELECT count(*) FROM queued) <= 10000)
+               AND (SELECT count(*) FROM named) <= 10000
+               AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+  AND (:status IS NULL OR status = :status)
+  AND (:queue IS NULL OR queue = :queue)
+  AND (:kind IS NULL OR kind = :kind)
+UNION ALL
+SELECT * FROM skiplock_jobs
 WHERE (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
   AND (:status IS NULL OR status = :status)
   AND (:queue IS NULL OR queue = :queue)
   AND (:kind IS NULL OR kind = :kind)
   AND id < CASE WHEN :status IS 'queued' AND (SELECT count(*) FROM queued) <= 10000 THEN ''
+                WHEN (:queue IS NOT NULL OR :kind IS NOT NULL) AND (SELECT count(*) FROM named) <= 10000 THEN ''
                 ELSE COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff') END
 ORDER BY id DESC
 LIMIT :limit
