@@ -142,16 +142,19 @@ abstract class JobListContract extends ContractBase {
     }
 
     /**
-     * Every tenant's list of a queue or a kind is alike whether it has few jobs or many (SQLite reads
-     * a queue's or a kind's jobs from its index up to 10,000 of them, and walks the ids past that):
-     * 10,000 jobs of queue {@code big} and kind {@code bulk}, then 10,001, over two tenants, beside a
-     * few of queue {@code small} and kinds {@code rare} and {@code other}; the first page and a page from the middle of
-     * each filter, with and without the queued status they all have.
+     * The list of a queue or a kind is alike whether it has few jobs or many (SQLite reads every
+     * tenant's jobs of a queue or kind, and a tenant's of a kind within a queue, from an index up to
+     * 10,000 of them, and walks past that): 10,000 jobs of queue {@code big} and kind {@code bulk}
+     * over two tenants, beside a few of queue {@code small} and kinds {@code rare} and {@code other},
+     * then 10,001; then the default tenant's own 10,000 and 10,001 of them. The first page and a page
+     * from the middle of each filter, with and without the queued status they all have, for every
+     * tenant and for each.
      */
     @Test
-    void everyTenantsListOfAQueueOrKindIsAlikeUpToAndPastTenThousand() {
+    void listsOfAQueueOrKindAreAlikeUpToAndPastTenThousand() {
         Skiplock client = client();
         JobClient acme = client.tenant("acme");
+        Map<String, JobClient> tenants = Map.of(Skiplock.DEFAULT_TENANT, client, "acme", acme);
         List<Job> jobs = new ArrayList<>();
         for (int from = 0; from < 9_990; from += 999) {
             List<JobRequest> batch = new ArrayList<>();
@@ -167,20 +170,31 @@ abstract class JobListContract extends ContractBase {
         }
         assertThat(jobs).filteredOn(job -> job.queue().equals("big")).hasSize(10_000);
         assertThat(jobs).filteredOn(job -> job.kind().equals("bulk")).hasSize(10_000);
-        assertListsEveryTenant(client, jobs, 10_000);
+        assertListsAlike(client, tenants, jobs);
 
         jobs.add(acme.enqueue(JobRequest.of("bulk", new Work(10_000)).withQueue("big")));
-        assertListsEveryTenant(client, jobs, 10_001);
+        assertListsAlike(client, tenants, jobs);
+
+        for (int i = 0; i < 5; i++) {
+            jobs.add(client.enqueue(JobRequest.of("bulk", new Work(10_001 + i)).withQueue("big")));
+        }
+        assertThat(jobs).filteredOn(job -> job.kind().equals("bulk") && job.tenant().equals(Skiplock.DEFAULT_TENANT))
+                .hasSize(10_000);
+        assertListsAlike(client, tenants, jobs);
+
+        jobs.add(client.enqueue(JobRequest.of("bulk", new Work(10_006)).withQueue("big")));
+        assertListsAlike(client, tenants, jobs);
     }
 
-    /** Every tenant's first page of 100 and a page from the middle, by queue and by kind, as {@code jobs} says. */
-    private static void assertListsEveryTenant(Skiplock client, List<Job> jobs, int big) {
+    /** The first page of 100 and a page from the middle, by queue and by kind, of every tenant and of each, as {@code jobs} says. */
+    private static void assertListsAlike(Skiplock client, Map<String, JobClient> tenants, List<Job> jobs) {
         List<Job> newestFirst = jobs.stream().sorted(Comparator.comparing((Job job) -> job.id().toString()).reversed())
                 .toList();
         UUID middle = newestFirst.get(newestFirst.size() / 2).id();
         for (JobQuery query : List.of(JobQuery.all().withQueue("big"), JobQuery.all().withQueue("small"),
                 JobQuery.all().withKind("bulk"), JobQuery.all().withKind("rare"),
-                JobQuery.all().withQueue("big").withKind("bulk"), JobQuery.all().withQueue("small").withKind("other"))) {
+                JobQuery.all().withQueue("big").withKind("bulk"), JobQuery.all().withQueue("small").withKind("other"),
+                JobQuery.all().withQueue("big").withKind("rare"))) {
             List<Job> matching = newestFirst.stream()
                     .filter(job -> (query.queue() == null || job.queue().equals(query.queue()))
                             && (query.kind() == null || job.kind().equals(query.kind()))).toList();
@@ -189,8 +203,14 @@ abstract class JobListContract extends ContractBase {
                     List<Job> below = matching.stream()
                             .filter(job -> cursor == null || job.id().toString().compareTo(cursor.toString()) < 0).toList();
                     assertThat(ids(client.listAllTenants(filtered.withCursor(cursor)).jobs()))
-                            .as("%s from %s of every tenant, %d in queue big", filtered, cursor, big)
+                            .as("%s from %s of every tenant, %d jobs", filtered, cursor, jobs.size())
                             .isEqualTo(ids(below.subList(0, Math.min(100, below.size()))));
+                    for (String tenant : tenants.keySet()) {
+                        List<Job> ofTenant = below.stream().filter(job -> job.tenant().equals(tenant)).toList();
+                        assertThat(ids(tenants.get(tenant).list(filtered.withCursor(cursor)).jobs()))
+                                .as("%s from %s of tenant %s, %d jobs", filtered, cursor, tenant, jobs.size())
+                                .isEqualTo(ids(ofTenant.subList(0, Math.min(100, ofTenant.size()))));
+                    }
                 }
             }
         }

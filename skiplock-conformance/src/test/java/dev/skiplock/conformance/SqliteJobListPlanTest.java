@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
  * (read once), then by their ids in order. A tenant's jobs of one queue or kind come from
  * skiplock_jobs_by_queue and skiplock_jobs_by_kind (migration 0024), where a rare one walked every
  * tenant's history; its other jobs from skiplock_jobs_by_tenant (0025), where a tenant with few jobs
- * among another's many walked them all. Every tenant's list reads up to 10,000 ids of a queue or
- * kind from those indexes alone, where it walked every job to find a rare one's. Each part's index search delivers ids in order but the running jobs',
+ * among another's many walked them all; a kind's within a queue, up to 10,000, by their ids from
+ * skiplock_jobs_by_kind alone. Every tenant's list reads up to 10,000 ids of a queue or kind from
+ * those indexes alone, where it walked every job to find a rare one's. Each part's index search delivers ids in order but the running jobs',
  * which are sorted. JobListContract holds both databases to what the list returns.
  */
 class SqliteJobListPlanTest extends ContractBase {
@@ -57,6 +58,9 @@ class SqliteJobListPlanTest extends ContractBase {
                 assertThat(plan).as("the plan of %s: a queue's and a kind's jobs by their indexes (0024)", statement)
                         .contains("SEARCH skiplock_jobs USING INDEX skiplock_jobs_by_queue (queue=? AND tenant=? AND id<?)",
                                 "SEARCH skiplock_jobs USING INDEX skiplock_jobs_by_kind (kind=? AND tenant=? AND id<?)");
+                assertThat(plan).as("the plan of %s: a kind's ids within a queue from their index alone", statement)
+                        .contains("MATERIALIZE of_kind",
+                                "SEARCH skiplock_jobs USING COVERING INDEX skiplock_jobs_by_kind (kind=? AND tenant=?)");
                 assertThat(plan).as("the plan of %s: no part reads every job of a queue or kind", statement)
                         .noneMatch(step -> step.endsWith("(queue=?)") || step.endsWith("(kind=?)"));
             }

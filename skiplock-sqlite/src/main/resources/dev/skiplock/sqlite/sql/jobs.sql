@@ -59,12 +59,17 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 -- 55 ms a page, under 1 ms by the index); 100,000 queued: 0.5 ms a page by the walk, about 2 ms
 -- with the count of the first 10,001 index entries read first. Past 10,000 queued jobs a page
 -- whose cursor is past the oldest of them, or whose tenant or kind none of them has, still walks
--- the tenant's history. The last three parts serve every other filter: a queue's jobs from
+-- the tenant's history. The last parts serve every other filter: with a queue and a kind named,
+-- up to 10,000 of the tenant's jobs of the kind by their ids from skiplock_jobs_by_kind alone, then
+-- their rows in id order, where the queue is tested (a rare kind within a large queue read the
+-- queue's jobs: 28 ms a page, docs/PERFORMANCE.md); else a queue's jobs from
 -- skiplock_jobs_by_queue, a kind's from skiplock_jobs_by_kind (migration 0024: a rare queue or kind
 -- walked every tenant's history), else the tenant's jobs from skiplock_jobs_by_tenant (migration
 -- 0025: a tenant with few jobs among another's many walked them all), the other filters tested row
--- by row. They read nothing when the queued jobs were read by their index (their bound on the ids
--- is then '': a guard on the count was tested at each row of the walk, 16 ms of the 300,000). Each
+-- by row. They read nothing when the queued jobs, or the kind's, were read by their index (their
+-- bound on the ids is then '': a guard on the count was tested at each row of the walk, 16 ms of
+-- the 300,000). The queue is tested as "+queue" there: SQLite read the whole queue by
+-- skiplock_jobs_by_queue, every tenant's, and sorted it. Each
 -- part's guard on the parameters alone is tested once, so a part that does not apply reads nothing;
 -- the merge in id order stops at the limit. The failed and waiting parts test the tenant as
 -- "+tenant": SQLite read the tenant's jobs by skiplock_jobs_by_tenant instead (the running part
@@ -73,6 +78,13 @@ WITH queued AS (
     SELECT id FROM skiplock_jobs INDEXED BY skiplock_jobs_claimable
     WHERE :status IS 'queued' AND status = 'queued'
       AND queue BETWEEN COALESCE(:queue, '') AND COALESCE(:queue, char(1114111))
+    LIMIT 10001),
+of_kind AS (
+    SELECT id FROM skiplock_jobs INDEXED BY skiplock_jobs_by_kind
+    WHERE :queue IS NOT NULL
+      AND (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
+      AND kind = CASE WHEN :status IS 'queued' AND (SELECT count(*) FROM queued) <= 10000 THEN NULL ELSE :kind END
+      AND tenant = :tenant
     LIMIT 10001)
 SELECT * FROM skiplock_jobs
 WHERE :status IN ('failed', 'timed_out', 'cancelled') AND status IN ('failed', 'timed_out', 'cancelled')
@@ -103,6 +115,14 @@ WHERE id IN (SELECT id FROM queued
   AND tenant = :tenant
   AND (:kind IS NULL OR kind = :kind)
 UNION ALL
+SELECT * FROM skiplock_jobs
+WHERE id IN (SELECT id FROM of_kind
+             WHERE NOT (:status IS 'queued' AND (SELECT count(*) FROM queued) <= 10000)
+               AND (SELECT count(*) FROM of_kind) <= 10000
+               AND id < COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+  AND (:status IS NULL OR status = :status)
+  AND +queue = :queue
+UNION ALL
 SELECT * FROM skiplock_jobs INDEXED BY skiplock_jobs_by_queue
 WHERE :queue IS NOT NULL
   AND (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
@@ -111,6 +131,7 @@ WHERE :queue IS NOT NULL
   AND tenant = :tenant
   AND (:kind IS NULL OR kind = :kind)
   AND id < CASE WHEN :status IS 'queued' AND (SELECT count(*) FROM queued) <= 10000 THEN ''
+                WHEN :kind IS NOT NULL AND (SELECT count(*) FROM of_kind) <= 10000 THEN ''
                 ELSE COALESCE(:cursor, 'ffffffff-ffff-ffff-ffff-ffffffffffff') END
 UNION ALL
 SELECT * FROM skiplock_jobs INDEXED BY skiplock_jobs_by_kind
@@ -152,7 +173,9 @@ SELECT tenant FROM skiplock_jobs WHERE id = :id
 -- tenant's, and the walk found a rare queue's or kind's jobs only after the whole history (20 of
 -- 300,000 jobs: 57 ms a page, docs/PERFORMANCE.md). A larger queue or kind is walked, where its
 -- jobs are met early unless the newer ones are others'. The walk reads nothing when either index
--- read served (its bound is then '').
+-- read served (its bound is then ''). The queue's or kind's ids are not read when the queued
+-- jobs' serve (their key is then NULL: tested as a term of the CTE's WHERE, that guard was
+-- tested at every entry, 4.5-5.6 ms, where it is 10,001 entries read for nothing, 2 ms).
 WITH queued AS (
     SELECT id FROM skiplock_jobs INDEXED BY skiplock_jobs_claimable
     WHERE :status IS 'queued' AND status = 'queued'
@@ -162,12 +185,12 @@ named AS (
     SELECT id FROM skiplock_jobs INDEXED BY skiplock_jobs_by_queue
     WHERE :queue IS NOT NULL
       AND (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
-      AND queue = :queue
+      AND queue = CASE WHEN :status IS 'queued' AND (SELECT count(*) FROM queued) <= 10000 THEN NULL ELSE :queue END
     UNION ALL
     SELECT id FROM skiplock_jobs INDEXED BY skiplock_jobs_by_kind
     WHERE :queue IS NULL
       AND (:status IS NULL OR :status NOT IN ('failed', 'timed_out', 'cancelled', 'waiting', 'running'))
-      AND kind = :kind
+      AND kind = CASE WHEN :status IS 'queued' AND (SELECT count(*) FROM queued) <= 10000 THEN NULL ELSE :kind END
     LIMIT 10001)
 SELECT * FROM skiplock_jobs
 WHERE :status IN ('failed', 'timed_out', 'cancelled') AND status IN ('failed', 'timed_out', 'cancelled')
