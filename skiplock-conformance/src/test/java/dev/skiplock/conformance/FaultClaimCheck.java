@@ -65,7 +65,7 @@ final class FaultClaimCheck {
                         if (took > bound) {
                             violations.add("job " + jobId + " of a claim cut at " + at + " (worker " + proxied.pid()
                                     + ") was given back after " + took + " ms (bound " + bound + " ms); "
-                                    + describe(history.statusOf(jobId)));
+                                    + describe(history.statusOf(jobId)) + "; " + faultsOf(history, proxied.pid()));
                         }
                     }
                 } else if (claim.cut()) {
@@ -119,6 +119,13 @@ final class FaultClaimCheck {
     /** A cancel that reached the execution before its handler's first line. */
     private static boolean cancelledAfter(List<Event> events, long atMillis) {
         return events.stream().anyMatch(event -> event.status().equals("cancelled") && event.atMillis() >= atMillis);
+    }
+
+    /** The faults that hit worker {@code pid}, and the database's restarts: what a late give-back is read against. */
+    private static String faultsOf(FaultAnalysis.History history, long pid) {
+        return "faults of that worker and the database: " + history.faults().stream()
+                .filter(fault -> fault.pid() == pid || fault.type().equals("restart"))
+                .map(fault -> fault.type() + "@" + fault.atMillis() + ".." + fault.untilMillis()).toList();
     }
 
     private static String describe(List<Event> events) {
