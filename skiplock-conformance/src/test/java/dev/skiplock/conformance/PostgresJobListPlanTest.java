@@ -3,6 +3,7 @@ package dev.skiplock.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.skiplock.Job;
+import dev.skiplock.JobClient;
 import dev.skiplock.JobPage;
 import dev.skiplock.JobQuery;
 import dev.skiplock.JobRequest;
@@ -11,6 +12,7 @@ import dev.skiplock.Skiplock;
 import dev.skiplock.internal.store.JobStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -42,7 +44,7 @@ class PostgresJobListPlanTest extends ContractBase {
     void aFirstPageOverABacklogOlderThanTheHistoryReadsOnlyTheNewestJobs() throws Exception {
         Skiplock client = client();
         enqueue(client, "parking");
-        List<Job> finished = succeed(client, enqueue(client, "done"));
+        List<Job> finished = succeed(enqueue(client, "done"));
 
         assertThat(firstPage(client)).containsExactlyElementsOf(newest(finished));
     }
@@ -51,7 +53,7 @@ class PostgresJobListPlanTest extends ContractBase {
     @Test
     void aFirstPageOverABacklogNewerThanTheHistoryReadsOnlyTheNewestJobs() throws Exception {
         Skiplock client = client();
-        succeed(client, enqueue(client, "done"));
+        succeed(enqueue(client, "done"));
         List<Job> queued = enqueue(client, "parking");
 
         assertThat(firstPage(client)).containsExactlyElementsOf(newest(queued));
@@ -66,10 +68,57 @@ class PostgresJobListPlanTest extends ContractBase {
     void aPageTheNewestJobsPartlyFillIsCompletedFromTheHalvesWithEachJobOnce() throws Exception {
         Skiplock client = client();
         List<Job> queued = new ArrayList<>(enqueue(client, "parking", EACH));
-        succeed(client, enqueue(client, "done", EACH));
+        succeed(enqueue(client, "done", EACH));
         queued.addAll(enqueue(client, "parking", 20));
 
         assertThat(page(client, JobStatus.QUEUED, Long.MAX_VALUE)).containsExactlyElementsOf(newest(queued));
+    }
+
+    /**
+     * Every tenant's list of a queue few jobs are in, over a history: its history indexes start with
+     * the tenant, so the list reads each tenant's range of them (the tenants found one index probe
+     * each) where it read the whole table, or the whole of an index. 20,000 finished jobs of queue
+     * {@code done} over two tenants, after 20 of queue {@code rare}: the page is the 20, read in
+     * fewer than 100 pages of the table and its indexes.
+     */
+    @Test
+    void everyTenantsListOfARareQueueReadsEachTenantsHistoryByItsIndex() throws Exception {
+        Skiplock client = client();
+        List<Job> rare = new ArrayList<>(succeed(enqueue(client, "rare", 10)));
+        rare.addAll(succeed(enqueue(client.tenant("acme"), "rare", 10)));
+        succeed(enqueue(client, "done", EACH));
+        succeed(enqueue(client.tenant("acme"), "done", EACH));
+
+        try (Connection connection = DriverManager.getConnection(database.url())) {
+            try (Statement vacuum = connection.createStatement()) {
+                vacuum.execute("VACUUM ANALYZE skiplock_jobs");
+            }
+            connection.setAutoCommit(false);
+            try {
+                JobStore store = new JobStore(OneConnection.lending(connection), FastPathContract.driver(client));
+                long[] before = PostgresRetentionPlanTest.reads(connection);
+                long pagesBefore = pagesOfTheJobs(connection);
+                JobPage page = store.listJobsAllTenants(new JobQuery(null, "rare", null, PAGE, null));
+                long pagesRead = pagesOfTheJobs(connection) - pagesBefore;
+                long[] after = PostgresRetentionPlanTest.reads(connection);
+                assertThat(after[0] - before[0]).as("sequential scans of skiplock_jobs by the list").isZero();
+                assertThat(pagesRead).as("pages of skiplock_jobs and its indexes the list read").isLessThan(100);
+                assertThat(page.jobs().stream().map(Job::id).toList()).isEqualTo(newest(rare));
+            } finally {
+                connection.rollback();
+            }
+        }
+    }
+
+    /** Pages of skiplock_jobs and of its indexes read in this transaction so far. */
+    private static long pagesOfTheJobs(Connection connection) throws Exception {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT sum(pg_stat_get_xact_blocks_fetched(oid)) FROM pg_class"
+                        + " WHERE oid = CAST('skiplock_jobs' AS regclass)"
+                        + " OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = CAST('skiplock_jobs' AS regclass))")) {
+            row.next();
+            return row.getLong(1);
+        }
     }
 
     /** The first page, unfiltered, read in fewer rows than twice the newest 500 it may take. */
@@ -106,7 +155,7 @@ class PostgresJobListPlanTest extends ContractBase {
         return enqueue(client, queue, EACH);
     }
 
-    private static List<Job> enqueue(Skiplock client, String queue, int count) {
+    private static List<Job> enqueue(JobClient client, String queue, int count) {
         List<Job> jobs = new ArrayList<>();
         for (int from = 0; from < count; from += 1_000) {
             List<JobRequest> batch = new ArrayList<>();
@@ -119,9 +168,9 @@ class PostgresJobListPlanTest extends ContractBase {
     }
 
     /** The jobs as a worker leaves them once they succeeded (none serves their queue). */
-    private static List<Job> succeed(Skiplock client, List<Job> jobs) {
-        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET status = 'succeeded', finished_at = now()"
-                + " WHERE queue = ?", jobs.getFirst().queue());
+    private List<Job> succeed(List<Job> jobs) {
+        Jdbc.update(client().dataSource(), "UPDATE skiplock_jobs SET status = 'succeeded', finished_at = now()"
+                + " WHERE queue = ? AND tenant = ?", jobs.getFirst().queue(), jobs.getFirst().tenant());
         return jobs;
     }
 }
