@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -89,25 +90,10 @@ class PostgresJobListPlanTest extends ContractBase {
         succeed(enqueue(client, "done", EACH));
         succeed(enqueue(client.tenant("acme"), "done", EACH));
 
-        try (Connection connection = DriverManager.getConnection(database.url())) {
-            try (Statement vacuum = connection.createStatement()) {
-                vacuum.execute("VACUUM ANALYZE skiplock_jobs");
-            }
-            connection.setAutoCommit(false);
-            try {
-                JobStore store = new JobStore(OneConnection.lending(connection), FastPathContract.driver(client));
-                long[] before = PostgresRetentionPlanTest.reads(connection);
-                long pagesBefore = pagesOfTheJobs(connection);
-                JobPage page = store.listJobsAllTenants(new JobQuery(null, "rare", null, PAGE, null));
-                long pagesRead = pagesOfTheJobs(connection) - pagesBefore;
-                long[] after = PostgresRetentionPlanTest.reads(connection);
-                assertThat(after[0] - before[0]).as("sequential scans of skiplock_jobs by the list").isZero();
-                assertThat(pagesRead).as("pages of skiplock_jobs and its indexes the list read").isLessThan(100);
-                assertThat(page.jobs().stream().map(Job::id).toList()).isEqualTo(newest(rare));
-            } finally {
-                connection.rollback();
-            }
-        }
+        Read read = read(client, store -> store.listJobsAllTenants(new JobQuery(null, "rare", null, PAGE, null)));
+        assertThat(read.sequentialScans()).as("sequential scans of skiplock_jobs by the list").isZero();
+        assertThat(read.pages()).as("pages of skiplock_jobs and its indexes the list read").isLessThan(100);
+        assertThat(read.ids()).isEqualTo(newest(rare));
     }
 
     /** Pages of skiplock_jobs and of its indexes read in this transaction so far. */
@@ -128,6 +114,18 @@ class PostgresJobListPlanTest extends ContractBase {
 
     /** The page the store lists in a transaction of its own connection, reading fewer rows than {@code maxRowsRead}. */
     private List<UUID> page(Skiplock client, JobStatus status, long maxRowsRead) throws Exception {
+        Read read = read(client, store -> store.listJobs(Skiplock.DEFAULT_TENANT, new JobQuery(status, null, null, PAGE, null)));
+        assertThat(read.sequentialScans()).as("sequential scans of skiplock_jobs by the list").isZero();
+        assertThat(read.rows()).as("rows of skiplock_jobs the list read").isLessThan(maxRowsRead);
+        return read.ids();
+    }
+
+    /** What a list read: its page, and the scans, rows and pages of skiplock_jobs (and its indexes) it took. */
+    record Read(List<UUID> ids, long sequentialScans, long rows, long pages) {
+    }
+
+    /** Lists by {@code list} in a transaction of its own connection, rolled back, after VACUUM ANALYZE. */
+    private Read read(Skiplock client, Function<JobStore, JobPage> list) throws Exception {
         try (Connection connection = DriverManager.getConnection(database.url())) {
             try (Statement vacuum = connection.createStatement()) {
                 vacuum.execute("VACUUM ANALYZE skiplock_jobs");
@@ -136,11 +134,12 @@ class PostgresJobListPlanTest extends ContractBase {
             try {
                 JobStore store = new JobStore(OneConnection.lending(connection), FastPathContract.driver(client));
                 long[] before = PostgresRetentionPlanTest.reads(connection);
-                JobPage page = store.listJobs(Skiplock.DEFAULT_TENANT, new JobQuery(status, null, null, PAGE, null));
+                long pagesBefore = pagesOfTheJobs(connection);
+                JobPage page = list.apply(store);
+                long pages = pagesOfTheJobs(connection) - pagesBefore;
                 long[] after = PostgresRetentionPlanTest.reads(connection);
-                assertThat(after[0] - before[0]).as("sequential scans of skiplock_jobs by the list").isZero();
-                assertThat(after[1] - before[1]).as("rows of skiplock_jobs the list read").isLessThan(maxRowsRead);
-                return page.jobs().stream().map(Job::id).toList();
+                return new Read(page.jobs().stream().map(Job::id).toList(), after[0] - before[0], after[1] - before[1],
+                        pages);
             } finally {
                 connection.rollback();
             }
