@@ -26,6 +26,15 @@ final class Jdbc {
         }
     }
 
+    /** The one number {@code sql} answers, on {@code connection} (in its transaction, if it has one). */
+    static long number(Connection connection, String sql) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql);
+                ResultSet row = statement.executeQuery()) {
+            row.next();
+            return row.getLong(1);
+        }
+    }
+
     /** Reads one value per row of {@code row}. */
     interface Row<T> {
         T read(ResultSet row) throws SQLException;

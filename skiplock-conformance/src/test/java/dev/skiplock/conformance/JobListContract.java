@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -122,14 +123,8 @@ abstract class JobListContract extends ContractBase {
         Skiplock client = client();
         JobClient acme = client.tenant("acme");
         Map<String, JobClient> tenants = Map.of(Skiplock.DEFAULT_TENANT, client, "acme", acme);
-        List<Job> queued = new ArrayList<>();
-        for (int from = 0; from < 9_990; from += 999) {
-            List<JobRequest> batch = new ArrayList<>();
-            for (int i = from; i < from + 999; i++) {
-                batch.add(JobRequest.of(i % 2 == 0 ? "ok" : "other", new Work(i)).withQueue("big"));
-            }
-            queued.addAll(client.enqueueMany(batch));
-        }
+        List<Job> queued = enqueueInBatches(client, 9_990,
+                i -> JobRequest.of(i % 2 == 0 ? "ok" : "other", new Work(i)).withQueue("big"));
         for (int i = 0; i < 10; i++) {
             JobClient tenant = i % 2 == 0 ? acme : client;
             queued.add(tenant.enqueue(JobRequest.of("other", new Work(-i)).withQueue(i < 5 ? "big" : "small")));
@@ -155,14 +150,7 @@ abstract class JobListContract extends ContractBase {
         Skiplock client = client();
         JobClient acme = client.tenant("acme");
         Map<String, JobClient> tenants = Map.of(Skiplock.DEFAULT_TENANT, client, "acme", acme);
-        List<Job> jobs = new ArrayList<>();
-        for (int from = 0; from < 9_990; from += 999) {
-            List<JobRequest> batch = new ArrayList<>();
-            for (int i = from; i < from + 999; i++) {
-                batch.add(JobRequest.of("bulk", new Work(i)).withQueue("big"));
-            }
-            jobs.addAll(client.enqueueMany(batch));
-        }
+        List<Job> jobs = enqueueInBatches(client, 9_990, i -> JobRequest.of("bulk", new Work(i)).withQueue("big"));
         for (int i = 0; i < 16; i++) {
             JobClient tenant = i % 2 == 0 ? acme : client;
             jobs.add(tenant.enqueue(i < 10 ? JobRequest.of("bulk", new Work(-i)).withQueue("big")
@@ -241,6 +229,19 @@ abstract class JobListContract extends ContractBase {
                         .isEqualTo(ids(below.subList(0, Math.min(100, below.size()))));
             }
         }
+    }
+
+    /** {@code count} jobs of the default tenant, {@code request(i)} the i-th, enqueued 999 at a time. */
+    private static List<Job> enqueueInBatches(Skiplock client, int count, IntFunction<JobRequest> request) {
+        List<Job> jobs = new ArrayList<>();
+        for (int from = 0; from < count; from += 999) {
+            List<JobRequest> batch = new ArrayList<>();
+            for (int i = from; i < Math.min(count, from + 999); i++) {
+                batch.add(request.apply(i));
+            }
+            jobs.addAll(client.enqueueMany(batch));
+        }
+        return jobs;
     }
 
     /** Every page of {@code query} (its limit set to two), following each page's cursor. */

@@ -415,13 +415,9 @@ class PostgresEventFollowersTest extends ContractBase {
 
     /** Advisory lock requests on this schema's follow key that wait (a follower behind a completion). */
     private static long waitingFollowLocks(Connection connection) throws Exception {
-        try (Statement statement = connection.createStatement();
-                ResultSet row = statement.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
-                        + " AND NOT granted AND classid::int8"
-                        + " = (hashtext('skiplock-followers:' || current_schema())::int8 & 4294967295)")) {
-            row.next();
-            return row.getLong(1);
-        }
+        return Jdbc.number(connection, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                + " AND NOT granted AND classid::int8"
+                + " = (hashtext('skiplock-followers:' || current_schema())::int8 & 4294967295)");
     }
 
     /**

@@ -12,7 +12,6 @@ import dev.skiplock.Skiplock;
 import dev.skiplock.internal.store.JobStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -98,13 +97,9 @@ class PostgresJobListPlanTest extends ContractBase {
 
     /** Pages of skiplock_jobs and of its indexes read in this transaction so far. */
     private static long pagesOfTheJobs(Connection connection) throws Exception {
-        try (Statement statement = connection.createStatement();
-                ResultSet row = statement.executeQuery("SELECT sum(pg_stat_get_xact_blocks_fetched(oid)) FROM pg_class"
-                        + " WHERE oid = CAST('skiplock_jobs' AS regclass)"
-                        + " OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = CAST('skiplock_jobs' AS regclass))")) {
-            row.next();
-            return row.getLong(1);
-        }
+        return Jdbc.number(connection, "SELECT sum(pg_stat_get_xact_blocks_fetched(oid)) FROM pg_class"
+                + " WHERE oid = CAST('skiplock_jobs' AS regclass)"
+                + " OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = CAST('skiplock_jobs' AS regclass))");
     }
 
     /** The first page, unfiltered, read in fewer rows than twice the newest 500 it may take. */
