@@ -174,6 +174,44 @@ abstract class JobListContract extends ContractBase {
         assertListsAlike(client, tenants, jobs);
     }
 
+    /**
+     * Every tenant's list is alike however many tenants there are (PostgreSQL reads a filtered
+     * history tenant by tenant up to 100 tenants, and walks the history past that): 101 tenants
+     * with a cancelled job of queue {@code a} and kind {@code x} and a queued one of queue {@code b}
+     * each, then 100 once one cancelled job is deleted; every page of each filter.
+     */
+    @Test
+    void everyTenantsListIsAlikeUpToAndPastAHundredTenants() {
+        Skiplock client = client();
+        List<Job> jobs = new ArrayList<>();
+        for (int t = 0; t <= 100; t++) {
+            JobClient tenant = client.tenant("t%03d".formatted(t));
+            jobs.add(tenant.cancel(tenant.enqueue(JobRequest.of("x", new Work(t)).withQueue("a")).id()));
+            jobs.add(tenant.enqueue(JobRequest.of("y", new Work(-t)).withQueue("b")));
+        }
+        assertListsEveryTenantsPages(client, jobs);
+
+        Job deleted = jobs.getFirst();
+        client.tenant(deleted.tenant()).delete(deleted.id());
+        jobs.remove(deleted);
+        assertListsEveryTenantsPages(client, jobs);
+    }
+
+    private static void assertListsEveryTenantsPages(Skiplock client, List<Job> jobs) {
+        List<Job> newestFirst = jobs.stream().sorted(Comparator.comparing((Job job) -> job.id().toString()).reversed())
+                .toList();
+        for (JobQuery query : List.of(JobQuery.all(), JobQuery.all().withStatus(JobStatus.CANCELLED),
+                JobQuery.all().withQueue("a"), JobQuery.all().withKind("x"), JobQuery.all().withQueue("b"),
+                JobQuery.all().withStatus(JobStatus.CANCELLED).withKind("y"))) {
+            List<Job> matching = newestFirst.stream()
+                    .filter(job -> (query.status() == null || job.status() == query.status())
+                            && (query.queue() == null || job.queue().equals(query.queue()))
+                            && (query.kind() == null || job.kind().equals(query.kind()))).toList();
+            assertThat(ids(pages(client::listAllTenants, query))).as("%s of %d jobs", query, jobs.size())
+                    .isEqualTo(ids(matching));
+        }
+    }
+
     /** The first page of 100 and a page from the middle, by queue and by kind, of every tenant and of each, as {@code jobs} says. */
     private static void assertListsAlike(Skiplock client, Map<String, JobClient> tenants, List<Job> jobs) {
         List<Job> newestFirst = jobs.stream().sorted(Comparator.comparing((Job job) -> job.id().toString()).reversed())

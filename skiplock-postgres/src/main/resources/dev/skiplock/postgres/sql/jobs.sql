@@ -148,13 +148,14 @@ SELECT tenant FROM skiplock_jobs WHERE id = :id
 -- list_jobs across every tenant (an admin's view: Skiplock.listAllTenants). A statement of its own
 -- rather than an optional :tenant in list_jobs, so a tenant-facing call can never drop its tenant.
 -- The same two halves, planned for each call, the newest 10 x :limit jobs first, as in list_jobs.
--- The history indexes start with the tenant, so a filter on the history is read tenant by tenant:
--- the tenants with finished jobs, each found by one probe of an index past the last (tenants), and
--- each one's newest :limit matches by its own index range, then the newest :limit of those. Read
--- as one query, a rare queue among 1 million finished jobs was a scan of the whole table (49-64 ms
--- a page, at 1,002 tenants 5-8 ms now; docs/PERFORMANCE.md). It costs two probes a tenant, and up
--- to :limit rows a tenant when the filter is common but the newest jobs did not fill the page.
--- Without a filter the history is read newest first by the key, as before.
+-- The history indexes start with the tenant, so with at most 100 tenants a filter on the history
+-- is read tenant by tenant: the tenants with finished jobs, each found by one probe of an index past
+-- the last (tenants, which stops at the 101st), and each one's newest :limit matches by its own
+-- index range, then the newest :limit of those. Read as one query, a rare queue among 1 million
+-- finished jobs was a scan of the whole table or of an index (52 tenants: 58 ms a page, 12 ms
+-- now; docs/PERFORMANCE.md). It costs two probes a tenant and up to :limit rows a tenant, which at
+-- 20,000 tenants made every filtered page slower than the scan (125-646 ms): past 100 tenants, and
+-- without a filter, the history is read as one query, newest first, as before.
 -- plan: per call
 WITH RECURSIVE newest_page AS MATERIALIZED (
     SELECT * FROM (SELECT * FROM skiplock_jobs
@@ -166,12 +167,13 @@ WITH RECURSIVE newest_page AS MATERIALIZED (
       AND (CAST(:kind AS text) IS NULL OR kind = :kind)
     ORDER BY id DESC
     LIMIT :limit),
-tenants (tenant) AS (
-    SELECT min(tenant) FROM skiplock_jobs WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+tenants (tenant, found) AS (
+    SELECT min(tenant), 1 FROM skiplock_jobs WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
     UNION ALL
     SELECT (SELECT min(j.tenant) FROM skiplock_jobs AS j
-            WHERE j.status IN ('succeeded', 'failed', 'timed_out', 'cancelled') AND j.tenant > tenants.tenant)
-    FROM tenants WHERE tenants.tenant IS NOT NULL)
+            WHERE j.status IN ('succeeded', 'failed', 'timed_out', 'cancelled') AND j.tenant > tenants.tenant),
+           tenants.found + 1
+    FROM tenants WHERE tenants.tenant IS NOT NULL AND tenants.found <= 100)
 SELECT DISTINCT ON (id) * FROM (
 SELECT * FROM newest_page
 UNION ALL
@@ -188,7 +190,13 @@ UNION ALL
 UNION ALL
 (SELECT * FROM skiplock_jobs
  WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
-   AND CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL AND CAST(:kind AS text) IS NULL
+   AND (CAST(:status AS text) IS NULL
+        OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
+   AND (CAST(:status AS text) IS NULL OR status = :status)
+   AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+   AND (CAST(:kind AS text) IS NULL OR kind = :kind)
+   AND ((CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL AND CAST(:kind AS text) IS NULL)
+        OR NOT EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL))
    AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
    AND (SELECT count(*) FROM newest_page) < :limit
  ORDER BY id DESC
@@ -208,6 +216,7 @@ UNION ALL
    AND (CAST(:status AS text) IS NULL
         OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
    AND NOT (CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL AND CAST(:kind AS text) IS NULL)
+   AND EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL)
    AND (SELECT count(*) FROM newest_page) < :limit
  ORDER BY history.id DESC
  LIMIT :limit)) AS page
