@@ -148,14 +148,15 @@ SELECT tenant FROM skiplock_jobs WHERE id = :id
 -- list_jobs across every tenant (an admin's view: Skiplock.listAllTenants). A statement of its own
 -- rather than an optional :tenant in list_jobs, so a tenant-facing call can never drop its tenant.
 -- The same two halves, planned for each call, the newest 10 x :limit jobs first, as in list_jobs.
--- The history indexes start with the tenant, so with at most 100 tenants a filter on the history
--- is read tenant by tenant: the tenants with finished jobs, each found by one probe of an index past
--- the last (tenants, which stops at the 101st), and each one's newest :limit matches by its own
--- index range, then the newest :limit of those. Read as one query, a rare queue among 1 million
--- finished jobs was a scan of the whole table or of an index (52 tenants: 58 ms a page, 12 ms
--- now; docs/PERFORMANCE.md). It costs two probes a tenant and up to :limit rows a tenant, which at
--- 20,000 tenants made every filtered page slower than the scan (125-646 ms): past 100 tenants, and
--- without a filter, the history is read as one query, newest first, as before.
+-- The history indexes start with the tenant, so with at most 100 tenants that have finished jobs
+-- a filter on the history is read tenant by tenant: those tenants, each found by one probe of an
+-- index past the last (tenants, which stops at the 101st), and each one's newest :limit matches by
+-- its own index range, then the newest :limit of those. Read as one query, a rare queue among 1
+-- million finished jobs was a scan of the whole table or of an index (52 tenants: 58 ms a page,
+-- 12 ms now; docs/PERFORMANCE.md). It costs two probes a tenant and up to :limit rows a tenant,
+-- which at 20,000 tenants made every filtered page slower than the scan (125-642 ms): past 100
+-- tenants, and without a filter, the history is read as one query, newest first, as before. The
+-- newest jobs' count is tested first, so the probes do not run when those fill the page.
 -- plan: per call
 WITH RECURSIVE newest_page AS MATERIALIZED (
     SELECT * FROM (SELECT * FROM skiplock_jobs
@@ -195,10 +196,10 @@ UNION ALL
    AND (CAST(:status AS text) IS NULL OR status = :status)
    AND (CAST(:queue AS text) IS NULL OR queue = :queue)
    AND (CAST(:kind AS text) IS NULL OR kind = :kind)
-   AND ((CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL AND CAST(:kind AS text) IS NULL)
-        OR NOT EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL))
    AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
    AND (SELECT count(*) FROM newest_page) < :limit
+   AND ((CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL AND CAST(:kind AS text) IS NULL)
+        OR NOT EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL))
  ORDER BY id DESC
  LIMIT :limit)
 UNION ALL
@@ -216,8 +217,8 @@ UNION ALL
    AND (CAST(:status AS text) IS NULL
         OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
    AND NOT (CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL AND CAST(:kind AS text) IS NULL)
-   AND EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL)
    AND (SELECT count(*) FROM newest_page) < :limit
+   AND EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL)
  ORDER BY history.id DESC
  LIMIT :limit)) AS page
 ORDER BY id DESC
