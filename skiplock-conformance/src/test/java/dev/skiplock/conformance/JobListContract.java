@@ -100,9 +100,7 @@ abstract class JobListContract extends ContractBase {
             for (JobQuery query : List.of(JobQuery.all().withStatus(status),
                     JobQuery.all().withStatus(status).withQueue("parked"),
                     JobQuery.all().withStatus(status).withKind("other"))) {
-                List<Job> matching = jobs.stream().filter(job -> (status == null || job.status() == status)
-                        && (query.queue() == null || job.queue().equals(query.queue()))
-                        && (query.kind() == null || job.kind().equals(query.kind()))).toList();
+                List<Job> matching = matching(jobs, query);
                 for (String tenant : tenants.keySet()) {
                     assertThat(ids(pages(tenants.get(tenant)::list, query))).as("%s of tenant %s", query, tenant)
                             .isEqualTo(ids(matching.stream().filter(job -> job.tenant().equals(tenant)).toList()));
@@ -198,15 +196,11 @@ abstract class JobListContract extends ContractBase {
     }
 
     private static void assertListsEveryTenantsPages(Skiplock client, List<Job> jobs) {
-        List<Job> newestFirst = jobs.stream().sorted(Comparator.comparing((Job job) -> job.id().toString()).reversed())
-                .toList();
+        List<Job> newestFirst = newestFirst(jobs);
         for (JobQuery query : List.of(JobQuery.all(), JobQuery.all().withStatus(JobStatus.CANCELLED),
                 JobQuery.all().withQueue("a"), JobQuery.all().withKind("x"), JobQuery.all().withQueue("b"),
                 JobQuery.all().withStatus(JobStatus.CANCELLED).withKind("y"))) {
-            List<Job> matching = newestFirst.stream()
-                    .filter(job -> (query.status() == null || job.status() == query.status())
-                            && (query.queue() == null || job.queue().equals(query.queue()))
-                            && (query.kind() == null || job.kind().equals(query.kind()))).toList();
+            List<Job> matching = matching(newestFirst, query);
             assertThat(ids(pages(client::listAllTenants, query))).as("%s of %d jobs", query, jobs.size())
                     .isEqualTo(ids(matching));
         }
@@ -214,20 +208,16 @@ abstract class JobListContract extends ContractBase {
 
     /** The first page of 100 and a page from the middle, by queue and by kind, of every tenant and of each, as {@code jobs} says. */
     private static void assertListsAlike(Skiplock client, Map<String, JobClient> tenants, List<Job> jobs) {
-        List<Job> newestFirst = jobs.stream().sorted(Comparator.comparing((Job job) -> job.id().toString()).reversed())
-                .toList();
+        List<Job> newestFirst = newestFirst(jobs);
         UUID middle = newestFirst.get(newestFirst.size() / 2).id();
         for (JobQuery query : List.of(JobQuery.all().withQueue("big"), JobQuery.all().withQueue("small"),
                 JobQuery.all().withKind("bulk"), JobQuery.all().withKind("rare"),
                 JobQuery.all().withQueue("big").withKind("bulk"), JobQuery.all().withQueue("small").withKind("other"),
                 JobQuery.all().withQueue("big").withKind("rare"))) {
-            List<Job> matching = newestFirst.stream()
-                    .filter(job -> (query.queue() == null || job.queue().equals(query.queue()))
-                            && (query.kind() == null || job.kind().equals(query.kind()))).toList();
+            List<Job> matching = matching(newestFirst, query);
             for (JobQuery filtered : List.of(query.withLimit(100), query.withStatus(JobStatus.QUEUED).withLimit(100))) {
                 for (UUID cursor : Arrays.asList(null, middle)) {
-                    List<Job> below = matching.stream()
-                            .filter(job -> cursor == null || job.id().toString().compareTo(cursor.toString()) < 0).toList();
+                    List<Job> below = below(matching, cursor);
                     assertThat(ids(client.listAllTenants(filtered.withCursor(cursor)).jobs()))
                             .as("%s from %s of every tenant, %d jobs", filtered, cursor, jobs.size())
                             .isEqualTo(ids(below.subList(0, Math.min(100, below.size()))));
@@ -244,18 +234,14 @@ abstract class JobListContract extends ContractBase {
 
     /** The queued jobs' first page of 100 and a page from the middle, by each filter, as {@code queued} says. */
     private static void assertListsQueued(Skiplock client, Map<String, JobClient> tenants, List<Job> queued) {
-        List<Job> newestFirst = queued.stream().sorted(Comparator.comparing((Job job) -> job.id().toString()).reversed())
-                .toList();
+        List<Job> newestFirst = newestFirst(queued);
         UUID middle = newestFirst.get(newestFirst.size() / 2).id();
         for (JobQuery query : List.of(JobQuery.all(), JobQuery.all().withQueue("small"), JobQuery.all().withKind("other"),
                 JobQuery.all().withQueue("big").withKind("ok"))) {
             JobQuery queuedOnly = query.withStatus(JobStatus.QUEUED).withLimit(100);
-            List<Job> matching = newestFirst.stream()
-                    .filter(job -> (query.queue() == null || job.queue().equals(query.queue()))
-                            && (query.kind() == null || job.kind().equals(query.kind()))).toList();
+            List<Job> matching = matching(newestFirst, query);
             for (UUID cursor : Arrays.asList(null, middle)) {
-                List<Job> below = matching.stream()
-                        .filter(job -> cursor == null || job.id().toString().compareTo(cursor.toString()) < 0).toList();
+                List<Job> below = below(matching, cursor);
                 for (String tenant : tenants.keySet()) {
                     List<Job> ofTenant = below.stream().filter(job -> job.tenant().equals(tenant)).toList();
                     assertThat(ids(tenants.get(tenant).list(queuedOnly.withCursor(cursor)).jobs()))
@@ -280,6 +266,23 @@ abstract class JobListContract extends ContractBase {
             jobs.addAll(client.enqueueMany(batch));
         }
         return jobs;
+    }
+
+    /** {@code jobs} newest first: in the order of their ids' text, as the list pages. */
+    private static List<Job> newestFirst(List<Job> jobs) {
+        return jobs.stream().sorted(Comparator.comparing((Job job) -> job.id().toString()).reversed()).toList();
+    }
+
+    /** The jobs of {@code jobs} that {@code query}'s status, queue and kind match, in their order. */
+    private static List<Job> matching(List<Job> jobs, JobQuery query) {
+        return jobs.stream().filter(job -> (query.status() == null || job.status() == query.status())
+                && (query.queue() == null || job.queue().equals(query.queue()))
+                && (query.kind() == null || job.kind().equals(query.kind()))).toList();
+    }
+
+    /** The jobs of {@code jobs} below {@code cursor} (all of them without one). */
+    private static List<Job> below(List<Job> jobs, UUID cursor) {
+        return jobs.stream().filter(job -> cursor == null || job.id().toString().compareTo(cursor.toString()) < 0).toList();
     }
 
     /** Every page of {@code query} (its limit set to two), following each page's cursor. */
