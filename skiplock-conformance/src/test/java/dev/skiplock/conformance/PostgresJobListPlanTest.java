@@ -62,7 +62,8 @@ class PostgresJobListPlanTest extends ContractBase {
     /**
      * A filter that 20 of the newest 500 jobs match: the halves complete the page, and the 20 they
      * find again are on it once. 10,000 queued jobs, 10,000 finished, 20 queued; filtered by status
-     * queued, the page is the 50 newest queued.
+     * queued, the page is the 50 newest queued. Half the table is live here, so the live half may
+     * read it by a sequential scan: what is read is not tested.
      */
     @Test
     void aPageTheNewestJobsPartlyFillIsCompletedFromTheHalvesWithEachJobOnce() throws Exception {
@@ -71,28 +72,90 @@ class PostgresJobListPlanTest extends ContractBase {
         succeed(enqueue(client, "done", EACH));
         queued.addAll(enqueue(client, "parking", 20));
 
-        assertThat(page(client, JobStatus.QUEUED, Long.MAX_VALUE)).containsExactlyElementsOf(newest(queued));
+        Read read = read(client, store -> store.listJobs(Skiplock.DEFAULT_TENANT,
+                new JobQuery(JobStatus.QUEUED, null, null, PAGE, null)));
+        assertThat(read.ids()).containsExactlyElementsOf(newest(queued));
     }
 
     /**
      * Every tenant's list of a queue few jobs are in, over a history: its history indexes start with
      * the tenant, so the list reads each tenant's range of them (the tenants found one index probe
-     * each) where it read the whole table, or the whole of an index. 20,000 finished jobs of queue
+     * each) where it read the whole table, or the whole of an index. 40,000 finished jobs of queue
      * {@code done} over two tenants, after 20 of queue {@code rare}: the page is the 20, read in
-     * fewer than 100 pages of the table and its indexes.
+     * fewer than 250 pages of the table and its indexes (about 160: the probes, then the 20 ids from
+     * the index and each job by its key; 394 as one query).
      */
     @Test
     void everyTenantsListOfARareQueueReadsEachTenantsHistoryByItsIndex() throws Exception {
         Skiplock client = client();
         List<Job> rare = new ArrayList<>(succeed(enqueue(client, "rare", 10)));
         rare.addAll(succeed(enqueue(client.tenant("acme"), "rare", 10)));
-        succeed(enqueue(client, "done", EACH));
-        succeed(enqueue(client.tenant("acme"), "done", EACH));
+        succeed(enqueue(client, "done", 2 * EACH));
+        succeed(enqueue(client.tenant("acme"), "done", 2 * EACH));
 
         Read read = read(client, store -> store.listJobsAllTenants(new JobQuery(null, "rare", null, PAGE, null)));
         assertThat(read.sequentialScans()).as("sequential scans of skiplock_jobs by the list").isZero();
-        assertThat(read.pages()).as("pages of skiplock_jobs and its indexes the list read").isLessThan(100);
+        assertThat(read.pages()).as("pages of skiplock_jobs and its indexes the list read").isLessThan(250);
         assertThat(read.ids()).isEqualTo(newest(rare));
+    }
+
+    /**
+     * A queue's list behind another queue's backlog: its live jobs are read from the queue's range
+     * of the live jobs' indexes. Newest first by the primary key, the planner guessed the queue had
+     * many live jobs (it has many finished ones) and walked the backlog and the history behind it.
+     * 19,000 finished jobs of queue {@code mail}, then 5 queued, then 2,000 queued of
+     * {@code backlog} (fewer than ANALYZE's sample of 30,000 rows, so that the statistics are the
+     * same at each run; with a backlog as large as the history, the planner may rightly read the
+     * live jobs by a scan of the table): the page is the 5 and the newest 45 finished, read in fewer
+     * than 5,000 rows (23,555 before), by either list. (The history half may still walk the
+     * key through the backlog to its first finished job: 2,555 rows.)
+     */
+    @Test
+    void aQueuesListBehindAnotherQueuesBacklogReadsOnlyThatQueuesLiveJobs() throws Exception {
+        Skiplock client = client();
+        List<Job> mail = new ArrayList<>(succeed(enqueue(client, "mail", 19_000)));
+        mail.addAll(enqueue(client, "mail", 5));
+        enqueue(client, "backlog", 2_000);
+        JobQuery ofMail = new JobQuery(null, "mail", null, PAGE, null);
+
+        for (Function<JobStore, JobPage> list : List.<Function<JobStore, JobPage>>of(
+                store -> store.listJobs(Skiplock.DEFAULT_TENANT, ofMail), store -> store.listJobsAllTenants(ofMail))) {
+            Read read = read(client, list);
+            assertThat(read.sequentialScans()).as("sequential scans of skiplock_jobs by the list").isZero();
+            assertThat(read.rows()).as("rows of skiplock_jobs the list read").isLessThan(5_000);
+            assertThat(read.ids()).isEqualTo(newest(mail));
+        }
+    }
+
+    /**
+     * Every tenant's list of a status, with one large tenant and one small: each tenant's history
+     * is read as ids from its index, then its newest jobs by their key. Read with the rows, the
+     * planner guessed each tenant held a share of the jobs it does not and walked the primary key,
+     * through the whole table for the small one. 1,000 finished jobs of {@code tiny}, then 18,000
+     * of the default tenant, then 10,000 queued, written by SQL in id order (as a worker leaves
+     * them over time; finished by one UPDATE the table's order and the plan differ), fewer than
+     * ANALYZE's sample of 30,000 rows so that the statistics are the same at each run: the page is
+     * the newest 50 finished, read in fewer than 1,000 rows (38,600 before).
+     */
+    @Test
+    void everyTenantsListOfAStatusReadsASmallTenantsHistoryByItsIndex() throws Exception {
+        Skiplock client = client();
+        try (Connection connection = DriverManager.getConnection(database.url());
+                Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status,"
+                    + " max_attempts, available_at, requested_at, finished_at)"
+                    + " SELECT CAST(lpad(to_hex(g), 8, '0') || '-0000-7000-8000-000000000000' AS uuid),"
+                    + " CASE WHEN g <= 1000 THEN 'tiny' ELSE 'default' END, 'done', 'work', '{}', '{}', 0,"
+                    + " CASE WHEN g <= 19000 THEN 'succeeded' ELSE 'queued' END, 1, now(), now(),"
+                    + " CASE WHEN g <= 19000 THEN now() END FROM generate_series(1, 29000) AS g");
+        }
+        List<UUID> newestFinished = Jdbc.query(client.dataSource(), "SELECT id FROM skiplock_jobs"
+                + " WHERE status = 'succeeded' ORDER BY id DESC LIMIT " + PAGE, row -> row.getObject(1, UUID.class));
+
+        Read read = read(client, store -> store.listJobsAllTenants(new JobQuery(JobStatus.SUCCEEDED, null, null, PAGE, null)));
+        assertThat(read.sequentialScans()).as("sequential scans of skiplock_jobs by the list").isZero();
+        assertThat(read.rows()).as("rows of skiplock_jobs the list read").isLessThan(1_000);
+        assertThat(read.ids()).isEqualTo(newestFinished);
     }
 
     /** Pages of skiplock_jobs and of its indexes read in this transaction so far. */
@@ -102,7 +165,7 @@ class PostgresJobListPlanTest extends ContractBase {
                 + " OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = CAST('skiplock_jobs' AS regclass))");
     }
 
-    /** The first page, unfiltered, read in fewer rows than twice the newest 500 it may take. */
+    /** The first page, unfiltered, read in fewer rows than 1,000 (the newest 50 serve). */
     private List<UUID> firstPage(Skiplock client) throws Exception {
         return page(client, null, 2L * 10 * PAGE);
     }
@@ -119,11 +182,20 @@ class PostgresJobListPlanTest extends ContractBase {
     record Read(List<UUID> ids, long sequentialScans, long rows, long pages) {
     }
 
-    /** Lists by {@code list} in a transaction of its own connection, rolled back, after VACUUM ANALYZE. */
+    /**
+     * Lists by {@code list} in a transaction of its own connection, rolled back, after VACUUM ANALYZE
+     * has marked every page of the table all-visible (up to 100 tries). A VACUUM while another
+     * connection's snapshot is open leaves recent pages unmarked; the planner then prices an
+     * index-only scan as reading the table too, and took a sequential scan in one run of three.
+     */
     private Read read(Skiplock client, Function<JobStore, JobPage> list) throws Exception {
         try (Connection connection = DriverManager.getConnection(database.url())) {
             try (Statement vacuum = connection.createStatement()) {
-                vacuum.execute("VACUUM ANALYZE skiplock_jobs");
+                int vacuums = 0;
+                do {
+                    vacuum.execute("VACUUM ANALYZE skiplock_jobs");
+                } while (++vacuums < 100 && Jdbc.number(connection, "SELECT relpages - relallvisible FROM pg_class"
+                        + " WHERE oid = CAST('skiplock_jobs' AS regclass)") > 0);
             }
             connection.setAutoCommit(false);
             try {

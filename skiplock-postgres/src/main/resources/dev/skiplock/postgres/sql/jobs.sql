@@ -82,12 +82,11 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 
 -- name: list_jobs
 -- Newest first; the cursor is the last id of the previous page. Filters that are NULL match all.
--- Two halves, each ordered by id and cut at :limit, then merged: the live jobs (few; a bitmap OR
--- of the partial indexes of waiting, queued and running jobs, which the status test written as
--- ORs matches and an IN list does not) and the history, whose partial indexes (migration
--- 0011) start with the tenant and the filtered column, so a rare queue, kind or status among
--- millions of finished jobs is a short index range, not a walk of the whole table (10 million
--- finished jobs: a status nobody had took 950 ms as one query over the primary key).
+-- Two halves, each ordered by id and cut at :limit, then merged: the live jobs and the history,
+-- whose partial indexes (migration 0011) start with the tenant and the filtered column, so a rare
+-- queue, kind or status among millions of finished jobs is a short index range, not a walk of the
+-- whole table (10 million finished jobs: a status nobody had took 950 ms as one query over the
+-- primary key).
 -- The cursor is always a bound (no cursor: above every UUIDv7) so that it stays an index condition
 -- in the generic plan (200,000 jobs in 3 tenants, a page in the middle: 0.08 ms; written
 -- "(:cursor IS NULL OR id < :cursor)": 18 ms, 100,099 rows filtered). Which index fits depends on
@@ -97,8 +96,17 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 -- match, they are the page, and the halves do not run (their one-time test). Without it, a
 -- backlog of queued jobs older or newer than a long history made every first page merge a half
 -- whose first row lay past all the other's: 1 million of each, 200-374 ms a page, 0.14-0.50 ms
--- now (docs/PERFORMANCE.md). Otherwise the halves run as before, and DISTINCT ON drops the rows
--- both found; a half a status filter cannot match is skipped by its own one-time test.
+-- now (docs/PERFORMANCE.md). Otherwise the halves run, and DISTINCT ON drops the rows both found;
+-- a half a status filter cannot match is skipped by its own one-time test.
+-- The live half never walks the primary key: newest first by it, the planner walked the history
+-- too whenever the live matches were fewer than it guessed from the whole table (a queue of 6
+-- queued jobs with 300,000 finished, behind 100,000 queued of another queue: 220-340 ms a page,
+-- about 5 ms now; docs/PERFORMANCE.md). live_ids holds the ids of the live jobs (of :queue, when
+-- set) read from the partial indexes of waiting, queued and running jobs, the claimable one alone
+-- without the table, up to 10,001: when there are at most 10,000, the page's live part is those
+-- ids newest first, each job read by its key until :limit match. Past that (a backlog) every live
+-- job the indexes give is read and sorted, behind OFFSET 0 so the key cannot serve the order: as
+-- long as the backlog, but never the history.
 -- plan: per call
 WITH newest_page AS MATERIALIZED (
     SELECT * FROM (SELECT * FROM skiplock_jobs
@@ -110,19 +118,46 @@ WITH newest_page AS MATERIALIZED (
       AND (CAST(:queue AS text) IS NULL OR queue = :queue)
       AND (CAST(:kind AS text) IS NULL OR kind = :kind)
     ORDER BY id DESC
-    LIMIT :limit)
+    LIMIT :limit),
+live_ids AS MATERIALIZED (
+    SELECT id FROM (SELECT id FROM skiplock_jobs
+                    WHERE status = 'queued' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+                      AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'queued')
+                    UNION ALL
+                    SELECT id FROM skiplock_jobs
+                    WHERE status = 'running' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+                      AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'running')
+                    UNION ALL
+                    SELECT id FROM skiplock_jobs
+                    WHERE status = 'waiting' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+                      AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'waiting')) AS live
+    WHERE (SELECT count(*) FROM newest_page) < :limit
+    LIMIT 10001)
 SELECT DISTINCT ON (id) * FROM (
 SELECT * FROM newest_page
 UNION ALL
-(SELECT * FROM skiplock_jobs
- WHERE tenant = :tenant AND (status = 'waiting' OR status = 'queued' OR status = 'running')
-   AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('waiting', 'queued', 'running'))
-   AND (CAST(:status AS text) IS NULL OR status = :status)
-   AND (CAST(:queue AS text) IS NULL OR queue = :queue)
-   AND (CAST(:kind AS text) IS NULL OR kind = :kind)
-   AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+(SELECT * FROM (SELECT * FROM skiplock_jobs
+                WHERE tenant = :tenant AND (status = 'waiting' OR status = 'queued' OR status = 'running')
+                  AND (CAST(:status AS text) IS NULL OR status = :status)
+                  AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+                  AND (CAST(:kind AS text) IS NULL OR kind = :kind)
+                  AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+                OFFSET 0) AS live
+ WHERE (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('waiting', 'queued', 'running'))
    AND (SELECT count(*) FROM newest_page) < :limit
+   AND (SELECT count(*) FROM live_ids) > 10000
  ORDER BY id DESC
+ LIMIT :limit)
+UNION ALL
+(SELECT job.* FROM (SELECT id FROM live_ids
+                    WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+                    ORDER BY id DESC) AS live
+ CROSS JOIN LATERAL (SELECT * FROM skiplock_jobs WHERE skiplock_jobs.id = live.id OFFSET 0) AS job
+ WHERE job.tenant = :tenant
+   AND (CAST(:status AS text) IS NULL OR job.status = :status)
+   AND (CAST(:kind AS text) IS NULL OR job.kind = :kind)
+   AND (SELECT count(*) FROM live_ids) <= 10000
+ ORDER BY live.id DESC
  LIMIT :limit)
 UNION ALL
 (SELECT * FROM skiplock_jobs
@@ -147,16 +182,21 @@ SELECT tenant FROM skiplock_jobs WHERE id = :id
 -- name: list_jobs_all_tenants
 -- list_jobs across every tenant (an admin's view: Skiplock.listAllTenants). A statement of its own
 -- rather than an optional :tenant in list_jobs, so a tenant-facing call can never drop its tenant.
--- The same two halves, planned for each call, the newest 10 x :limit jobs first, as in list_jobs.
+-- The same two halves, planned for each call, the newest 10 x :limit jobs first and the live half
+-- by live_ids or behind OFFSET 0, as in list_jobs.
 -- The history indexes start with the tenant, so with at most 100 tenants that have finished jobs
 -- a filter on the history is read tenant by tenant: those tenants, each found by one probe of an
 -- index past the last (tenants, which stops at the 101st), and each one's newest :limit matches by
--- its own index range, then the newest :limit of those. Read as one query, a rare queue among 1
+-- its own index range (its ids alone, from the index: read with the rows, the planner took the
+-- primary key for a few tenants of skewed sizes and walked the whole table for each small one,
+-- 220 ms a page, 6 ms now), then the newest :limit of those. Read as one query, a rare queue among 1
 -- million finished jobs was a scan of the whole table or of an index (52 tenants: 58 ms a page,
 -- 12 ms now; docs/PERFORMANCE.md). It costs two probes a tenant and up to :limit rows a tenant,
 -- which at 20,000 tenants made every filtered page slower than the scan (125-642 ms): past 100
 -- tenants, and without a filter, the history is read as one query, newest first, as before. The
--- newest jobs' count is tested first, so the probes do not run when those fill the page.
+-- newest jobs' count is tested first, so the probes do not run when those fill the page. That one
+-- query's tests stand outside its LIMIT: inside, a parallel plan started its workers to test them
+-- (a rare queue with the tenants' probes taken: 45-60 ms a page, 10-15 ms now).
 -- plan: per call
 WITH RECURSIVE newest_page AS MATERIALIZED (
     SELECT * FROM (SELECT * FROM skiplock_jobs
@@ -168,6 +208,20 @@ WITH RECURSIVE newest_page AS MATERIALIZED (
       AND (CAST(:kind AS text) IS NULL OR kind = :kind)
     ORDER BY id DESC
     LIMIT :limit),
+live_ids AS MATERIALIZED (
+    SELECT id FROM (SELECT id FROM skiplock_jobs
+                    WHERE status = 'queued' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+                      AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'queued')
+                    UNION ALL
+                    SELECT id FROM skiplock_jobs
+                    WHERE status = 'running' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+                      AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'running')
+                    UNION ALL
+                    SELECT id FROM skiplock_jobs
+                    WHERE status = 'waiting' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+                      AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'waiting')) AS live
+    WHERE (SELECT count(*) FROM newest_page) < :limit
+    LIMIT 10001),
 tenants (tenant, found) AS (
     SELECT min(tenant), 1 FROM skiplock_jobs WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
     UNION ALL
@@ -178,49 +232,64 @@ tenants (tenant, found) AS (
 SELECT DISTINCT ON (id) * FROM (
 SELECT * FROM newest_page
 UNION ALL
-(SELECT * FROM skiplock_jobs
- WHERE (status = 'waiting' OR status = 'queued' OR status = 'running')
-   AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('waiting', 'queued', 'running'))
-   AND (CAST(:status AS text) IS NULL OR status = :status)
-   AND (CAST(:queue AS text) IS NULL OR queue = :queue)
-   AND (CAST(:kind AS text) IS NULL OR kind = :kind)
-   AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+(SELECT * FROM (SELECT * FROM skiplock_jobs
+                WHERE (status = 'waiting' OR status = 'queued' OR status = 'running')
+                  AND (CAST(:status AS text) IS NULL OR status = :status)
+                  AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+                  AND (CAST(:kind AS text) IS NULL OR kind = :kind)
+                  AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+                OFFSET 0) AS live
+ WHERE (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('waiting', 'queued', 'running'))
    AND (SELECT count(*) FROM newest_page) < :limit
+   AND (SELECT count(*) FROM live_ids) > 10000
  ORDER BY id DESC
  LIMIT :limit)
 UNION ALL
-(SELECT * FROM skiplock_jobs
- WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
-   AND (CAST(:status AS text) IS NULL
-        OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
-   AND (CAST(:status AS text) IS NULL OR status = :status)
-   AND (CAST(:queue AS text) IS NULL OR queue = :queue)
-   AND (CAST(:kind AS text) IS NULL OR kind = :kind)
-   AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
-   AND (SELECT count(*) FROM newest_page) < :limit
+(SELECT job.* FROM (SELECT id FROM live_ids
+                    WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+                    ORDER BY id DESC) AS live
+ CROSS JOIN LATERAL (SELECT * FROM skiplock_jobs WHERE skiplock_jobs.id = live.id OFFSET 0) AS job
+ WHERE (CAST(:status AS text) IS NULL OR job.status = :status)
+   AND (CAST(:kind AS text) IS NULL OR job.kind = :kind)
+   AND (SELECT count(*) FROM live_ids) <= 10000
+ ORDER BY live.id DESC
+ LIMIT :limit)
+UNION ALL
+(SELECT * FROM (SELECT * FROM skiplock_jobs
+                WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+                  AND (CAST(:status AS text) IS NULL
+                       OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
+                  AND (CAST(:status AS text) IS NULL OR status = :status)
+                  AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+                  AND (CAST(:kind AS text) IS NULL OR kind = :kind)
+                  AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+                ORDER BY id DESC
+                LIMIT :limit) AS history
+ WHERE (SELECT count(*) FROM newest_page) < :limit
    AND ((CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL AND CAST(:kind AS text) IS NULL)
-        OR NOT EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL))
- ORDER BY id DESC
- LIMIT :limit)
+        OR NOT EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL)))
 UNION ALL
-(SELECT history.* FROM tenants
- CROSS JOIN LATERAL (
-     SELECT * FROM skiplock_jobs
-     WHERE tenant = tenants.tenant AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
-       AND (CAST(:status AS text) IS NULL OR status = :status)
-       AND (CAST(:queue AS text) IS NULL OR queue = :queue)
-       AND (CAST(:kind AS text) IS NULL OR kind = :kind)
-       AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
-     ORDER BY id DESC
-     LIMIT :limit) AS history
- WHERE tenants.tenant IS NOT NULL
-   AND (CAST(:status AS text) IS NULL
-        OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
-   AND NOT (CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL AND CAST(:kind AS text) IS NULL)
-   AND (SELECT count(*) FROM newest_page) < :limit
-   AND EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL)
- ORDER BY history.id DESC
- LIMIT :limit)) AS page
+(SELECT job.* FROM (SELECT history.id FROM tenants
+                    CROSS JOIN LATERAL (
+                        SELECT id FROM skiplock_jobs
+                        WHERE tenant = tenants.tenant AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+                          AND (CAST(:status AS text) IS NULL OR status = :status)
+                          AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+                          AND (CAST(:kind AS text) IS NULL OR kind = :kind)
+                          AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+                        ORDER BY id DESC
+                        LIMIT :limit) AS history
+                    WHERE tenants.tenant IS NOT NULL
+                      AND (CAST(:status AS text) IS NULL
+                           OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
+                      AND NOT (CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL
+                               AND CAST(:kind AS text) IS NULL)
+                      AND (SELECT count(*) FROM newest_page) < :limit
+                      AND EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL)
+                    ORDER BY history.id DESC
+                    LIMIT :limit) AS history
+ CROSS JOIN LATERAL (SELECT * FROM skiplock_jobs WHERE skiplock_jobs.id = history.id OFFSET 0) AS job
+ ORDER BY history.id DESC)) AS page
 ORDER BY id DESC
 LIMIT :limit
 
