@@ -128,6 +128,35 @@ class PostgresJobListPlanTest extends ContractBase {
     }
 
     /**
+     * A kind that one in 20 of a backlog's jobs have: more than 10,000 live jobs, so the live half
+     * first reads the live jobs among the newest 10,000 by the key, which holds the page, rather
+     * than every job of the backlog. 20,000 queued jobs, every 20th of kind {@code five}: the page
+     * is the newest 50 of that kind, read in fewer than 15,000 rows (11,501: the newest 500, the
+     * count of the live jobs up to 10,001, which a sequential scan may read, and the newest 1,000;
+     * reading the whole backlog, 30,501).
+     */
+    @Test
+    void aKindThatOneInTwentyOfABacklogHaveIsReadFromTheNewestJobs() throws Exception {
+        Skiplock client = client();
+        List<Job> five = new ArrayList<>();
+        for (int from = 0; from < 2 * EACH; from += 1_000) {
+            List<JobRequest> batch = new ArrayList<>();
+            for (int i = from; i < from + 1_000; i++) {
+                batch.add(JobRequest.of(i % 20 == 0 ? "five" : "work", new Work(i)).withQueue("parking"));
+            }
+            client.enqueueMany(batch).stream().filter(job -> job.kind().equals("five")).forEach(five::add);
+        }
+        JobQuery ofFive = new JobQuery(null, null, "five", PAGE, null);
+
+        for (Function<JobStore, JobPage> list : List.<Function<JobStore, JobPage>>of(
+                store -> store.listJobs(Skiplock.DEFAULT_TENANT, ofFive), store -> store.listJobsAllTenants(ofFive))) {
+            Read read = read(client, list);
+            assertThat(read.rows()).as("rows of skiplock_jobs the list read").isLessThan(15_000);
+            assertThat(read.ids()).isEqualTo(newest(five));
+        }
+    }
+
+    /**
      * Every tenant's list of a status, with one large tenant and one small: each tenant's history
      * is read as ids from its index, then its newest jobs by their key. Read with the rows, the
      * planner guessed each tenant held a share of the jobs it does not and walked the primary key,

@@ -104,9 +104,12 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 -- about 5 ms now; docs/PERFORMANCE.md). live_ids holds the ids of the live jobs (of :queue, when
 -- set) read from the partial indexes of waiting, queued and running jobs, the claimable one alone
 -- without the table, up to 10,001: when there are at most 10,000, the page's live part is those
--- ids newest first, each job read by its key until :limit match. Past that (a backlog) every live
--- job the indexes give is read and sorted, behind OFFSET 0 so the key cannot serve the order: as
--- long as the backlog, but never the history.
+-- ids newest first, each job read by its key until :limit match. Past that (a backlog), the live
+-- jobs among the newest 10,000 below the cursor (backlog_page: the key read backwards, at most
+-- 10,000 rows) and, when fewer than :limit of them match, every live job the indexes give, read
+-- and sorted behind OFFSET 0 so that the key cannot serve the order: as long as the backlog, but
+-- never the history (a kind of 5 % of a backlog of 100,000: 4 ms a page by the key as before,
+-- 68 ms reading the whole backlog, 8 ms with backlog_page).
 -- plan: per call
 WITH newest_page AS MATERIALIZED (
     SELECT * FROM (SELECT * FROM skiplock_jobs
@@ -132,7 +135,19 @@ live_ids AS MATERIALIZED (
                     WHERE status = 'waiting' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
                       AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'waiting')) AS live
     WHERE (SELECT count(*) FROM newest_page) < :limit
-    LIMIT 10001)
+    LIMIT 10001),
+backlog_page AS MATERIALIZED (
+    SELECT * FROM (SELECT * FROM skiplock_jobs
+                   WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+                   ORDER BY id DESC
+                   LIMIT 10000) AS newest
+    WHERE tenant = :tenant AND (status = 'waiting' OR status = 'queued' OR status = 'running')
+      AND (CAST(:status AS text) IS NULL OR status = :status)
+      AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+      AND (CAST(:kind AS text) IS NULL OR kind = :kind)
+      AND (SELECT count(*) FROM live_ids) > 10000
+    ORDER BY id DESC
+    LIMIT :limit)
 SELECT DISTINCT ON (id) * FROM (
 SELECT * FROM newest_page
 UNION ALL
@@ -146,8 +161,11 @@ UNION ALL
  WHERE (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('waiting', 'queued', 'running'))
    AND (SELECT count(*) FROM newest_page) < :limit
    AND (SELECT count(*) FROM live_ids) > 10000
+   AND (SELECT count(*) FROM backlog_page) < :limit
  ORDER BY id DESC
  LIMIT :limit)
+UNION ALL
+SELECT * FROM backlog_page
 UNION ALL
 (SELECT job.* FROM (SELECT id FROM live_ids
                     WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
@@ -183,7 +201,7 @@ SELECT tenant FROM skiplock_jobs WHERE id = :id
 -- list_jobs across every tenant (an admin's view: Skiplock.listAllTenants). A statement of its own
 -- rather than an optional :tenant in list_jobs, so a tenant-facing call can never drop its tenant.
 -- The same two halves, planned for each call, the newest 10 x :limit jobs first and the live half
--- by live_ids or behind OFFSET 0, as in list_jobs.
+-- by live_ids, backlog_page or behind OFFSET 0, as in list_jobs.
 -- The history indexes start with the tenant, so with at most 100 tenants that have finished jobs
 -- a filter on the history is read tenant by tenant: those tenants, each found by one probe of an
 -- index past the last (tenants, which stops at the 101st), and each one's newest :limit matches by
@@ -222,6 +240,18 @@ live_ids AS MATERIALIZED (
                       AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'waiting')) AS live
     WHERE (SELECT count(*) FROM newest_page) < :limit
     LIMIT 10001),
+backlog_page AS MATERIALIZED (
+    SELECT * FROM (SELECT * FROM skiplock_jobs
+                   WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+                   ORDER BY id DESC
+                   LIMIT 10000) AS newest
+    WHERE (status = 'waiting' OR status = 'queued' OR status = 'running')
+      AND (CAST(:status AS text) IS NULL OR status = :status)
+      AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+      AND (CAST(:kind AS text) IS NULL OR kind = :kind)
+      AND (SELECT count(*) FROM live_ids) > 10000
+    ORDER BY id DESC
+    LIMIT :limit),
 tenants (tenant, found) AS (
     SELECT min(tenant), 1 FROM skiplock_jobs WHERE status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
     UNION ALL
@@ -242,8 +272,11 @@ UNION ALL
  WHERE (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('waiting', 'queued', 'running'))
    AND (SELECT count(*) FROM newest_page) < :limit
    AND (SELECT count(*) FROM live_ids) > 10000
+   AND (SELECT count(*) FROM backlog_page) < :limit
  ORDER BY id DESC
  LIMIT :limit)
+UNION ALL
+SELECT * FROM backlog_page
 UNION ALL
 (SELECT job.* FROM (SELECT id FROM live_ids
                     WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
