@@ -98,18 +98,21 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 -- whose first row lay past all the other's: 1 million of each, 200-374 ms a page, 0.14-0.50 ms
 -- now (docs/PERFORMANCE.md). Otherwise the halves run, and DISTINCT ON drops the rows both found;
 -- a half a status filter cannot match is skipped by its own one-time test.
--- The live half never walks the primary key: newest first by it, the planner walked the history
+-- The live half does not walk the primary key: newest first by it, the planner walked the history
 -- too whenever the live matches were fewer than it guessed from the whole table (a queue of 6
--- queued jobs with 300,000 finished, behind 100,000 queued of another queue: 220-340 ms a page,
--- about 5 ms now; docs/PERFORMANCE.md). live_ids holds the ids of the live jobs (of :queue, when
--- set) read from the partial indexes of waiting, queued and running jobs, the claimable one alone
--- without the table, up to 10,001: when there are at most 10,000, the page's live part is those
--- ids newest first, each job read by its key until :limit match. Past that (a backlog), the live
--- jobs among the newest 10,000 below the cursor (backlog_page: the key read backwards, at most
--- 10,000 rows) and, when fewer than :limit of them match, every live job the indexes give, read
--- and sorted behind OFFSET 0 so that the key cannot serve the order: as long as the backlog, but
--- never the history (a kind of 5 % of a backlog of 100,000: 4 ms a page by the key as before,
--- 68 ms reading the whole backlog, 8 ms with backlog_page).
+-- queued jobs with 300,000 finished, behind 100,000 queued of another queue: 200-350 ms a page,
+-- 4-7 ms now; docs/PERFORMANCE.md). live_ids holds the ids of the live jobs of every tenant
+-- (of :queue, when set; of :status, when it is a live one) read from the partial indexes of
+-- waiting, queued and running jobs, the claimable one alone without the table, up to 1,001: when
+-- there are at most 1,000, the page's live part is those ids newest first, each job read by its
+-- key until :limit match (10,000 such reads for a tenant or kind few of them have took 16-21 ms
+-- where the key's walk took 2-4). Past that (a backlog), the live jobs among the newest 10,000 below the
+-- cursor (backlog_page: the key read backwards, at most 10,000 rows) and, when fewer than :limit
+-- of them match, every live job the indexes give, read and sorted behind OFFSET 0 so that the key
+-- cannot serve the order: as long as the backlog (a kind of 5 % of a backlog of 100,000: 4 ms a
+-- page by the key as before, 68 ms reading the whole backlog, 8 ms with backlog_page). With much
+-- of the table live the planner may read that by a scan of the whole table, which is then not
+-- much longer than the backlog.
 -- plan: per call
 WITH newest_page AS MATERIALIZED (
     SELECT * FROM (SELECT * FROM skiplock_jobs
@@ -135,7 +138,7 @@ live_ids AS MATERIALIZED (
                     WHERE status = 'waiting' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
                       AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'waiting')) AS live
     WHERE (SELECT count(*) FROM newest_page) < :limit
-    LIMIT 10001),
+    LIMIT 1001),
 backlog_page AS MATERIALIZED (
     SELECT * FROM (SELECT * FROM skiplock_jobs
                    WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
@@ -145,7 +148,7 @@ backlog_page AS MATERIALIZED (
       AND (CAST(:status AS text) IS NULL OR status = :status)
       AND (CAST(:queue AS text) IS NULL OR queue = :queue)
       AND (CAST(:kind AS text) IS NULL OR kind = :kind)
-      AND (SELECT count(*) FROM live_ids) > 10000
+      AND (SELECT count(*) FROM live_ids) > 1000
     ORDER BY id DESC
     LIMIT :limit)
 SELECT DISTINCT ON (id) * FROM (
@@ -160,7 +163,7 @@ UNION ALL
                 OFFSET 0) AS live
  WHERE (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('waiting', 'queued', 'running'))
    AND (SELECT count(*) FROM newest_page) < :limit
-   AND (SELECT count(*) FROM live_ids) > 10000
+   AND (SELECT count(*) FROM live_ids) > 1000
    AND (SELECT count(*) FROM backlog_page) < :limit
  ORDER BY id DESC
  LIMIT :limit)
@@ -174,7 +177,7 @@ UNION ALL
  WHERE job.tenant = :tenant
    AND (CAST(:status AS text) IS NULL OR job.status = :status)
    AND (CAST(:kind AS text) IS NULL OR job.kind = :kind)
-   AND (SELECT count(*) FROM live_ids) <= 10000
+   AND (SELECT count(*) FROM live_ids) <= 1000
  ORDER BY live.id DESC
  LIMIT :limit)
 UNION ALL
@@ -207,9 +210,9 @@ SELECT tenant FROM skiplock_jobs WHERE id = :id
 -- index past the last (tenants, which stops at the 101st), and each one's newest :limit matches by
 -- its own index range (its ids alone, from the index: read with the rows, the planner took the
 -- primary key for a few tenants of skewed sizes and walked the whole table for each small one,
--- 220 ms a page, 6 ms now), then the newest :limit of those. Read as one query, a rare queue among 1
--- million finished jobs was a scan of the whole table or of an index (52 tenants: 58 ms a page,
--- 12 ms now; docs/PERFORMANCE.md). It costs two probes a tenant and up to :limit rows a tenant,
+-- 230-320 ms a page, 5-6 ms now), then the newest :limit of those. Read as one query, a rare
+-- queue among 1 million finished jobs was a scan of the whole table or of an index (52 tenants:
+-- 58 ms a page, 12 ms now; docs/PERFORMANCE.md). It costs two probes a tenant and up to :limit rows a tenant,
 -- which at 20,000 tenants made every filtered page slower than the scan (125-642 ms): past 100
 -- tenants, and without a filter, the history is read as one query, newest first, as before. The
 -- newest jobs' count is tested first, so the probes do not run when those fill the page. That one
@@ -239,7 +242,7 @@ live_ids AS MATERIALIZED (
                     WHERE status = 'waiting' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
                       AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'waiting')) AS live
     WHERE (SELECT count(*) FROM newest_page) < :limit
-    LIMIT 10001),
+    LIMIT 1001),
 backlog_page AS MATERIALIZED (
     SELECT * FROM (SELECT * FROM skiplock_jobs
                    WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
@@ -249,7 +252,7 @@ backlog_page AS MATERIALIZED (
       AND (CAST(:status AS text) IS NULL OR status = :status)
       AND (CAST(:queue AS text) IS NULL OR queue = :queue)
       AND (CAST(:kind AS text) IS NULL OR kind = :kind)
-      AND (SELECT count(*) FROM live_ids) > 10000
+      AND (SELECT count(*) FROM live_ids) > 1000
     ORDER BY id DESC
     LIMIT :limit),
 tenants (tenant, found) AS (
@@ -271,7 +274,7 @@ UNION ALL
                 OFFSET 0) AS live
  WHERE (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('waiting', 'queued', 'running'))
    AND (SELECT count(*) FROM newest_page) < :limit
-   AND (SELECT count(*) FROM live_ids) > 10000
+   AND (SELECT count(*) FROM live_ids) > 1000
    AND (SELECT count(*) FROM backlog_page) < :limit
  ORDER BY id DESC
  LIMIT :limit)
@@ -284,7 +287,7 @@ UNION ALL
  CROSS JOIN LATERAL (SELECT * FROM skiplock_jobs WHERE skiplock_jobs.id = live.id OFFSET 0) AS job
  WHERE (CAST(:status AS text) IS NULL OR job.status = :status)
    AND (CAST(:kind AS text) IS NULL OR job.kind = :kind)
-   AND (SELECT count(*) FROM live_ids) <= 10000
+   AND (SELECT count(*) FROM live_ids) <= 1000
  ORDER BY live.id DESC
  LIMIT :limit)
 UNION ALL
