@@ -118,8 +118,7 @@ class PostgresJobListPlanTest extends ContractBase {
         enqueue(client, "backlog", 2_000);
         JobQuery ofMail = new JobQuery(null, "mail", null, PAGE, null);
 
-        for (Function<JobStore, JobPage> list : List.<Function<JobStore, JobPage>>of(
-                store -> store.listJobs(Skiplock.DEFAULT_TENANT, ofMail), store -> store.listJobsAllTenants(ofMail))) {
+        for (Function<JobStore, JobPage> list : bothLists(ofMail)) {
             Read read = read(client, list);
             assertThat(read.sequentialScans()).as("sequential scans of skiplock_jobs by the list").isZero();
             assertThat(read.rows()).as("rows of skiplock_jobs the list read").isLessThan(5_000);
@@ -148,8 +147,7 @@ class PostgresJobListPlanTest extends ContractBase {
         }
         JobQuery ofFive = new JobQuery(null, null, "five", PAGE, null);
 
-        for (Function<JobStore, JobPage> list : List.<Function<JobStore, JobPage>>of(
-                store -> store.listJobs(Skiplock.DEFAULT_TENANT, ofFive), store -> store.listJobsAllTenants(ofFive))) {
+        for (Function<JobStore, JobPage> list : bothLists(ofFive)) {
             Read read = read(client, list);
             assertThat(read.rows()).as("rows of skiplock_jobs the list read").isLessThan(5_000);
             assertThat(read.ids()).isEqualTo(newest(five));
@@ -187,6 +185,12 @@ class PostgresJobListPlanTest extends ContractBase {
         assertThat(read.ids()).isEqualTo(newestFinished);
     }
 
+    /** The default tenant's list and every tenant's, of {@code query}. */
+    private static List<Function<JobStore, JobPage>> bothLists(JobQuery query) {
+        return List.of(store -> store.listJobs(Skiplock.DEFAULT_TENANT, query), store -> store.listJobsAllTenants(query));
+    }
+
+    /** Pages of skiplock_jobs that VACUUM has not marked all-visible. */
     private static long notAllVisible(Connection connection) throws Exception {
         return Jdbc.number(connection, "SELECT relpages - relallvisible FROM pg_class"
                 + " WHERE oid = CAST('skiplock_jobs' AS regclass)");
