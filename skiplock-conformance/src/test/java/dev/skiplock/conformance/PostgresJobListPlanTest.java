@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
  * PostgreSQL's job list merges the live jobs and the history, each read newest first from its own
  * indexes. A backlog of queued jobs older or newer than a long history made the first page merge a
  * half whose first row lay past all the other's: the walk read every job between (1 million of
- * each: 200-374 ms a page, issue #12). The list now reads the newest jobs first and stops there
- * when they fill the page. SQLite's list is one walk of the key for every status already.
+ * each: 200-374 ms a page, issue #12). The store now reads the newest jobs first, by a statement of
+ * their own (list_newest_jobs), and stops there when they fill the page.
  */
 class PostgresJobListPlanTest extends ContractBase {
     private static final int EACH = 10_000;

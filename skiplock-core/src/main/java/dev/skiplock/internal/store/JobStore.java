@@ -41,7 +41,8 @@ public final class JobStore {
     /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("insert_jobs", "insert_queued_job",
             "find_live_by_unique_key", "get_job",
-            "list_jobs", "get_job_tenant", "list_jobs_all_tenants", "claim_jobs", "first_claimable", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
+            "list_newest_jobs", "list_jobs", "get_job_tenant", "list_newest_jobs_all_tenants", "list_jobs_all_tenants",
+            "claim_jobs", "first_claimable", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
             "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
             "count_jobs", "count_jobs_all_tenants", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "oldest_queued_by_priority", "delete_job", "read_dependencies", "insert_dependencies", "settle_waiting_jobs");
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
@@ -104,7 +105,7 @@ public final class JobStore {
     public JobPage listJobs(String tenant, JobQuery query) {
         Map<String, Object> params = listParams(query);
         params.put("tenant", tenant);
-        return page("list_jobs", params, query);
+        return page("list_newest_jobs", "list_jobs", params, query);
     }
 
     /** The tenant owning job {@code id} (an admin's view across tenants); empty when there is no such job. */
@@ -115,7 +116,7 @@ public final class JobStore {
 
     /** {@link #listJobs} over every tenant (an admin's view). */
     public JobPage listJobsAllTenants(JobQuery query) {
-        return page("list_jobs_all_tenants", listParams(query), query);
+        return page("list_newest_jobs_all_tenants", "list_jobs_all_tenants", listParams(query), query);
     }
 
     private static Map<String, Object> listParams(JobQuery query) {
@@ -128,9 +129,19 @@ public final class JobStore {
         return params;
     }
 
-    private JobPage page(String statement, Map<String, Object> params, JobQuery query) {
-        List<Job> jobs = withConnection(connection -> sql.query(connection, statement, params,
-                new JobRows(sql.dialect())));
+    /**
+     * The page from the newest 10 x limit jobs below the cursor ({@code newest}) when they hold it,
+     * else from {@code halves}, which reads the live jobs and the history by their indexes. Each
+     * answer is a page of its own snapshot, so the two are never merged. Two statements rather than
+     * one, so that the database plans the halves (milliseconds on PostgreSQL: 2-4 ms a page of 50
+     * where the newest jobs' read takes 0.3-0.6) only for a page the newest jobs do not fill.
+     */
+    private JobPage page(String newest, String halves, Map<String, Object> params, JobQuery query) {
+        List<Job> jobs = withConnection(connection -> {
+            List<Job> newestJobs = sql.query(connection, newest, params, new JobRows(sql.dialect()));
+            return newestJobs.size() == query.limit() ? newestJobs
+                    : sql.query(connection, halves, params, new JobRows(sql.dialect()));
+        });
         UUID next = jobs.size() == query.limit() ? jobs.getLast().id() : null;
         return new JobPage(jobs, next);
     }

@@ -80,6 +80,26 @@ WHERE tenant = :tenant AND unique_key = :unique_key AND status IN ('waiting', 'q
 -- name: get_job
 SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 
+-- name: list_newest_jobs
+-- A page of the job list from the newest 10 x :limit jobs below the cursor, whatever their status
+-- (the primary key read backwards, at most 10 x :limit rows): when :limit of them match, they are
+-- the page, and the store does not run list_jobs. Without this read first, a backlog of queued
+-- jobs older or newer than a long history made every first page merge a half whose first row lay
+-- past all the other's: 1 million of each, 200-374 ms a page, 0.14-0.50 ms now
+-- (docs/PERFORMANCE.md). A statement of its own rather than list_jobs' first part: the server
+-- plans list_jobs' halves (1.5-3 ms, more with every part) only for a page these jobs do not fill.
+-- plan: per call
+SELECT * FROM (SELECT * FROM skiplock_jobs
+               WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+               ORDER BY id DESC
+               LIMIT 10 * :limit) AS newest
+WHERE tenant = :tenant
+  AND (CAST(:status AS text) IS NULL OR status = :status)
+  AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+  AND (CAST(:kind AS text) IS NULL OR kind = :kind)
+ORDER BY id DESC
+LIMIT :limit
+
 -- name: list_jobs
 -- Newest first; the cursor is the last id of the previous page. Filters that are NULL match all.
 -- Two halves, each ordered by id and cut at :limit, then merged: the live jobs and the history,
@@ -91,13 +111,10 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 -- in the generic plan (200,000 jobs in 3 tenants, a page in the middle: 0.08 ms; written
 -- "(:cursor IS NULL OR id < :cursor)": 18 ms, 100,099 rows filtered). Which index fits depends on
 -- which filters are set: planned for each call (a cached generic plan walked the whole history).
--- Before the halves, the newest 10 x :limit jobs below the cursor, whatever their status
--- (newest_page: the primary key read backwards, at most 10 x :limit rows): when :limit of them
--- match, they are the page, and the halves do not run (their one-time test). Without it, a
--- backlog of queued jobs older or newer than a long history made every first page merge a half
--- whose first row lay past all the other's: 1 million of each, 200-374 ms a page, 0.14-0.50 ms
--- now (docs/PERFORMANCE.md). Otherwise the halves run, and DISTINCT ON drops the rows both found;
--- a half a status filter cannot match is skipped by its own one-time test.
+-- The store runs it only when list_newest_jobs, the newest 10 x :limit jobs below the cursor,
+-- did not fill the page. A half a status filter cannot match is skipped by its own one-time test;
+-- DISTINCT ON drops the rows two parts of the live half found (backlog_page's, read again with
+-- every live job when they do not fill the page).
 -- The live half does not walk the primary key: newest first by it, the planner walked the history
 -- too whenever the live matches were fewer than it guessed from the whole table (a queue of 6
 -- queued jobs with 300,000 finished, behind 100,000 queued of another queue: 200-350 ms a page,
@@ -114,18 +131,7 @@ SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 -- of the table live the planner may read that by a scan of the whole table, which is then not
 -- much longer than the backlog.
 -- plan: per call
-WITH newest_page AS MATERIALIZED (
-    SELECT * FROM (SELECT * FROM skiplock_jobs
-                   WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
-                   ORDER BY id DESC
-                   LIMIT 10 * :limit) AS newest
-    WHERE tenant = :tenant
-      AND (CAST(:status AS text) IS NULL OR status = :status)
-      AND (CAST(:queue AS text) IS NULL OR queue = :queue)
-      AND (CAST(:kind AS text) IS NULL OR kind = :kind)
-    ORDER BY id DESC
-    LIMIT :limit),
-live_ids AS MATERIALIZED (
+WITH live_ids AS MATERIALIZED (
     SELECT id FROM (SELECT id FROM skiplock_jobs
                     WHERE status = 'queued' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
                       AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'queued')
@@ -137,7 +143,6 @@ live_ids AS MATERIALIZED (
                     SELECT id FROM skiplock_jobs
                     WHERE status = 'waiting' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
                       AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'waiting')) AS live
-    WHERE (SELECT count(*) FROM newest_page) < :limit
     LIMIT 1001),
 backlog_page AS MATERIALIZED (
     SELECT * FROM (SELECT * FROM skiplock_jobs
@@ -152,8 +157,6 @@ backlog_page AS MATERIALIZED (
     ORDER BY id DESC
     LIMIT :limit)
 SELECT DISTINCT ON (id) * FROM (
-SELECT * FROM newest_page
-UNION ALL
 (SELECT * FROM (SELECT * FROM skiplock_jobs
                 WHERE tenant = :tenant AND (status = 'waiting' OR status = 'queued' OR status = 'running')
                   AND (CAST(:status AS text) IS NULL OR status = :status)
@@ -162,7 +165,6 @@ UNION ALL
                   AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
                 OFFSET 0) AS live
  WHERE (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('waiting', 'queued', 'running'))
-   AND (SELECT count(*) FROM newest_page) < :limit
    AND (SELECT count(*) FROM live_ids) > 1000
    AND (SELECT count(*) FROM backlog_page) < :limit
  ORDER BY id DESC
@@ -189,7 +191,6 @@ UNION ALL
    AND (CAST(:queue AS text) IS NULL OR queue = :queue)
    AND (CAST(:kind AS text) IS NULL OR kind = :kind)
    AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
-   AND (SELECT count(*) FROM newest_page) < :limit
  ORDER BY id DESC
  LIMIT :limit)) AS page
 ORDER BY id DESC
@@ -200,11 +201,25 @@ LIMIT :limit
 -- admin's view (Skiplock.tenantOf) can then act through that tenant's client. Primary key lookup.
 SELECT tenant FROM skiplock_jobs WHERE id = :id
 
+-- name: list_newest_jobs_all_tenants
+-- list_newest_jobs across every tenant (an admin's view: Skiplock.listAllTenants), the store's first
+-- read for list_jobs_all_tenants.
+-- plan: per call
+SELECT * FROM (SELECT * FROM skiplock_jobs
+               WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+               ORDER BY id DESC
+               LIMIT 10 * :limit) AS newest
+WHERE (CAST(:status AS text) IS NULL OR status = :status)
+  AND (CAST(:queue AS text) IS NULL OR queue = :queue)
+  AND (CAST(:kind AS text) IS NULL OR kind = :kind)
+ORDER BY id DESC
+LIMIT :limit
+
 -- name: list_jobs_all_tenants
 -- list_jobs across every tenant (an admin's view: Skiplock.listAllTenants). A statement of its own
 -- rather than an optional :tenant in list_jobs, so a tenant-facing call can never drop its tenant.
--- The same two halves, planned for each call, the newest 10 x :limit jobs first and the live half
--- by live_ids, backlog_page or behind OFFSET 0, as in list_jobs.
+-- The same two halves, planned for each call, run when list_newest_jobs_all_tenants did not fill
+-- the page, the live half by live_ids, backlog_page or behind OFFSET 0, as in list_jobs.
 -- The history indexes start with the tenant, so with at most 100 tenants that have finished jobs
 -- a filter on the history is read tenant by tenant: those tenants, each found by one probe of an
 -- index past the last (tenants, which stops at the 101st), and each one's newest :limit matches by
@@ -214,22 +229,11 @@ SELECT tenant FROM skiplock_jobs WHERE id = :id
 -- queue among 1 million finished jobs was a scan of the whole table or of an index (52 tenants:
 -- 58 ms a page, 12 ms now; docs/PERFORMANCE.md). It costs two probes a tenant and up to :limit rows a tenant,
 -- which at 20,000 tenants made every filtered page slower than the scan (125-642 ms): past 100
--- tenants, and without a filter, the history is read as one query, newest first, as before. The
--- newest jobs' count is tested first, so the probes do not run when those fill the page. That one
+-- tenants, and without a filter, the history is read as one query, newest first, as before. That one
 -- query's tests stand outside its LIMIT: inside, a parallel plan started its workers to test them
 -- (a rare queue with the tenants' probes taken: 45-60 ms a page, 10-15 ms now).
 -- plan: per call
-WITH RECURSIVE newest_page AS MATERIALIZED (
-    SELECT * FROM (SELECT * FROM skiplock_jobs
-                   WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
-                   ORDER BY id DESC
-                   LIMIT 10 * :limit) AS newest
-    WHERE (CAST(:status AS text) IS NULL OR status = :status)
-      AND (CAST(:queue AS text) IS NULL OR queue = :queue)
-      AND (CAST(:kind AS text) IS NULL OR kind = :kind)
-    ORDER BY id DESC
-    LIMIT :limit),
-live_ids AS MATERIALIZED (
+WITH RECURSIVE live_ids AS MATERIALIZED (
     SELECT id FROM (SELECT id FROM skiplock_jobs
                     WHERE status = 'queued' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
                       AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'queued')
@@ -241,7 +245,6 @@ live_ids AS MATERIALIZED (
                     SELECT id FROM skiplock_jobs
                     WHERE status = 'waiting' AND (CAST(:queue AS text) IS NULL OR queue = :queue)
                       AND (CAST(:status AS text) IS NULL OR CAST(:status AS text) = 'waiting')) AS live
-    WHERE (SELECT count(*) FROM newest_page) < :limit
     LIMIT 1001),
 backlog_page AS MATERIALIZED (
     SELECT * FROM (SELECT * FROM skiplock_jobs
@@ -263,8 +266,6 @@ tenants (tenant, found) AS (
            tenants.found + 1
     FROM tenants WHERE tenants.tenant IS NOT NULL AND tenants.found <= 100)
 SELECT DISTINCT ON (id) * FROM (
-SELECT * FROM newest_page
-UNION ALL
 (SELECT * FROM (SELECT * FROM skiplock_jobs
                 WHERE (status = 'waiting' OR status = 'queued' OR status = 'running')
                   AND (CAST(:status AS text) IS NULL OR status = :status)
@@ -273,7 +274,6 @@ UNION ALL
                   AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
                 OFFSET 0) AS live
  WHERE (CAST(:status AS text) IS NULL OR CAST(:status AS text) IN ('waiting', 'queued', 'running'))
-   AND (SELECT count(*) FROM newest_page) < :limit
    AND (SELECT count(*) FROM live_ids) > 1000
    AND (SELECT count(*) FROM backlog_page) < :limit
  ORDER BY id DESC
@@ -301,8 +301,7 @@ UNION ALL
                   AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
                 ORDER BY id DESC
                 LIMIT :limit) AS history
- WHERE (SELECT count(*) FROM newest_page) < :limit
-   AND ((CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL AND CAST(:kind AS text) IS NULL)
+ WHERE ((CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL AND CAST(:kind AS text) IS NULL)
         OR NOT EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL)))
 UNION ALL
 (SELECT job.* FROM (SELECT history.id FROM tenants
@@ -320,7 +319,6 @@ UNION ALL
                            OR CAST(:status AS text) IN ('succeeded', 'failed', 'timed_out', 'cancelled'))
                       AND NOT (CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL
                                AND CAST(:kind AS text) IS NULL)
-                      AND (SELECT count(*) FROM newest_page) < :limit
                       AND EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL)
                     ORDER BY history.id DESC
                     LIMIT :limit) AS history
