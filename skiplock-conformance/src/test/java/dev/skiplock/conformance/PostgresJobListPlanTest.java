@@ -159,25 +159,15 @@ class PostgresJobListPlanTest extends ContractBase {
      * is read as ids from its index, then its newest jobs by their key. Read with the rows, the
      * planner guessed each tenant held a share of the jobs it does not and walked the primary key,
      * through the whole table for the small one. 1,000 finished jobs of {@code tiny}, then 18,000
-     * of the default tenant, then 10,000 queued, written by SQL in id order (as a worker leaves
-     * them over time; finished by one UPDATE the table's order and the plan differ), fewer than
+     * of the default tenant, then 10,000 queued, written by SQL in id order, fewer than
      * ANALYZE's sample of 30,000 rows so that the statistics are the same at each run: the page is
      * the newest 50 finished, read in fewer than 1,000 rows (38,600 before).
      */
     @Test
     void everyTenantsListOfAStatusReadsASmallTenantsHistoryByItsIndex() throws Exception {
         Skiplock client = client();
-        try (Connection connection = DriverManager.getConnection(database.url());
-                Statement statement = connection.createStatement()) {
-            statement.execute("INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status,"
-                    + " max_attempts, available_at, requested_at, finished_at)"
-                    + " SELECT CAST(lpad(to_hex(g), 8, '0') || '-0000-7000-8000-000000000000' AS uuid),"
-                    + " CASE WHEN g <= 1000 THEN 'tiny' ELSE 'default' END, 'done', 'work', '{}', '{}', 0,"
-                    + " CASE WHEN g <= 19000 THEN 'succeeded' ELSE 'queued' END, 1, now(), now(),"
-                    + " CASE WHEN g <= 19000 THEN now() END FROM generate_series(1, 29000) AS g");
-        }
-        List<UUID> newestFinished = Jdbc.query(client.dataSource(), "SELECT id FROM skiplock_jobs"
-                + " WHERE status = 'succeeded' ORDER BY id DESC LIMIT " + PAGE, row -> row.getObject(1, UUID.class));
+        List<UUID> newestFinished = succeededThenQueued("CASE WHEN g <= 1000 THEN 'tiny' ELSE 'default' END",
+                19_000, 29_000);
 
         Read read = read(client, store -> store.listJobsAllTenants(new JobQuery(JobStatus.SUCCEEDED, null, null, PAGE, null)));
         assertThat(read.sequentialScans()).as("sequential scans of skiplock_jobs by the list").isZero();
@@ -197,23 +187,33 @@ class PostgresJobListPlanTest extends ContractBase {
     @Test
     void aTenantsListOfAStatusBehindABacklogReadsTheStatusIndex() throws Exception {
         Skiplock client = client();
-        try (Connection connection = DriverManager.getConnection(database.url());
-                Statement statement = connection.createStatement()) {
-            statement.execute("INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status,"
-                    + " max_attempts, available_at, requested_at, finished_at)"
-                    + " SELECT CAST(lpad(to_hex(g), 8, '0') || '-0000-7000-8000-000000000000' AS uuid),"
-                    + " 'default', 'done', 'work', '{}', '{}', 0,"
-                    + " CASE WHEN g <= 20000 THEN 'succeeded' ELSE 'queued' END, 1, now(), now(),"
-                    + " CASE WHEN g <= 20000 THEN now() END FROM generate_series(1, 25000) AS g");
-        }
-        List<UUID> newestSucceeded = Jdbc.query(client.dataSource(), "SELECT id FROM skiplock_jobs"
-                + " WHERE status = 'succeeded' ORDER BY id DESC LIMIT " + PAGE, row -> row.getObject(1, UUID.class));
+        List<UUID> newestSucceeded = succeededThenQueued("'default'", 20_000, 25_000);
 
         Read read = read(client, store -> store.listJobs(Skiplock.DEFAULT_TENANT,
                 new JobQuery(JobStatus.SUCCEEDED, null, null, PAGE, null)));
         assertThat(read.sequentialScans()).as("sequential scans of skiplock_jobs by the list").isZero();
         assertThat(read.rows()).as("rows of skiplock_jobs the list read").isLessThan(1_000);
         assertThat(read.ids()).isEqualTo(newestSucceeded);
+    }
+
+    /**
+     * Jobs 1 to {@code total} written by SQL in id order (as a worker leaves them over time; finished
+     * by one UPDATE the table's order and the plan differ), of the tenant {@code tenantOfG} gives
+     * job {@code g}, in queue {@code done}: the first {@code succeeded} succeeded, the rest queued.
+     * Returns the newest page of the succeeded.
+     */
+    private List<UUID> succeededThenQueued(String tenantOfG, int succeeded, int total) throws Exception {
+        try (Connection connection = DriverManager.getConnection(database.url());
+                Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status,"
+                    + " max_attempts, available_at, requested_at, finished_at)"
+                    + " SELECT CAST(lpad(to_hex(g), 8, '0') || '-0000-7000-8000-000000000000' AS uuid),"
+                    + " " + tenantOfG + ", 'done', 'work', '{}', '{}', 0,"
+                    + " CASE WHEN g <= " + succeeded + " THEN 'succeeded' ELSE 'queued' END, 1, now(), now(),"
+                    + " CASE WHEN g <= " + succeeded + " THEN now() END FROM generate_series(1, " + total + ") AS g");
+        }
+        return Jdbc.query(client().dataSource(), "SELECT id FROM skiplock_jobs"
+                + " WHERE status = 'succeeded' ORDER BY id DESC LIMIT " + PAGE, row -> row.getObject(1, UUID.class));
     }
 
     /** The default tenant's list and every tenant's, of {@code query}. */
