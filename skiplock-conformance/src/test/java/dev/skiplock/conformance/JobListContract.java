@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -102,11 +103,16 @@ abstract class JobListContract extends ContractBase {
                     JobQuery.all().withStatus(status).withKind("other"))) {
                 List<Job> matching = matching(jobs, query);
                 for (String tenant : tenants.keySet()) {
+                    List<UUID> ofTenant = ids(matching.stream().filter(job -> job.tenant().equals(tenant)).toList());
                     assertThat(ids(pages(tenants.get(tenant)::list, query))).as("%s of tenant %s", query, tenant)
-                            .isEqualTo(ids(matching.stream().filter(job -> job.tenant().equals(tenant)).toList()));
+                            .isEqualTo(ofTenant);
+                    assertThat(JobListByIndexesCall.pages(client, tenant, query, PAGE))
+                            .as("%s of tenant %s by the filters' indexes", query, tenant).isEqualTo(ofTenant);
                 }
                 assertThat(ids(pages(client::listAllTenants, query))).as("%s of every tenant", query)
                         .isEqualTo(ids(matching));
+                assertThat(JobListByIndexesCall.pages(client, null, query, PAGE))
+                        .as("%s of every tenant by the filters' indexes", query).isEqualTo(ids(matching));
             }
         }
     }
@@ -120,7 +126,7 @@ abstract class JobListContract extends ContractBase {
     void queuedJobsAreListedAlikeUpToAndPastTenThousand() {
         Skiplock client = client();
         JobClient acme = client.tenant("acme");
-        Map<String, JobClient> tenants = Map.of(Skiplock.DEFAULT_TENANT, client, "acme", acme);
+        Set<String> tenants = Set.of(Skiplock.DEFAULT_TENANT, "acme");
         List<Job> queued = enqueueInBatches(client, 9_990,
                 i -> JobRequest.of(i % 2 == 0 ? "ok" : "other", new Work(i)).withQueue("big"));
         for (int i = 0; i < 10; i++) {
@@ -147,7 +153,7 @@ abstract class JobListContract extends ContractBase {
     void listsOfAQueueOrKindAreAlikeUpToAndPastTenThousand() {
         Skiplock client = client();
         JobClient acme = client.tenant("acme");
-        Map<String, JobClient> tenants = Map.of(Skiplock.DEFAULT_TENANT, client, "acme", acme);
+        Set<String> tenants = Set.of(Skiplock.DEFAULT_TENANT, "acme");
         List<Job> jobs = enqueueInBatches(client, 9_990, i -> JobRequest.of("bulk", new Work(i)).withQueue("big"));
         for (int i = 0; i < 16; i++) {
             JobClient tenant = i % 2 == 0 ? acme : client;
@@ -203,11 +209,13 @@ abstract class JobListContract extends ContractBase {
             List<Job> matching = matching(newestFirst, query);
             assertThat(ids(pages(client::listAllTenants, query))).as("%s of %d jobs", query, jobs.size())
                     .isEqualTo(ids(matching));
+            assertThat(JobListByIndexesCall.pages(client, null, query, PAGE))
+                    .as("%s of %d jobs by the filters' indexes", query, jobs.size()).isEqualTo(ids(matching));
         }
     }
 
     /** The first page of 100 and a page from the middle, by queue and by kind, of every tenant and of each, as {@code jobs} says. */
-    private static void assertListsAlike(Skiplock client, Map<String, JobClient> tenants, List<Job> jobs) {
+    private static void assertListsAlike(Skiplock client, Set<String> tenants, List<Job> jobs) {
         List<Job> newestFirst = newestFirst(jobs);
         UUID middle = newestFirst.get(newestFirst.size() / 2).id();
         for (JobQuery query : List.of(JobQuery.all().withQueue("big"), JobQuery.all().withQueue("small"),
@@ -218,14 +226,11 @@ abstract class JobListContract extends ContractBase {
             for (JobQuery filtered : List.of(query.withLimit(100), query.withStatus(JobStatus.QUEUED).withLimit(100))) {
                 for (UUID cursor : Arrays.asList(null, middle)) {
                     List<Job> below = below(matching, cursor);
-                    assertThat(ids(client.listAllTenants(filtered.withCursor(cursor)).jobs()))
-                            .as("%s from %s of every tenant, %d jobs", filtered, cursor, jobs.size())
-                            .isEqualTo(ids(below.subList(0, Math.min(100, below.size()))));
-                    for (String tenant : tenants.keySet()) {
-                        List<Job> ofTenant = below.stream().filter(job -> job.tenant().equals(tenant)).toList();
-                        assertThat(ids(tenants.get(tenant).list(filtered.withCursor(cursor)).jobs()))
-                                .as("%s from %s of tenant %s, %d jobs", filtered, cursor, tenant, jobs.size())
-                                .isEqualTo(ids(ofTenant.subList(0, Math.min(100, ofTenant.size()))));
+                    assertPage(client, null, filtered.withCursor(cursor), below,
+                            "%s from %s of every tenant, %d jobs".formatted(filtered, cursor, jobs.size()));
+                    for (String tenant : tenants) {
+                        assertPage(client, tenant, filtered.withCursor(cursor), below,
+                                "%s from %s of tenant %s, %d jobs".formatted(filtered, cursor, tenant, jobs.size()));
                     }
                 }
             }
@@ -233,7 +238,7 @@ abstract class JobListContract extends ContractBase {
     }
 
     /** The queued jobs' first page of 100 and a page from the middle, by each filter, as {@code queued} says. */
-    private static void assertListsQueued(Skiplock client, Map<String, JobClient> tenants, List<Job> queued) {
+    private static void assertListsQueued(Skiplock client, Set<String> tenants, List<Job> queued) {
         List<Job> newestFirst = newestFirst(queued);
         UUID middle = newestFirst.get(newestFirst.size() / 2).id();
         for (JobQuery query : List.of(JobQuery.all(), JobQuery.all().withQueue("small"), JobQuery.all().withKind("other"),
@@ -242,17 +247,28 @@ abstract class JobListContract extends ContractBase {
             List<Job> matching = matching(newestFirst, query);
             for (UUID cursor : Arrays.asList(null, middle)) {
                 List<Job> below = below(matching, cursor);
-                for (String tenant : tenants.keySet()) {
-                    List<Job> ofTenant = below.stream().filter(job -> job.tenant().equals(tenant)).toList();
-                    assertThat(ids(tenants.get(tenant).list(queuedOnly.withCursor(cursor)).jobs()))
-                            .as("%s from %s of tenant %s, %d queued", queuedOnly, cursor, tenant, queued.size())
-                            .isEqualTo(ids(ofTenant.subList(0, Math.min(100, ofTenant.size()))));
+                for (String tenant : tenants) {
+                    assertPage(client, tenant, queuedOnly.withCursor(cursor), below,
+                            "%s from %s of tenant %s, %d queued".formatted(queuedOnly, cursor, tenant, queued.size()));
                 }
-                assertThat(ids(client.listAllTenants(queuedOnly.withCursor(cursor)).jobs()))
-                        .as("%s from %s of every tenant, %d queued", queuedOnly, cursor, queued.size())
-                        .isEqualTo(ids(below.subList(0, Math.min(100, below.size()))));
+                assertPage(client, null, queuedOnly.withCursor(cursor), below,
+                        "%s from %s of every tenant, %d queued".formatted(queuedOnly, cursor, queued.size()));
             }
         }
+    }
+
+    /**
+     * {@code tenant}'s page of {@code query} (null: every tenant's) is the newest {@code query.limit()}
+     * of {@code below} (the tenant's), as the list gives it and as the read by the filters' indexes
+     * alone does (the list's newest jobs often fill these pages).
+     */
+    private static void assertPage(Skiplock client, String tenant, JobQuery query, List<Job> below, String description) {
+        List<Job> ofTenant = below.stream().filter(job -> tenant == null || job.tenant().equals(tenant)).toList();
+        List<UUID> expected = ids(ofTenant.subList(0, Math.min(query.limit(), ofTenant.size())));
+        JobPage page = tenant == null ? client.listAllTenants(query) : client.tenant(tenant).list(query);
+        assertThat(ids(page.jobs())).as(description).isEqualTo(expected);
+        assertThat(JobListByIndexesCall.page(client, tenant, query)).as("%s, by the filters' indexes", description)
+                .isEqualTo(expected);
     }
 
     /** {@code count} jobs of the default tenant, {@code request(i)} the i-th, enqueued 999 at a time. */

@@ -130,17 +130,17 @@ public final class JobStore {
     }
 
     /**
-     * The page from the newest 10 x limit jobs below the cursor ({@code newest}) when they hold it,
-     * else from {@code halves}, which reads the live jobs and the history by their indexes. Each
-     * answer is a page of its own snapshot, so the two are never merged. Two statements rather than
-     * one, so that the database plans the halves (milliseconds on PostgreSQL: 2-4 ms a page of 50
-     * where the newest jobs' read takes 0.3-0.6) only for a page the newest jobs do not fill.
+     * The page from the newest 10 x limit jobs below the cursor (at most 1,000) when they hold it
+     * ({@code newest}), else from {@code byIndexes}, which reads the jobs by the filters' indexes.
+     * Each answer is a page of its own snapshot, so the two are never merged. Two statements rather
+     * than one, so that the database plans the second (milliseconds on PostgreSQL: 2-4 ms a page of
+     * 50 where the newest jobs' read takes 0.3-0.6) only for a page the newest jobs do not fill.
      */
-    private JobPage page(String newest, String halves, Map<String, Object> params, JobQuery query) {
+    private JobPage page(String newest, String byIndexes, Map<String, Object> params, JobQuery query) {
         List<Job> jobs = withConnection(connection -> {
             List<Job> newestJobs = sql.query(connection, newest, params, new JobRows(sql.dialect()));
             return newestJobs.size() == query.limit() ? newestJobs
-                    : sql.query(connection, halves, params, new JobRows(sql.dialect()));
+                    : sql.query(connection, byIndexes, params, new JobRows(sql.dialect()));
         });
         UUID next = jobs.size() == query.limit() ? jobs.getLast().id() : null;
         return new JobPage(jobs, next);

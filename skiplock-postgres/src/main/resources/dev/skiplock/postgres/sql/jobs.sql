@@ -81,18 +81,19 @@ WHERE tenant = :tenant AND unique_key = :unique_key AND status IN ('waiting', 'q
 SELECT * FROM skiplock_jobs WHERE tenant = :tenant AND id = :id
 
 -- name: list_newest_jobs
--- A page of the job list from the newest 10 x :limit jobs below the cursor, whatever their status
--- (the primary key read backwards, at most 10 x :limit rows): when :limit of them match, they are
--- the page, and the store does not run list_jobs. Without this read first, a backlog of queued
--- jobs older or newer than a long history made every first page merge a half whose first row lay
--- past all the other's: 1 million of each, 200-374 ms a page, 0.14-0.50 ms now
+-- A page of the job list from the newest 10 x :limit jobs below the cursor (at most 1,000, at
+-- least :limit), whatever their status: the primary key read backwards. When :limit of them match,
+-- they are the page, and the store does not run list_jobs. Without this read first, a backlog of
+-- queued jobs older or newer than a long history made every first page merge a half whose first
+-- row lay past all the other's: 1 million of each, 200-374 ms a page, 0.14-0.50 ms now
 -- (docs/PERFORMANCE.md). A statement of its own rather than list_jobs' first part: the server
 -- plans list_jobs' halves (1.5-3 ms, more with every part) only for a page these jobs do not fill.
--- plan: per call
+-- Its own plan has one shape whatever the values (the key read backwards, the filters on what it
+-- gives), so it is prepared as other statements are.
 SELECT * FROM (SELECT * FROM skiplock_jobs
                WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
                ORDER BY id DESC
-               LIMIT 10 * :limit) AS newest
+               LIMIT GREATEST(:limit, LEAST(10 * :limit, 1000))) AS newest
 WHERE tenant = :tenant
   AND (CAST(:status AS text) IS NULL OR status = :status)
   AND (CAST(:queue AS text) IS NULL OR queue = :queue)
@@ -111,8 +112,8 @@ LIMIT :limit
 -- in the generic plan (200,000 jobs in 3 tenants, a page in the middle: 0.08 ms; written
 -- "(:cursor IS NULL OR id < :cursor)": 18 ms, 100,099 rows filtered). Which index fits depends on
 -- which filters are set: planned for each call (a cached generic plan walked the whole history).
--- The store runs it only when list_newest_jobs, the newest 10 x :limit jobs below the cursor,
--- did not fill the page. A half a status filter cannot match is skipped by its own one-time test;
+-- The store runs it only when list_newest_jobs, the newest jobs below the cursor, did not fill
+-- the page. A half a status filter cannot match is skipped by its own one-time test;
 -- DISTINCT ON drops the rows two parts of the live half found (backlog_page's, read again with
 -- every live job when they do not fill the page).
 -- The live half does not walk the primary key: newest first by it, the planner walked the history
@@ -210,11 +211,10 @@ SELECT tenant FROM skiplock_jobs WHERE id = :id
 -- name: list_newest_jobs_all_tenants
 -- list_newest_jobs across every tenant (an admin's view: Skiplock.listAllTenants), the store's first
 -- read for list_jobs_all_tenants.
--- plan: per call
 SELECT * FROM (SELECT * FROM skiplock_jobs
                WHERE id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
                ORDER BY id DESC
-               LIMIT 10 * :limit) AS newest
+               LIMIT GREATEST(:limit, LEAST(10 * :limit, 1000))) AS newest
 WHERE (CAST(:status AS text) IS NULL OR status = :status)
   AND (CAST(:queue AS text) IS NULL OR queue = :queue)
   AND (CAST(:kind AS text) IS NULL OR kind = :kind)
@@ -307,8 +307,8 @@ UNION ALL
                   AND id < COALESCE(CAST(:cursor AS uuid), 'ffffffff-ffff-ffff-ffff-ffffffffffff')
                 ORDER BY id DESC
                 LIMIT :limit) AS history
- WHERE ((CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL AND CAST(:kind AS text) IS NULL)
-        OR NOT EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL)))
+ WHERE (CAST(:status AS text) IS NULL AND CAST(:queue AS text) IS NULL AND CAST(:kind AS text) IS NULL)
+    OR NOT EXISTS (SELECT 1 FROM tenants WHERE tenants.tenant IS NULL))
 UNION ALL
 (SELECT job.* FROM (SELECT history.id FROM tenants
                     CROSS JOIN LATERAL (
