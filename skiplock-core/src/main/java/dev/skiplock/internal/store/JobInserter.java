@@ -142,8 +142,9 @@ final class JobInserter {
     /**
      * Decides each job's first status from its dependencies: all succeeded → queued; one failed,
      * timed out or was cancelled → failed naming it; otherwise waiting. An unknown dependency (or
-     * another tenant's) is an error. Read without a lock (see {@code read_dependencies}): one that
-     * finishes before this enqueue commits is caught by {@code settle_waiting_jobs}.
+     * another tenant's) is an error. Read without a lock (see {@code read_dependencies}): on
+     * PostgreSQL one that finishes before this enqueue commits is caught by
+     * {@code settle_waiting_jobs}; on SQLite it cannot finish in between unseen.
      */
     private List<Job> resolveDependencies(Connection connection, List<Job> jobs) {
         Map<String, Set<UUID>> idsByTenant = new HashMap<>();

@@ -588,7 +588,10 @@ WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed
 -- name: read_dependencies
 -- The dependencies of jobs being enqueued. The library's own enqueue transaction (BEGIN
 -- IMMEDIATE) holds SQLite's write lock, so no dependency finishes before the dependency rows are
--- written; on a caller's deferred transaction one may, and settle_waiting_jobs then settles the job.
+-- written. On a caller's deferred transaction one may finish after this read, but then the insert
+-- that follows fails ("database is locked": in WAL mode a read transaction older than the last
+-- commit cannot become a write one), so no job waits on a finish it did not see.
+-- settle_waiting_jobs stays as the backstop PostgreSQL needs.
 SELECT id, status FROM skiplock_jobs
 WHERE tenant = :tenant AND id IN (SELECT value FROM json_each(:ids))
 
