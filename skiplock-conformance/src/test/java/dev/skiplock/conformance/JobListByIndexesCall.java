@@ -44,7 +44,11 @@ final class JobListByIndexesCall {
                 driver.dialect().planPerCall(statement);
             }
             for (int i = 1; i <= named.parameters().size(); i++) {
-                switch (values.get(named.parameters().get(i - 1))) {
+                String parameter = named.parameters().get(i - 1);
+                if (!values.containsKey(parameter)) {
+                    throw new IllegalStateException(named.name() + " has a parameter the list does not give: " + parameter);
+                }
+                switch (values.get(parameter)) {
                     case null -> statement.setNull(i, Types.NULL);
                     case UUID id -> driver.dialect().setUuid(statement, i, id);
                     case Integer number -> statement.setInt(i, number);

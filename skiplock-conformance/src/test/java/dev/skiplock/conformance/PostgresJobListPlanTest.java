@@ -204,17 +204,70 @@ class PostgresJobListPlanTest extends ContractBase {
      * Returns the newest page of the succeeded.
      */
     private List<UUID> succeededThenQueued(String tenantOfG, int succeeded, int total) throws Exception {
+        writeJobs(tenantOfG, "CASE WHEN g <= " + succeeded + " THEN 'succeeded' ELSE 'queued' END", total);
+        return newestOf(JobStatus.SUCCEEDED, null);
+    }
+
+    /**
+     * Jobs 1 to {@code total} written by SQL in id order, of the tenant and status the SQL
+     * expressions {@code tenantOfG} and {@code statusOfG} give job {@code g}, in queue {@code done}.
+     */
+    private void writeJobs(String tenantOfG, String statusOfG, int total) throws Exception {
         try (Connection connection = DriverManager.getConnection(database.url());
                 Statement statement = connection.createStatement()) {
             statement.execute("INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, priority, status,"
                     + " max_attempts, available_at, requested_at, finished_at)"
-                    + " SELECT CAST(lpad(to_hex(g), 8, '0') || '-0000-7000-8000-000000000000' AS uuid),"
-                    + " " + tenantOfG + ", 'done', 'work', '{}', '{}', 0,"
-                    + " CASE WHEN g <= " + succeeded + " THEN 'succeeded' ELSE 'queued' END, 1, now(), now(),"
-                    + " CASE WHEN g <= " + succeeded + " THEN now() END FROM generate_series(1, " + total + ") AS g");
+                    + " SELECT CAST(lpad(to_hex(g), 8, '0') || '-0000-7000-8000-000000000000' AS uuid), " + tenantOfG
+                    + ", 'done', 'work', '{}', '{}', 0, status, 1, now(), now(),"
+                    + " CASE WHEN status <> 'queued' THEN now() END"
+                    + " FROM generate_series(1, " + total + ") AS g, LATERAL (SELECT " + statusOfG + " AS status) AS s");
         }
-        return Jdbc.query(client().dataSource(), "SELECT id FROM skiplock_jobs"
-                + " WHERE status = 'succeeded' ORDER BY id DESC LIMIT " + PAGE, row -> row.getObject(1, UUID.class));
+    }
+
+    /** The newest page of the jobs of {@code status} below {@code cursor} (null: all of them). */
+    private List<UUID> newestOf(JobStatus status, UUID cursor) {
+        return Jdbc.query(client().dataSource(), "SELECT id FROM skiplock_jobs WHERE status = '" + status.wireName()
+                + "' AND id < CAST('" + (cursor == null ? "ffffffff-ffff-ffff-ffff-ffffffffffff" : cursor) + "' AS uuid)"
+                + " ORDER BY id DESC LIMIT " + PAGE, row -> row.getObject(1, UUID.class));
+    }
+
+    /**
+     * The next page of a status one in 500 jobs have, from a cursor in the middle of the history:
+     * the history half reads the status's index from the cursor. 25,000 jobs, every 500th failed
+     * and the rest succeeded; the cursor is the 20th newest failed job's id; the page is the 30
+     * below it, read in fewer than 1,000 rows. (With the status's value hidden from the planner, as
+     * build 85cb9fc had it, it walked the key from the cursor to the first job: 15,999 rows.)
+     */
+    @Test
+    void theNextPageOfARareStatusReadsTheStatusIndexFromTheCursor() throws Exception {
+        Skiplock client = client();
+        writeJobs("'default'", "CASE WHEN g % 500 = 0 THEN 'failed' ELSE 'succeeded' END", 25_000);
+        UUID cursor = newestOf(JobStatus.FAILED, null).get(19);
+
+        Read read = read(client, store -> store.listJobs(Skiplock.DEFAULT_TENANT,
+                new JobQuery(JobStatus.FAILED, null, null, PAGE, cursor)));
+        assertThat(read.sequentialScans()).as("sequential scans of skiplock_jobs by the list").isZero();
+        assertThat(read.rows()).as("rows of skiplock_jobs the list read").isLessThan(1_000);
+        assertThat(read.ids()).hasSize(30).isEqualTo(newestOf(JobStatus.FAILED, cursor));
+    }
+
+    /**
+     * A status no job has with a queue every job has: the history half reads the status's index,
+     * not the queue's. 25,000 succeeded jobs of queue {@code done}; the page of failed jobs of
+     * {@code done} is empty, read in fewer than 1,000 rows. (With the values hidden from the
+     * planner, as build 85cb9fc had them, it read the queue's index, the index of the value with
+     * fewer distinct ones: 25,500 rows.)
+     */
+    @Test
+    void aStatusNoJobHasWithACommonQueueReadsTheStatusIndex() throws Exception {
+        Skiplock client = client();
+        writeJobs("'default'", "'succeeded'", 25_000);
+
+        Read read = read(client, store -> store.listJobs(Skiplock.DEFAULT_TENANT,
+                new JobQuery(JobStatus.FAILED, "done", null, PAGE, null)));
+        assertThat(read.sequentialScans()).as("sequential scans of skiplock_jobs by the list").isZero();
+        assertThat(read.rows()).as("rows of skiplock_jobs the list read").isLessThan(1_000);
+        assertThat(read.ids()).isEmpty();
     }
 
     /** The default tenant's list and every tenant's, of {@code query}. */
