@@ -201,6 +201,45 @@ abstract class JobListContract extends ContractBase {
         assertListsEveryTenantsPages(client, jobs);
     }
 
+    /**
+     * Every tenant's list of a queue or kind past 10,000 jobs is alike however many tenants have
+     * them (SQLite reads each tenant's newest from skiplock_jobs_by_queue or skiplock_jobs_by_kind
+     * up to 100 tenants, and walks the ids past that): 100 tenants with 102 jobs of queue
+     * {@code wide} each, one of kind {@code b} and the rest of kind {@code a} (10,100 in all), then
+     * a 101st tenant's; the first page of 100 and a page from the middle of each filter, with and
+     * without the queued status they all have.
+     */
+    @Test
+    void everyTenantsListOfALargeQueueIsAlikeUpToAndPastAHundredTenants() {
+        Skiplock client = client();
+        List<Job> jobs = new ArrayList<>();
+        for (int t = 0; t < 100; t++) {
+            List<JobRequest> batch = new ArrayList<>();
+            for (int i = 0; i < 102; i++) {
+                batch.add(JobRequest.of(i == 0 ? "b" : "a", new Work(i)).withQueue("wide"));
+            }
+            jobs.addAll(client.tenant("t%03d".formatted(t)).enqueueMany(batch));
+        }
+        assertListsEveryTenantsPagesOfWide(client, jobs);
+
+        jobs.add(client.tenant("t100").enqueue(JobRequest.of("a", new Work(-1)).withQueue("wide")));
+        assertListsEveryTenantsPagesOfWide(client, jobs);
+    }
+
+    private static void assertListsEveryTenantsPagesOfWide(Skiplock client, List<Job> jobs) {
+        List<Job> newestFirst = newestFirst(jobs);
+        UUID middle = newestFirst.get(newestFirst.size() / 2).id();
+        for (JobQuery query : List.of(JobQuery.all().withQueue("wide"), JobQuery.all().withKind("a"),
+                JobQuery.all().withQueue("wide").withKind("b"))) {
+            for (JobQuery filtered : List.of(query.withLimit(100), query.withStatus(JobStatus.QUEUED).withLimit(100))) {
+                for (UUID cursor : Arrays.asList(null, middle)) {
+                    assertPage(client, null, filtered.withCursor(cursor), below(matching(newestFirst, query), cursor),
+                            "%s from %s of every tenant, %d jobs".formatted(filtered, cursor, jobs.size()));
+                }
+            }
+        }
+    }
+
     private static void assertListsEveryTenantsPages(Skiplock client, List<Job> jobs) {
         List<Job> newestFirst = newestFirst(jobs);
         for (JobQuery query : List.of(JobQuery.all(), JobQuery.all().withStatus(JobStatus.CANCELLED),

@@ -15,8 +15,11 @@ import org.junit.jupiter.api.Test;
  * tenant's history; its other jobs from skiplock_jobs_by_tenant (0025), where a tenant with few jobs
  * among another's many walked them all; a kind's within a queue, up to 10,000, by their ids from
  * skiplock_jobs_by_kind alone. Every tenant's list reads up to 10,000 ids of a queue or kind from
- * those indexes alone, where it walked every job to find a rare one's. Each part's index search delivers ids in order but the running jobs',
- * which are sorted. JobListContract holds both databases to what the list returns.
+ * those indexes alone, where it walked every job to find a rare one's; past 10,000 (a queue or a
+ * kind alone), each tenant's newest ids from the same index alone, up to 100 tenants found one probe
+ * each, where it walked the ids. Each
+ * part's index search delivers ids in order but the running jobs' and, in every tenant's list, the
+ * tenants' newest, which are sorted. JobListContract holds both databases to what the list returns.
  */
 class SqliteJobListPlanTest extends ContractBase {
     @Override
@@ -50,6 +53,13 @@ class SqliteJobListPlanTest extends ContractBase {
                         .contains("MATERIALIZE named",
                                 "SEARCH skiplock_jobs USING COVERING INDEX skiplock_jobs_by_queue (queue=?)",
                                 "SEARCH skiplock_jobs USING COVERING INDEX skiplock_jobs_by_kind (kind=?)");
+                assertThat(plan).as("the plan of %s: past 10,000, the tenants one probe each, then each one's"
+                        + " newest from the same index", statement)
+                        .contains("MATERIALIZE tenants",
+                                "SEARCH skiplock_jobs USING COVERING INDEX skiplock_jobs_by_queue (queue=? AND tenant>?)",
+                                "SEARCH skiplock_jobs USING COVERING INDEX skiplock_jobs_by_kind (kind=? AND tenant>?)",
+                                "SEARCH skiplock_jobs USING COVERING INDEX skiplock_jobs_by_queue (queue=? AND tenant=? AND id<?)",
+                                "SEARCH skiplock_jobs USING COVERING INDEX skiplock_jobs_by_kind (kind=? AND tenant=? AND id<?)");
             } else {
                 assertThat(plan).as("the plan of %s: the tenant's jobs by their index (0025)", statement)
                         .contains("SEARCH skiplock_jobs USING INDEX skiplock_jobs_by_tenant (tenant=? AND id=?)",
@@ -67,8 +77,10 @@ class SqliteJobListPlanTest extends ContractBase {
             assertThat(plan).as("the plan of %s: no other scan of the jobs", statement)
                     .filteredOn(step -> step.startsWith("SCAN skiplock_jobs"))
                     .containsExactly("SCAN skiplock_jobs USING INDEX skiplock_jobs_running");
-            assertThat(plan).as("the plan of %s: only the running jobs sorted", statement)
-                    .filteredOn(step -> step.contains("TEMP B-TREE")).containsExactly("USE TEMP B-TREE FOR ORDER BY");
+            assertThat(plan).as("the plan of %s: only the running jobs sorted, and every tenant's list's"
+                    + " tenants' newest of a queue and of a kind", statement)
+                    .filteredOn(step -> step.contains("TEMP B-TREE"))
+                    .hasSize(statement.equals("list_jobs") ? 1 : 3).containsOnly("USE TEMP B-TREE FOR ORDER BY");
         }
     }
 }
