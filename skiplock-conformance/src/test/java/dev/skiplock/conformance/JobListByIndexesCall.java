@@ -27,7 +27,15 @@ final class JobListByIndexesCall {
 
     /** The ids of {@code tenant}'s page of {@code query} (null: every tenant's), newest first. */
     static List<UUID> page(Skiplock client, String tenant, JobQuery query) {
-        Driver driver = FastPathContract.driver(client);
+        try (Connection connection = client.dataSource().getConnection()) {
+            return page(connection, FastPathContract.driver(client), tenant, query);
+        } catch (SQLException e) {
+            throw new IllegalStateException("no connection", e);
+        }
+    }
+
+    /** As {@link #page(Skiplock, String, JobQuery)}, on {@code connection}. */
+    static List<UUID> page(Connection connection, Driver driver, String tenant, JobQuery query) {
         NamedStatement named = SqlFile.load(driver.resourceRoot() + "/sql/jobs.sql")
                 .get(tenant == null ? "list_jobs_all_tenants" : "list_jobs");
         Map<String, Object> values = new HashMap<>();
@@ -38,8 +46,7 @@ final class JobListByIndexesCall {
         values.put("cursor", query.cursor());
         values.put("limit", query.limit());
         List<UUID> ids = new ArrayList<>();
-        try (Connection connection = client.dataSource().getConnection();
-                PreparedStatement statement = connection.prepareStatement(named.jdbcSql())) {
+        try (PreparedStatement statement = connection.prepareStatement(named.jdbcSql())) {
             if (named.planPerCall()) {
                 driver.dialect().planPerCall(statement);
             }

@@ -205,7 +205,7 @@ abstract class JobListContract extends ContractBase {
      * Every tenant's list of a queue or kind past 10,000 jobs is alike however many tenants have
      * them (SQLite reads each tenant's newest from skiplock_jobs_by_queue or skiplock_jobs_by_kind
      * up to 100 tenants, and walks the ids past that): 100 tenants with 102 jobs of queue
-     * {@code wide} each, one of kind {@code b} and the rest of kind {@code a} (10,100 in all), then
+     * {@code wide} each, one of kind {@code b} and the rest of kind {@code a} (10,200 and 10,100), then
      * a 101st tenant's; the first page of 100 and a page from the middle of each filter, with and
      * without the queued status they all have.
      */
