@@ -110,14 +110,19 @@ proctype Enqueue() {
   }
 }
 
-/* every worker's reaper tick (only its runs that change something are modelled) */
+/* every worker's reaper tick (only its runs that find C are modelled): a read finds C stuck; the
+   statement that settles it reads C and its parents again under C's lock, later, and settles C
+   only if it is still stuck (what happened in between, such as the trigger releasing C, stands) */
 active proctype Settler() {
 end:
   do
-  :: atomic { lock_c == 0 && STUCK ->
+  :: STUCK ->  /* -- name: find_settleable_jobs */
+     atomic { lock_c == 0 ->
        /* -- name: settle_waiting_jobs */
-       st[C] = (PARENT_FAILED -> FAILED : QUEUED);
-       raced = false }
+       if
+       :: STUCK -> st[C] = (PARENT_FAILED -> FAILED : QUEUED); raced = false
+       :: else -> skip
+       fi }
   od
 }
 

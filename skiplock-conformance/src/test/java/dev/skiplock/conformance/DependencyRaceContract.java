@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.skiplock.Job;
 import dev.skiplock.JobOutcome;
+import dev.skiplock.JobQuery;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStateException;
 import dev.skiplock.JobStatus;
@@ -19,6 +20,7 @@ import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -167,6 +169,51 @@ abstract class DependencyRaceContract extends ContractBase {
         assertThat(settled.lastError()).isNull();
         assertThat(Jdbc.query(client.dataSource(), "SELECT count(*) FROM skiplock_jobs WHERE status = 'waiting'",
                 row -> row.getLong(1))).containsExactly(1001L); // the rightly waiting ones still wait
+    }
+
+    /**
+     * The settle finds a stranded job by a read and settles it by a statement of its own, which
+     * reads the job and its dependencies again: a job cancelled in between stays cancelled. The
+     * cancel runs before the store takes the connection for the second statement.
+     */
+    @Test
+    void settleLeavesAJobCancelledAfterItsSearchFoundItAsItIs() {
+        Skiplock client = client();
+        Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
+        Job stranded = strandedWaitingJob(client, database, unfinished);
+        AtomicBoolean cancelled = new AtomicBoolean();
+        JobStore store = new JobStore(BetweenLoans.before(client.dataSource(), 2, () -> {
+            client.cancel(stranded.id());
+            cancelled.set(true);
+        }), driver(client));
+
+        assertThat(store.settleWaitingJobs()).isZero();
+
+        assertThat(cancelled).as("the search found the job, and the cancel ran before its settle").isTrue();
+        assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
+    }
+
+    /**
+     * As above, but the stranded job's dependency is retried between the search and the settle:
+     * the job waits for it again instead of being queued on the dependency's earlier success.
+     */
+    @Test
+    void settleLeavesWaitingAJobWhoseDependencyWasRetriedAfterItsSearchFoundIt() {
+        Skiplock client = client();
+        Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
+        Job stranded = strandedWaitingJob(client, database, unfinished);
+        Job dependency = client.list(JobQuery.all().withQueue("parking").withStatus(JobStatus.SUCCEEDED)).jobs()
+                .getFirst(); // the one strandedWaitingJob set to succeeded
+        AtomicBoolean retried = new AtomicBoolean();
+        JobStore store = new JobStore(BetweenLoans.before(client.dataSource(), 2, () -> {
+            assertThat(client.retry(dependency.id()).status()).isEqualTo(JobStatus.QUEUED);
+            retried.set(true);
+        }), driver(client));
+
+        assertThat(store.settleWaitingJobs()).isZero();
+
+        assertThat(retried).as("the search found the job, and the retry ran before its settle").isTrue();
+        assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
     }
 
     /**

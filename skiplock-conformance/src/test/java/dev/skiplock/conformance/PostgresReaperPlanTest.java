@@ -21,9 +21,10 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every worker's reaper runs settle_waiting_jobs, mostly to find nothing. On a drained table
- * without fresh statistics PostgreSQL planned it past jit_above_cost and compiled its plan at each
- * run (issue #12: four reaper runs, 878 ms of JIT, pg_stat_statements), so the statement runs with
+ * Every worker's reaper searches the waiting jobs to settle (find_settleable_jobs, settle_waiting_jobs
+ * in one statement until the search became a read of its own), mostly to find nothing. On a drained
+ * table without fresh statistics PostgreSQL planned it past jit_above_cost and compiled its plan at
+ * each run (issue #12: four reaper runs, 878 ms of JIT, pg_stat_statements), so the search runs with
  * JIT off for its transaction only. PostgreSQL alone: SQLite has no JIT.
  */
 class PostgresReaperPlanTest extends ContractBase {
@@ -33,20 +34,20 @@ class PostgresReaperPlanTest extends ContractBase {
     }
 
     /**
-     * An application's pool whose sessions run with JIT on: the reaper's settle of a stranded
+     * An application's pool whose sessions run with JIT on: the reaper's search for a stranded
      * waiting job runs with it off, and the pool's connections keep their own setting.
      */
     @Test
-    void theReapersSettleRunsWithoutJitOnAPoolThatHasItOn() throws Exception {
+    void theReapersSearchOfWaitingJobsRunsWithoutJitOnAPoolThatHasItOn() throws Exception {
         Skiplock client = client();
         Job unfinished = client.enqueue(JobRequest.of("work", new DependencyRaceContract.Work("unfinished"))
                 .withQueue("parking"));
         Job stranded = DependencyRaceContract.strandedWaitingJob(client, database, unfinished);
 
-        String settle = SqlFile.load(FastPathContract.driver(client).resourceRoot() + "/sql/jobs.sql")
-                .get("settle_waiting_jobs").jdbcSql();
+        String search = SqlFile.load(FastPathContract.driver(client).resourceRoot() + "/sql/jobs.sql")
+                .get("find_settleable_jobs").jdbcSql();
         try (HikariDataSource pool = poolWithJitOn()) {
-            JitAtSettle watched = new JitAtSettle(pool, settle);
+            JitAtSearch watched = new JitAtSearch(pool, search);
             try {
                 started(Skiplock.builder().dataSource(watched.dataSource())
                         .config(fastConfig().queue("other", 1).build()));
@@ -54,7 +55,7 @@ class PostgresReaperPlanTest extends ContractBase {
             } finally {
                 closeInstances(); // before the pool they borrow from
             }
-            assertThat(watched.atPrepare()).as("jit when settle_waiting_jobs was prepared").isNotEmpty()
+            assertThat(watched.atPrepare()).as("jit when find_settleable_jobs was prepared").isNotEmpty()
                     .containsOnly("off");
             assertThat(watched.atClose()).as("jit when a connection that ran it went back to the pool")
                     .isNotEmpty().containsOnly("on");
@@ -77,19 +78,19 @@ class PostgresReaperPlanTest extends ContractBase {
     }
 
     /**
-     * A pool's connections as they are, except that preparing settle_waiting_jobs first reads the
+     * A pool's connections as they are, except that preparing find_settleable_jobs first reads the
      * connection's {@code jit} setting (what the statement is planned under), and so does giving
      * back a connection that prepared it (what the pool gets back).
      */
-    private static final class JitAtSettle {
+    private static final class JitAtSearch {
         private final DataSource pool;
-        private final String settle;
+        private final String search;
         private final List<String> atPrepare = new CopyOnWriteArrayList<>();
         private final List<String> atClose = new CopyOnWriteArrayList<>();
 
-        JitAtSettle(DataSource pool, String settle) {
+        JitAtSearch(DataSource pool, String search) {
             this.pool = pool;
-            this.settle = settle;
+            this.search = search;
         }
 
         List<String> atPrepare() {
@@ -109,13 +110,13 @@ class PostgresReaperPlanTest extends ContractBase {
         }
 
         private Connection watched(Connection connection) {
-            boolean[] preparedSettle = {false};
+            boolean[] preparedSearch = {false};
             return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
                     (proxy, method, args) -> {
-                        if (method.getName().equals("prepareStatement") && settle.equals(args[0])) {
+                        if (method.getName().equals("prepareStatement") && search.equals(args[0])) {
                             atPrepare.add(jit(connection));
-                            preparedSettle[0] = true;
-                        } else if (method.getName().equals("close") && preparedSettle[0]) {
+                            preparedSearch[0] = true;
+                        } else if (method.getName().equals("close") && preparedSearch[0]) {
                             atClose.add(jit(connection));
                         }
                         return call(connection, method, args);

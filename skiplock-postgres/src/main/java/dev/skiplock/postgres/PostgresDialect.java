@@ -60,7 +60,8 @@ final class PostgresDialect implements Dialect {
 
     /**
      * {@code SET LOCAL}: a connection borrowed from an application's pool goes back with its own
-     * setting. Issue #12: settle_waiting_jobs, planned past {@code jit_above_cost} on a drained table
+     * setting. Issue #12: the reaper's search for waiting jobs to settle ({@code find_settleable_jobs},
+     * then part of {@code settle_waiting_jobs}), planned past {@code jit_above_cost} on a drained table
      * without fresh statistics, was JIT-compiled at every run: over four reaper runs (four worker
      * processes) 300 functions and 878 ms of JIT, for statements that read one index page each
      * ({@code pg_stat_statements}).

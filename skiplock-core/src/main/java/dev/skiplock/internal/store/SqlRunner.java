@@ -79,6 +79,27 @@ final class SqlRunner {
     }
 
     /**
+     * Runs a read the database's JIT compilation would only slow down ({@link Dialect#disableJit}:
+     * the reaper's, planned costly over a large table, finding a few rows): in a transaction with
+     * JIT off. Where writes go one at a time (SQLite) on its own instead: a transaction there begins
+     * with the write lock ({@code BEGIN IMMEDIATE}), which would hold every writer off for the read,
+     * and there is no JIT to turn off.
+     */
+    <T> List<T> readWithoutJit(String name, Map<String, ?> params, RowMapper<T> mapper) {
+        if (dialect.writesOneAtATime()) {
+            return query(name, params, mapper);
+        }
+        return inTransaction(transaction -> {
+            try {
+                dialect.disableJit(transaction);
+            } catch (SQLException e) {
+                throw failure(name, e);
+            }
+            return query(transaction, name, params, mapper);
+        });
+    }
+
+    /**
      * Runs {@code work} in one transaction on a pooled connection: commits if it returns, rolls back
      * if it throws ({@link TransactionEnds}: the commit goes back to autocommit, so SQLite's driver
      * does not take the write lock again after it).

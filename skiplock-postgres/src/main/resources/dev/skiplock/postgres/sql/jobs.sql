@@ -826,13 +826,33 @@ WHERE tenant = :tenant AND id IN (SELECT CAST(value AS uuid) FROM jsonb_array_el
 INSERT INTO skiplock_job_dependencies (job_id, depends_on)
 SELECT e.job_id, e.depends_on FROM jsonb_to_recordset(CAST(:edges AS jsonb)) AS e(job_id uuid, depends_on uuid)
 
+-- name: find_settleable_jobs
+-- The backstop of dependency release, run by every worker's reaper: the waiting jobs (up to 1,000,
+-- by id) whose dependencies all succeeded, or one of which failed, timed out or was cancelled. The
+-- dependency trigger releases such a job at once; this finds one whose dependency finished while
+-- its enqueue was still uncommitted. Walks skiplock_jobs_waiting and reads every waiting job's
+-- dependencies, mostly to find nothing; locks nothing: settle_waiting_jobs settles what it finds.
+-- The failed dependency is looked for by a scalar subquery per waiting job, as when this search
+-- was part of settle_waiting_jobs: as an EXISTS, PostgreSQL may plan it as one hashed read of every
+-- dependency row and every failed job, which the history can make large.
+SELECT w.id FROM skiplock_jobs AS w
+WHERE w.status = 'waiting'
+  AND ((SELECT 1 FROM skiplock_job_dependencies AS d
+        JOIN skiplock_jobs AS p ON p.id = d.depends_on
+        WHERE d.job_id = w.id AND p.status IN ('failed', 'timed_out', 'cancelled')
+        LIMIT 1) IS NOT NULL
+       OR NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
+                      JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                      WHERE d.job_id = w.id AND p.status <> 'succeeded'))
+ORDER BY w.id
+LIMIT 1000
+
 -- name: settle_waiting_jobs
--- The backstop of dependency release, run by every worker's reaper: a waiting job whose
--- dependencies all succeeded is queued, one with a failed, timed out or cancelled dependency
--- fails naming it. The dependency trigger does this at once; this statement catches a dependency
--- that finished while its dependent's enqueue was still uncommitted. Walks skiplock_jobs_waiting,
--- and locks only the jobs it settles: jobs still rightly waiting, however many, are read, never
--- locked, and never crowd a settled one out of the batch.
+-- Settles the jobs find_settleable_jobs found (:ids, a JSON array): a waiting job whose
+-- dependencies all succeeded is queued, one with a failed, timed out or cancelled dependency fails
+-- naming it. Each job and its dependencies are read again: a job cancelled, settled or no longer
+-- ready since (a dependency retried) is left as it is. Locks only the jobs it settles, skipping
+-- one another transaction holds (the next reaper run finds it again).
 WITH candidates AS (
     SELECT w.id,
            (SELECT p.id || ' ' || p.status FROM skiplock_job_dependencies AS d
@@ -843,13 +863,13 @@ WITH candidates AS (
                        JOIN skiplock_jobs AS p ON p.id = d.depends_on
                        WHERE d.job_id = w.id AND p.status <> 'succeeded') AS ready
     FROM skiplock_jobs AS w
-    WHERE w.status = 'waiting'
+    WHERE w.id IN (SELECT CAST(value AS uuid) FROM jsonb_array_elements_text(CAST(:ids AS jsonb)))
+      AND w.status = 'waiting'
 ), waiting AS (
     SELECT candidates.* FROM candidates
     JOIN skiplock_jobs AS j ON j.id = candidates.id
     WHERE candidates.failed_dependency IS NOT NULL OR candidates.ready
     ORDER BY candidates.id
-    LIMIT 1000
     FOR UPDATE OF j SKIP LOCKED
 ), settled AS (
     UPDATE skiplock_jobs AS j

@@ -645,7 +645,7 @@ WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed
 -- written. On a caller's deferred transaction one may finish after this read, but then the insert
 -- that follows fails ("database is locked": in WAL mode a read transaction older than the last
 -- commit cannot become a write one), so no job waits on a finish it did not see.
--- settle_waiting_jobs stays as the backstop PostgreSQL needs.
+-- find_settleable_jobs and settle_waiting_jobs stay as the backstop PostgreSQL needs.
 SELECT id, status FROM skiplock_jobs
 WHERE tenant = :tenant AND id IN (SELECT value FROM json_each(:ids))
 
@@ -653,9 +653,29 @@ WHERE tenant = :tenant AND id IN (SELECT value FROM json_each(:ids))
 INSERT INTO skiplock_job_dependencies (job_id, depends_on)
 SELECT value ->> '$.job_id', value ->> '$.depends_on' FROM json_each(:edges)
 
--- name: settle_waiting_jobs
+-- name: find_settleable_jobs
 -- The backstop of dependency release, run by every worker's reaper (see the PostgreSQL statement
--- of the same name). The status trigger writes the events. Walks skiplock_jobs_waiting.
+-- of the same name): the waiting jobs (up to 1,000, by id) whose dependencies all succeeded, or one
+-- of which failed, timed out or was cancelled. Walks skiplock_jobs_waiting and reads every waiting
+-- job's dependencies, mostly to find nothing: a read, run outside a transaction, so that writers go
+-- on meanwhile (as one statement with the update it held the write lock throughout: 95 ms at
+-- 100,000 waiting jobs, every reaper run).
+SELECT w.id FROM skiplock_jobs AS w
+WHERE w.status = 'waiting'
+  AND ((SELECT 1 FROM skiplock_job_dependencies AS d
+        JOIN skiplock_jobs AS p ON p.id = d.depends_on
+        WHERE d.job_id = w.id AND p.status IN ('failed', 'timed_out', 'cancelled')
+        LIMIT 1) IS NOT NULL
+       OR NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
+                      JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                      WHERE d.job_id = w.id AND p.status <> 'succeeded'))
+ORDER BY w.id
+LIMIT 1000
+
+-- name: settle_waiting_jobs
+-- Settles the jobs find_settleable_jobs found (:ids, a JSON array), each read again with its
+-- dependencies under the write lock: one cancelled, settled or no longer ready since is left as it
+-- is. The status trigger writes the events.
 UPDATE skiplock_jobs
 SET status = CASE WHEN w.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queued' END,
     finished_at = CASE WHEN w.failed_dependency IS NOT NULL THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
@@ -674,10 +694,7 @@ FROM (SELECT candidate.id, candidate.failed_dependency
                                JOIN skiplock_jobs AS p ON p.id = d.depends_on
                                WHERE d.job_id = waiting.id AND p.status <> 'succeeded') AS ready
             FROM skiplock_jobs AS waiting
-            WHERE waiting.status = 'waiting') AS candidate
-      -- Only jobs to settle count toward the batch: jobs still rightly waiting never crowd them out.
-      WHERE candidate.failed_dependency IS NOT NULL OR candidate.ready
-      ORDER BY candidate.id
-      LIMIT 1000) AS w
+            WHERE waiting.id IN (SELECT value FROM json_each(:ids)) AND waiting.status = 'waiting') AS candidate
+      WHERE candidate.failed_dependency IS NOT NULL OR candidate.ready) AS w
 WHERE skiplock_jobs.id = w.id
 RETURNING id, queue, status
