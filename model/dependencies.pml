@@ -111,8 +111,10 @@ proctype Enqueue() {
 }
 
 /* every worker's reaper tick (only its runs that find C are modelled): a read finds C stuck; the
-   statement that settles it reads C and its parents again under C's lock, later, and settles C
-   only if it is still stuck (what happened in between, such as the trigger releasing C, stands) */
+   statement that settles it, later, reads C and its parents again and settles C only if it is
+   still stuck (what happened in between, such as the trigger releasing C, stands). The parents
+   here never leave a terminal status (no retry), so reading them under C's lock, as modelled, and
+   at the statement's start, as PostgreSQL does, come to the same. */
 active proctype Settler() {
 end:
   do

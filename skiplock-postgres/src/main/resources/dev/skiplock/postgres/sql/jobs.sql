@@ -834,7 +834,8 @@ SELECT e.job_id, e.depends_on FROM jsonb_to_recordset(CAST(:edges AS jsonb)) AS 
 -- dependencies, mostly to find nothing; locks nothing: settle_waiting_jobs settles what it finds.
 -- The failed dependency is looked for by a scalar subquery per waiting job, as when this search
 -- was part of settle_waiting_jobs: as an EXISTS, PostgreSQL may plan it as one hashed read of every
--- dependency row and every failed job, which the history can make large.
+-- dependency row joined to every failed, timed out or cancelled job, found by reading the whole of
+-- skiplock_jobs_history_status (its tenant leads), which the history makes large.
 SELECT w.id FROM skiplock_jobs AS w
 WHERE w.status = 'waiting'
   AND ((SELECT 1 FROM skiplock_job_dependencies AS d
@@ -850,9 +851,13 @@ LIMIT 1000
 -- name: settle_waiting_jobs
 -- Settles the jobs find_settleable_jobs found (:ids, a JSON array): a waiting job whose
 -- dependencies all succeeded is queued, one with a failed, timed out or cancelled dependency fails
--- naming it. Each job and its dependencies are read again: a job cancelled, settled or no longer
--- ready since (a dependency retried) is left as it is. Locks only the jobs it settles, skipping
--- one another transaction holds (the next reaper run finds it again).
+-- naming it. Each job and its dependencies are read again, as of this statement's start: a job
+-- cancelled or settled since the search is left as it is, one whose dependency was retried since
+-- waits for it again. A job changed while this runs is re-checked on its locked row (status
+-- waiting); its dependencies are not: one retried meanwhile leaves the job settled on the
+-- dependency's finish, as the trigger would have released it then (what the old single statement
+-- did too). Locks only the jobs it settles, skipping one another transaction holds (the next
+-- reaper run finds it again).
 WITH candidates AS (
     SELECT w.id,
            (SELECT p.id || ' ' || p.status FROM skiplock_job_dependencies AS d

@@ -674,8 +674,8 @@ LIMIT 1000
 
 -- name: settle_waiting_jobs
 -- Settles the jobs find_settleable_jobs found (:ids, a JSON array), each read again with its
--- dependencies under the write lock: one cancelled, settled or no longer ready since is left as it
--- is. The status trigger writes the events.
+-- dependencies under the write lock: one cancelled or settled since is left as it is, one whose
+-- dependency was retried since waits for it again. The status trigger writes the events.
 UPDATE skiplock_jobs
 SET status = CASE WHEN w.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queued' END,
     finished_at = CASE WHEN w.failed_dependency IS NOT NULL THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
