@@ -12,9 +12,11 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.JobStateException;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
+import dev.skiplock.internal.sql.SqlFile;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.spi.Driver;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
@@ -174,7 +176,7 @@ abstract class DependencyRaceContract extends ContractBase {
     /**
      * The settle finds a stranded job by a read and settles it by a statement of its own, which
      * reads the job and its dependencies again: a job cancelled in between stays cancelled. The
-     * cancel runs before the store takes the connection for the second statement.
+     * cancel runs before the store prepares the second statement.
      */
     @Test
     void settleLeavesAJobCancelledAfterItsSearchFoundItAsItIs() {
@@ -182,12 +184,13 @@ abstract class DependencyRaceContract extends ContractBase {
         Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
         Job stranded = strandedWaitingJob(client, database, unfinished);
         AtomicBoolean cancelled = new AtomicBoolean();
-        JobStore store = new JobStore(BetweenLoans.before(client.dataSource(), 2, () -> {
-            client.cancel(stranded.id());
-            cancelled.set(true);
-        }), driver(client));
+        JobStore store = new JobStore(BeforeStatement.dataSource(client.dataSource(), statement(client, "settle_waiting_jobs"),
+                () -> {
+                    client.cancel(stranded.id());
+                    cancelled.set(true);
+                }), driver(client));
 
-        assertThat(store.settleWaitingJobs()).isZero();
+        assertThat(store.settleWaitingJobs(Duration.ZERO)).isZero();
 
         assertThat(cancelled).as("the search found the job, and the cancel ran before its settle").isTrue();
         assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
@@ -205,15 +208,71 @@ abstract class DependencyRaceContract extends ContractBase {
         Job dependency = client.list(JobQuery.all().withQueue("parking").withStatus(JobStatus.SUCCEEDED)).jobs()
                 .getFirst(); // the one strandedWaitingJob set to succeeded
         AtomicBoolean retried = new AtomicBoolean();
-        JobStore store = new JobStore(BetweenLoans.before(client.dataSource(), 2, () -> {
-            assertThat(client.retry(dependency.id()).status()).isEqualTo(JobStatus.QUEUED);
-            retried.set(true);
-        }), driver(client));
+        JobStore store = new JobStore(BeforeStatement.dataSource(client.dataSource(), statement(client, "settle_waiting_jobs"),
+                () -> {
+                    assertThat(client.retry(dependency.id()).status()).isEqualTo(JobStatus.QUEUED);
+                    retried.set(true);
+                }), driver(client));
 
-        assertThat(store.settleWaitingJobs()).isZero();
+        assertThat(store.settleWaitingJobs(Duration.ZERO)).isZero();
 
         assertThat(retried).as("the search found the job, and the retry ran before its settle").isTrue();
         assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
+    }
+
+    /**
+     * Processes sharing a database take turns at the settle's search (every worker's reaper runs
+     * it, mostly to find nothing): within its reaper interval of another's search a process does
+     * not search, and a job stranded meanwhile waits for the next turn; with no interval it does.
+     * Two stores on one pool stand for two processes (the turn is a row of the database).
+     */
+    @Test
+    void processesTakeTurnsAtTheSettlesSearchOnceAReaperInterval() {
+        Skiplock client = client();
+        Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
+        Job first = strandedWaitingJob(client, database, unfinished);
+        JobStore one = new JobStore(client.dataSource(), driver(client));
+        JobStore other = new JobStore(client.dataSource(), driver(client));
+
+        assertThat(one.settleWaitingJobs(Duration.ofHours(1))).isEqualTo(1);
+        Job second = strandedWaitingJob(client, database, unfinished);
+        assertThat(other.settleWaitingJobs(Duration.ofHours(1))).as("another process's search within the hour").isZero();
+        assertThat(client.get(second.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
+        assertThat(other.settleWaitingJobs(Duration.ZERO)).isEqualTo(1);
+
+        assertThat(client.get(first.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+        assertThat(client.get(second.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+    }
+
+    /**
+     * Two processes asking for the settle's turn at once: the second waits for the first's
+     * uncommitted turn (here the first a process ever took), then finds it taken and does not
+     * search.
+     */
+    @Test
+    void aTurnTakenWhileAnotherProcessAsksForItIsTakenOnce() throws Exception {
+        assumeThat(database.concurrentWriters()).as("%s has one writer at a time", database.name()).isTrue();
+        Skiplock client = client();
+        Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
+        Job stranded = strandedWaitingJob(client, database, unfinished);
+        JobStore store = new JobStore(client.dataSource(), driver(client));
+
+        try (Connection first = client.dataSource().getConnection()) {
+            first.setAutoCommit(false);
+            Transactions.update(first, "INSERT INTO skiplock_maintenance_turns (task, taken_at)"
+                    + " VALUES ('settle_waiting_jobs', now())");
+            CompletableFuture<Integer> second = CompletableFuture.supplyAsync(() -> store.settleWaitingJobs(Duration.ofHours(1)));
+            Transactions.awaitBlocked(client.dataSource(), "skiplock_maintenance_turns", second);
+            first.commit();
+            assertThat(second.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isZero();
+        }
+
+        assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
+    }
+
+    /** The statement {@code name} of the driver's jobs.sql, as the store prepares it. */
+    private static String statement(Skiplock client, String name) {
+        return SqlFile.load(driver(client).resourceRoot() + "/sql/jobs.sql").get(name).jdbcSql();
     }
 
     /**

@@ -10,6 +10,7 @@ import dev.skiplock.internal.store.JobStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
@@ -32,9 +33,10 @@ class SqliteSettleTest extends ContractBase {
 
     /**
      * A second connection writes a job's row, without waiting for the lock, at the settle's
-     * hundredth virtual machine step (a progress handler on the settle's connection: inside the
-     * search, which walks a thousand waiting jobs); the stranded job is settled after. Before the
-     * search was a read of its own, the write found the database locked.
+     * thousandth virtual machine step within one step of a statement (a progress handler on the
+     * settle's connection: inside the search, which walks a thousand waiting jobs before it finds
+     * the stranded one; the turn's statement before it takes far fewer); the stranded job is
+     * settled after. Before the search was a read of its own, the write found the database locked.
      */
     @Test
     void aWriterCommitsWhileTheSettleSearchesTheWaitingJobs() throws Exception {
@@ -53,7 +55,7 @@ class SqliteSettleTest extends ContractBase {
         try (Connection settling = client.dataSource().getConnection();
                 Connection writer = noWaiting.createConnection(database.url())) {
             Connection sqlite = settling.unwrap(SQLiteConnection.class);
-            ProgressHandler.setHandler(sqlite, 100, new ProgressHandler() {
+            ProgressHandler.setHandler(sqlite, 1_000, new ProgressHandler() {
                 @Override
                 protected int progress() {
                     if (writes.isEmpty()) {
@@ -63,7 +65,7 @@ class SqliteSettleTest extends ContractBase {
                 }
             });
             try {
-                settled = new JobStore(OneConnection.lending(settling), FastPathContract.driver(client)).settleWaitingJobs();
+                settled = new JobStore(OneConnection.lending(settling), FastPathContract.driver(client)).settleWaitingJobs(Duration.ZERO);
             } finally {
                 ProgressHandler.clearHandler(sqlite);
             }

@@ -148,7 +148,8 @@ final class LeaseKeeper {
      * Clears expired leases and tells this node's claimers of those queues (other nodes learn it by
      * notification, and every claimer also looks for orphans once per poll interval however busy
      * it is, or at its next free slot when every slot is taken); then settles waiting jobs whose
-     * dependencies finished unseen, folds the counts table and, when meters are published,
+     * dependencies finished unseen (when no process did within this interval), folds the counts
+     * table and, when meters are published,
      * refreshes the gauges read from the database.
      */
     private void reap() {
@@ -159,7 +160,7 @@ final class LeaseKeeper {
             LOG.info("reaper cleared {} expired leases", reaped);
             orphans.keySet().forEach(parts.claimers()::orphansAvailable);
         }
-        int settled = store.settleWaitingJobs();
+        int settled = store.settleWaitingJobs(config.reaperInterval());
         if (settled > 0) {
             LOG.info("settled {} waiting jobs whose dependencies finished while they were being enqueued", settled);
         }

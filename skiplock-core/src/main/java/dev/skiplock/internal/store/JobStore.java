@@ -44,7 +44,7 @@ public final class JobStore {
             "list_newest_jobs", "list_jobs", "get_job_tenant", "list_newest_jobs_all_tenants", "list_jobs_all_tenants",
             "claim_jobs", "first_claimable", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
             "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
-            "count_jobs", "count_jobs_all_tenants", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "oldest_queued_by_priority", "delete_job", "read_dependencies", "insert_dependencies", "find_settleable_jobs", "settle_waiting_jobs");
+            "count_jobs", "count_jobs_all_tenants", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "oldest_queued_by_priority", "delete_job", "read_dependencies", "insert_dependencies", "take_maintenance_turn", "find_settleable_jobs", "settle_waiting_jobs");
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs");
     /** What {@code hot_path.sql} defines for a driver whose hot path the store accounts for (checked by the same test). */
@@ -436,11 +436,17 @@ public final class JobStore {
 
     /**
      * Queues (or fails) waiting jobs whose dependencies all finished; returns how many changed.
-     * Every worker's reaper runs it, mostly to find nothing, so the search over every waiting job is
-     * a read of its own ({@code find_settleable_jobs}), and only what it finds is settled, read
-     * again by the statement that settles it. The search runs with JIT off ({@link SqlRunner#readWithoutJit}).
+     * Every worker's reaper calls it, every {@code interval}; it searches only when no process
+     * searched within its interval ({@code take_maintenance_turn}), since the search reads every
+     * waiting job, mostly to find nothing. The search is a read of its own ({@code
+     * find_settleable_jobs}, with JIT off: {@link SqlRunner#readWithoutJit}), and only what it finds
+     * is settled, read again by the statement that settles it. {@link Duration#ZERO}: search now.
      */
-    public int settleWaitingJobs() {
+    public int settleWaitingJobs(Duration interval) {
+        if (sql.query("take_maintenance_turn", Params.of("task", "settle_waiting_jobs",
+                "interval_ms", interval.toMillis()), row -> row.getString("task")).isEmpty()) {
+            return 0;
+        }
         List<String> settleable = sql.readWithoutJit("find_settleable_jobs", Params.of(), row -> row.getString("id"));
         if (settleable.isEmpty()) {
             return 0;

@@ -826,6 +826,15 @@ WHERE tenant = :tenant AND id IN (SELECT CAST(value AS uuid) FROM jsonb_array_el
 INSERT INTO skiplock_job_dependencies (job_id, depends_on)
 SELECT e.job_id, e.depends_on FROM jsonb_to_recordset(CAST(:edges AS jsonb)) AS e(job_id uuid, depends_on uuid)
 
+-- name: take_maintenance_turn
+-- The reaper's turn at :task (migration 0026): taken, and the task's row returned, when no process
+-- took it within the last :interval_ms (the caller's reaper interval); else no row. Two processes
+-- asking at once: the second waits for the first's row lock, then finds the turn taken.
+INSERT INTO skiplock_maintenance_turns AS turns (task, taken_at) VALUES (:task, now())
+ON CONFLICT (task) DO UPDATE SET taken_at = excluded.taken_at
+WHERE turns.taken_at <= excluded.taken_at - CAST(:interval_ms AS bigint) * interval '1 millisecond'
+RETURNING task
+
 -- name: find_settleable_jobs
 -- The backstop of dependency release, run by every worker's reaper: the waiting jobs (up to 1,000,
 -- by id) whose dependencies all succeeded, or one of which failed, timed out or was cancelled. The

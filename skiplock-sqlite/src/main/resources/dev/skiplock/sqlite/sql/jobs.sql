@@ -653,6 +653,14 @@ WHERE tenant = :tenant AND id IN (SELECT value FROM json_each(:ids))
 INSERT INTO skiplock_job_dependencies (job_id, depends_on)
 SELECT value ->> '$.job_id', value ->> '$.depends_on' FROM json_each(:edges)
 
+-- name: take_maintenance_turn
+-- The reaper's turn at :task (see the PostgreSQL statement of the same name): its row returned when
+-- no process took it within the last :interval_ms; else no row.
+INSERT INTO skiplock_maintenance_turns (task, taken_at) VALUES (:task, CAST(unixepoch('subsec') * 1000 AS INTEGER))
+ON CONFLICT (task) DO UPDATE SET taken_at = excluded.taken_at
+WHERE skiplock_maintenance_turns.taken_at <= excluded.taken_at - :interval_ms
+RETURNING task
+
 -- name: find_settleable_jobs
 -- The backstop of dependency release, run by every worker's reaper (see the PostgreSQL statement
 -- of the same name): the waiting jobs (up to 1,000, by id) whose dependencies all succeeded, or one
