@@ -110,7 +110,7 @@ proctype Enqueue() {
   }
 }
 
-/* every worker's reaper tick (only its runs that find C are modelled): a read finds C stuck; the
+/* a reaper's tick whose turn it is (only its runs that find C are modelled): a read finds C stuck; the
    statement that settles it, later, reads C and its parents again and settles C only if it is
    still stuck (what happened in between, such as the trigger releasing C, stands). The parents
    here never leave a terminal status (no retry), so reading them under C's lock, as modelled, and

@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -190,7 +191,7 @@ abstract class DependencyRaceContract extends ContractBase {
                     cancelled.set(true);
                 }), driver(client));
 
-        assertThat(store.settleWaitingJobs(Duration.ZERO)).isZero();
+        assertThat(store.settleWaitingJobs(Duration.ZERO, "reaper")).isZero();
 
         assertThat(cancelled).as("the search found the job, and the cancel ran before its settle").isTrue();
         assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
@@ -214,7 +215,7 @@ abstract class DependencyRaceContract extends ContractBase {
                     retried.set(true);
                 }), driver(client));
 
-        assertThat(store.settleWaitingJobs(Duration.ZERO)).isZero();
+        assertThat(store.settleWaitingJobs(Duration.ZERO, "reaper")).isZero();
 
         assertThat(retried).as("the search found the job, and the retry ran before its settle").isTrue();
         assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
@@ -222,32 +223,77 @@ abstract class DependencyRaceContract extends ContractBase {
 
     /**
      * Processes sharing a database take turns at the settle's search (every worker's reaper runs
-     * it, mostly to find nothing): within its reaper interval of another's search a process does
-     * not search, and a job stranded meanwhile waits for the next turn; with no interval it does.
-     * Two stores on one pool stand for two processes (the turn is a row of the database).
+     * it, mostly to find nothing): within its reaper interval of another's turn a process does not
+     * search, and a job stranded meanwhile waits for the next turn; the process that took the turn
+     * may take it again, and with no interval any process does. The turn is a row of the database,
+     * so one store asking as two workers stands for two processes.
      */
     @Test
     void processesTakeTurnsAtTheSettlesSearchOnceAReaperInterval() {
         Skiplock client = client();
         Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
+        JobStore store = new JobStore(client.dataSource(), driver(client));
+        Duration hour = Duration.ofHours(1);
+
         Job first = strandedWaitingJob(client, database, unfinished);
-        JobStore one = new JobStore(client.dataSource(), driver(client));
-        JobStore other = new JobStore(client.dataSource(), driver(client));
-
-        assertThat(one.settleWaitingJobs(Duration.ofHours(1))).isEqualTo(1);
+        assertThat(store.settleWaitingJobs(hour, "one")).isEqualTo(1);
         Job second = strandedWaitingJob(client, database, unfinished);
-        assertThat(other.settleWaitingJobs(Duration.ofHours(1))).as("another process's search within the hour").isZero();
+        assertThat(store.settleWaitingJobs(hour, "other")).as("another's turn within the hour").isZero();
         assertThat(client.get(second.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
-        assertThat(other.settleWaitingJobs(Duration.ZERO)).isEqualTo(1);
+        assertThat(store.settleWaitingJobs(hour, "one")).as("its own turn again").isEqualTo(1);
+        Job third = strandedWaitingJob(client, database, unfinished);
+        assertThat(store.settleWaitingJobs(Duration.ZERO, "other")).isEqualTo(1);
 
-        assertThat(client.get(first.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
-        assertThat(client.get(second.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+        for (Job stranded : List.of(first, second, third)) {
+            assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+        }
+    }
+
+    /** A turn whose search failed is given back: another process takes it within its interval. */
+    @Test
+    void aTurnWhoseSearchFailedIsGivenBack() {
+        Skiplock client = client();
+        Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
+        Job stranded = strandedWaitingJob(client, database, unfinished);
+        JobStore failing = new JobStore(BeforeStatement.dataSource(client.dataSource(),
+                statement(client, "find_settleable_jobs"), () -> {
+                    throw new IllegalStateException("the search failed");
+                }), driver(client));
+        Duration hour = Duration.ofHours(1);
+
+        assertThatThrownBy(() -> failing.settleWaitingJobs(hour, "one")).isInstanceOf(RuntimeException.class);
+        assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
+
+        assertThat(new JobStore(client.dataSource(), driver(client)).settleWaitingJobs(hour, "other")).isEqualTo(1);
+        assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+    }
+
+    /**
+     * One search finds at most 1,000 jobs; a turn searches again while a search finds that many, so
+     * 1,500 jobs stranded by one enqueue are all settled in one turn.
+     */
+    @Test
+    void aTurnSettlesMoreJobsThanOneSearchFinds() {
+        Skiplock client = client();
+        Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
+        Job finished = client.enqueue(JobRequest.of("work", new Work("finished")).withQueue("parking"));
+        client.enqueueMany(IntStream.range(0, 1_500).mapToObj(i -> JobRequest.of("work",
+                new Work("stranded")).withQueue("parking").withDependsOn(List.of(unfinished.id()))).toList());
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET status = 'succeeded' WHERE id = ?",
+                database.id(finished.id()));
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_job_dependencies SET depends_on = ? WHERE depends_on = ?",
+                database.id(finished.id()), database.id(unfinished.id()));
+
+        assertThat(new JobStore(client.dataSource(), driver(client)).settleWaitingJobs(Duration.ZERO, "reaper"))
+                .isEqualTo(1_500);
+        assertThat(Jdbc.query(client.dataSource(), "SELECT count(*) FROM skiplock_jobs WHERE status = 'waiting'",
+                row -> row.getLong(1))).containsExactly(0L);
     }
 
     /**
      * Two processes asking for the settle's turn at once: the second waits for the first's
-     * uncommitted turn (here the first a process ever took), then finds it taken and does not
-     * search.
+     * uncommitted turn, then finds it taken and does not search; both when the first takes the
+     * first turn ever (an insert) and when it takes it again after an hour (an update).
      */
     @Test
     void aTurnTakenWhileAnotherProcessAsksForItIsTakenOnce() throws Exception {
@@ -255,19 +301,28 @@ abstract class DependencyRaceContract extends ContractBase {
         Skiplock client = client();
         Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
         Job stranded = strandedWaitingJob(client, database, unfinished);
-        JobStore store = new JobStore(client.dataSource(), driver(client));
 
+        secondAskerFindsTheTurnTaken(client, "INSERT INTO skiplock_maintenance_turns (task, taken_at, taken_by)"
+                + " VALUES ('settle_waiting_jobs', now(), 'first')");
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_maintenance_turns SET taken_at = now() - interval '2 hours'");
+        secondAskerFindsTheTurnTaken(client,
+                "UPDATE skiplock_maintenance_turns SET taken_at = now(), taken_by = 'first'");
+
+        assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
+    }
+
+    /** Runs {@code firstTurn} in a transaction; a store asks for the turn as another worker meanwhile and gets none. */
+    private void secondAskerFindsTheTurnTaken(Skiplock client, String firstTurn) throws Exception {
+        JobStore store = new JobStore(client.dataSource(), driver(client));
         try (Connection first = client.dataSource().getConnection()) {
             first.setAutoCommit(false);
-            Transactions.update(first, "INSERT INTO skiplock_maintenance_turns (task, taken_at)"
-                    + " VALUES ('settle_waiting_jobs', now())");
-            CompletableFuture<Integer> second = CompletableFuture.supplyAsync(() -> store.settleWaitingJobs(Duration.ofHours(1)));
+            Transactions.update(first, firstTurn);
+            CompletableFuture<Integer> second = CompletableFuture.supplyAsync(
+                    () -> store.settleWaitingJobs(Duration.ofHours(1), "second"));
             Transactions.awaitBlocked(client.dataSource(), "skiplock_maintenance_turns", second);
             first.commit();
             assertThat(second.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isZero();
         }
-
-        assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
     }
 
     /** The statement {@code name} of the driver's jobs.sql, as the store prepares it. */

@@ -65,7 +65,8 @@ class SqliteSettleTest extends ContractBase {
                 }
             });
             try {
-                settled = new JobStore(OneConnection.lending(settling), FastPathContract.driver(client)).settleWaitingJobs(Duration.ZERO);
+                JobStore store = new JobStore(OneConnection.lending(settling), FastPathContract.driver(client));
+                settled = store.settleWaitingJobs(Duration.ZERO, "reaper");
             } finally {
                 ProgressHandler.clearHandler(sqlite);
             }

@@ -160,9 +160,15 @@ final class LeaseKeeper {
             LOG.info("reaper cleared {} expired leases", reaped);
             orphans.keySet().forEach(parts.claimers()::orphansAvailable);
         }
-        int settled = store.settleWaitingJobs(config.reaperInterval());
-        if (settled > 0) {
-            LOG.info("settled {} waiting jobs whose dependencies finished while they were being enqueued", settled);
+        try {
+            int settled = store.settleWaitingJobs(config.reaperInterval(), config.workerId());
+            if (settled > 0) {
+                LOG.info("settled {} waiting jobs whose dependencies finished while they were being enqueued", settled);
+            }
+        } catch (RuntimeException e) {
+            // the fold and the gauges below do not depend on it (a role without rights on a newer
+            // table, a statement timeout over many waiting jobs): the next turn tries again
+            LOG.warn("could not settle waiting jobs: {}", e.getMessage());
         }
         store.compactJobCounts(config.reaperInterval());
         if (parts.counters().publishing()) {

@@ -44,7 +44,14 @@ public final class JobStore {
             "list_newest_jobs", "list_jobs", "get_job_tenant", "list_newest_jobs_all_tenants", "list_jobs_all_tenants",
             "claim_jobs", "first_claimable", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
             "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
-            "count_jobs", "count_jobs_all_tenants", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "oldest_queued_by_priority", "delete_job", "read_dependencies", "insert_dependencies", "take_maintenance_turn", "find_settleable_jobs", "settle_waiting_jobs");
+            "count_jobs", "count_jobs_all_tenants", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "oldest_queued_by_priority", "delete_job", "read_dependencies", "insert_dependencies",
+            "take_maintenance_turn", "give_back_maintenance_turn", "find_settleable_jobs", "settle_waiting_jobs");
+    /** The settle's turn in skiplock_maintenance_turns. */
+    static final String SETTLE_TURN = "settle_waiting_jobs";
+    /** The most jobs one search finds: find_settleable_jobs' LIMIT. */
+    static final int SETTLE_BATCH = 1_000;
+    /** Searches a turn at most, while each finds a full batch: up to 10,000 jobs settled a turn. */
+    static final int SETTLE_ROUNDS = 10;
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs");
     /** What {@code hot_path.sql} defines for a driver whose hot path the store accounts for (checked by the same test). */
@@ -436,22 +443,40 @@ public final class JobStore {
 
     /**
      * Queues (or fails) waiting jobs whose dependencies all finished; returns how many changed.
-     * Every worker's reaper calls it, every {@code interval}; it searches only when no process
-     * searched within its interval ({@code take_maintenance_turn}), since the search reads every
-     * waiting job, mostly to find nothing. The search is a read of its own ({@code
-     * find_settleable_jobs}, with JIT off: {@link SqlRunner#readWithoutJit}), and only what it finds
-     * is settled, read again by the statement that settles it. {@link Duration#ZERO}: search now.
+     * Every worker's reaper calls it, every {@code interval}, as {@code worker}; it searches only
+     * when it takes the turn ({@code take_maintenance_turn}: no other process took it within this
+     * interval), since the search reads every waiting job, mostly to find nothing. The search is a
+     * read of its own ({@code find_settleable_jobs}, with JIT off: {@link SqlRunner#readWithoutJit}),
+     * and only what it finds is settled, read again by the statement that settles it; while a search
+     * finds a full batch, another follows, up to {@value #SETTLE_ROUNDS} a turn. A turn whose work
+     * fails is given back. {@link Duration#ZERO}: search now.
      */
-    public int settleWaitingJobs(Duration interval) {
-        if (sql.query("take_maintenance_turn", Params.of("task", "settle_waiting_jobs",
+    public int settleWaitingJobs(Duration interval, String worker) {
+        if (sql.query("take_maintenance_turn", Params.of("task", SETTLE_TURN, "worker", worker,
                 "interval_ms", interval.toMillis()), row -> row.getString("task")).isEmpty()) {
             return 0;
         }
-        List<String> settleable = sql.readWithoutJit("find_settleable_jobs", Params.of(), row -> row.getString("id"));
-        if (settleable.isEmpty()) {
-            return 0;
+        try {
+            int settled = 0;
+            for (int round = 0; round < SETTLE_ROUNDS; round++) {
+                List<String> settleable = sql.readWithoutJit("find_settleable_jobs", Params.of(),
+                        row -> row.getString("id"));
+                int now = settleable.isEmpty() ? 0
+                        : sql.query("settle_waiting_jobs", Params.of("ids", Json.write(settleable)), row -> 1).size();
+                settled += now;
+                if (settleable.size() < SETTLE_BATCH || now == 0) {
+                    return settled;
+                }
+            }
+            return settled;
+        } catch (RuntimeException e) {
+            try {
+                sql.update("give_back_maintenance_turn", Params.of("task", SETTLE_TURN, "worker", worker));
+            } catch (RuntimeException notGivenBack) {
+                e.addSuppressed(notGivenBack);
+            }
+            throw e;
         }
-        return sql.query("settle_waiting_jobs", Params.of("ids", Json.write(settleable)), row -> 1).size();
     }
 
     /** Cancels or flags the job; empty when it does not exist or is already terminal. */

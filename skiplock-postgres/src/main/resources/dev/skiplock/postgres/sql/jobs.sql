@@ -827,19 +827,28 @@ INSERT INTO skiplock_job_dependencies (job_id, depends_on)
 SELECT e.job_id, e.depends_on FROM jsonb_to_recordset(CAST(:edges AS jsonb)) AS e(job_id uuid, depends_on uuid)
 
 -- name: take_maintenance_turn
--- The reaper's turn at :task (migration 0026): taken, and the task's row returned, when no process
--- took it within the last :interval_ms (the caller's reaper interval); else no row. Two processes
--- asking at once: the second waits for the first's row lock, then finds the turn taken.
-INSERT INTO skiplock_maintenance_turns AS turns (task, taken_at) VALUES (:task, now())
-ON CONFLICT (task) DO UPDATE SET taken_at = excluded.taken_at
-WHERE turns.taken_at <= excluded.taken_at - CAST(:interval_ms AS bigint) * interval '1 millisecond'
+-- The reaper's turn at :task (migration 0026): taken, and the task's row returned, when :worker
+-- took it last, or no process took it within the last :interval_ms (the caller's reaper interval),
+-- or its time lies ahead (the database's clock was set back); else no row. Two processes asking at
+-- once: the second waits for the first's row lock, then re-checks the row the first wrote.
+INSERT INTO skiplock_maintenance_turns AS turns (task, taken_at, taken_by) VALUES (:task, now(), :worker)
+ON CONFLICT (task) DO UPDATE SET taken_at = excluded.taken_at, taken_by = excluded.taken_by
+WHERE turns.taken_by = excluded.taken_by
+   OR turns.taken_at <= excluded.taken_at - CAST(:interval_ms AS bigint) * interval '1 millisecond'
+   OR turns.taken_at > excluded.taken_at
 RETURNING task
 
+-- name: give_back_maintenance_turn
+-- A turn whose work failed is free again at once (unless another process took it since), so that
+-- a process failing at the work does not keep the others from it.
+UPDATE skiplock_maintenance_turns SET taken_at = '-infinity'
+WHERE task = :task AND taken_by = :worker
+
 -- name: find_settleable_jobs
--- The backstop of dependency release, run by every worker's reaper: the waiting jobs (up to 1,000,
--- by id) whose dependencies all succeeded, or one of which failed, timed out or was cancelled. The
--- dependency trigger releases such a job at once; this finds one whose dependency finished while
--- its enqueue was still uncommitted. Walks skiplock_jobs_waiting and reads every waiting job's
+-- The backstop of dependency release, run by the reaper whose turn it is: the waiting jobs (up to
+-- 1,000, by id) whose dependencies all succeeded, or one of which failed, timed out or was
+-- cancelled. The dependency trigger releases such a job at once; this finds one whose dependency
+-- finished while its enqueue was still uncommitted. Walks skiplock_jobs_waiting and reads every waiting job's
 -- dependencies, mostly to find nothing; locks nothing: settle_waiting_jobs settles what it finds.
 -- The failed dependency is looked for by a scalar subquery per waiting job, as when this search
 -- was part of settle_waiting_jobs: as an EXISTS, PostgreSQL may plan it as one hashed read of every
@@ -865,8 +874,8 @@ LIMIT 1000
 -- waits for it again. A job changed while this runs is re-checked on its locked row (status
 -- waiting); its dependencies are not: one retried meanwhile leaves the job settled on the
 -- dependency's finish, as the trigger would have released it then (what the old single statement
--- did too). Locks only the jobs it settles, skipping one another transaction holds (the next
--- reaper run finds it again).
+-- did too). Locks only the jobs it settles, skipping one another transaction holds (a later
+-- search finds it again).
 WITH candidates AS (
     SELECT w.id,
            (SELECT p.id || ' ' || p.status FROM skiplock_job_dependencies AS d

@@ -3,5 +3,6 @@
 -- between them (take_maintenance_turn), not once each. taken_at: epoch milliseconds.
 CREATE TABLE skiplock_maintenance_turns (
     task     TEXT    PRIMARY KEY,
-    taken_at INTEGER NOT NULL
+    taken_at INTEGER NOT NULL,
+    taken_by TEXT    NOT NULL
 ) WITHOUT ROWID;

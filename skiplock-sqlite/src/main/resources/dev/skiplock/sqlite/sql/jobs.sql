@@ -655,19 +655,28 @@ SELECT value ->> '$.job_id', value ->> '$.depends_on' FROM json_each(:edges)
 
 -- name: take_maintenance_turn
 -- The reaper's turn at :task (see the PostgreSQL statement of the same name): its row returned when
--- no process took it within the last :interval_ms; else no row.
-INSERT INTO skiplock_maintenance_turns (task, taken_at) VALUES (:task, CAST(unixepoch('subsec') * 1000 AS INTEGER))
-ON CONFLICT (task) DO UPDATE SET taken_at = excluded.taken_at
-WHERE skiplock_maintenance_turns.taken_at <= excluded.taken_at - :interval_ms
+-- :worker took it last, or no process took it within the last :interval_ms, or its time lies ahead;
+-- else no row.
+INSERT INTO skiplock_maintenance_turns (task, taken_at, taken_by)
+VALUES (:task, CAST(unixepoch('subsec') * 1000 AS INTEGER), :worker)
+ON CONFLICT (task) DO UPDATE SET taken_at = excluded.taken_at, taken_by = excluded.taken_by
+WHERE skiplock_maintenance_turns.taken_by = excluded.taken_by
+   OR skiplock_maintenance_turns.taken_at <= excluded.taken_at - :interval_ms
+   OR skiplock_maintenance_turns.taken_at > excluded.taken_at
 RETURNING task
 
+-- name: give_back_maintenance_turn
+-- A turn whose work failed is free again at once, unless another process took it since.
+UPDATE skiplock_maintenance_turns SET taken_at = 0
+WHERE task = :task AND taken_by = :worker
+
 -- name: find_settleable_jobs
--- The backstop of dependency release, run by every worker's reaper (see the PostgreSQL statement
--- of the same name): the waiting jobs (up to 1,000, by id) whose dependencies all succeeded, or one
--- of which failed, timed out or was cancelled. Walks skiplock_jobs_waiting and reads every waiting
--- job's dependencies, mostly to find nothing: a read, run outside a transaction, so that writers go
--- on meanwhile (as one statement with the update it held the write lock throughout: 95 ms at
--- 100,000 waiting jobs, every reaper run).
+-- The backstop of dependency release, run by the reaper whose turn it is (see the PostgreSQL
+-- statement of the same name): the waiting jobs (up to 1,000, by id) whose dependencies all
+-- succeeded, or one of which failed, timed out or was cancelled. Walks skiplock_jobs_waiting and
+-- reads every waiting job's dependencies, mostly to find nothing: a read, run outside a
+-- transaction, so that writers go on meanwhile (as one statement with the update it held the write
+-- lock throughout: 95 ms at 100,000 waiting jobs, every reaper run).
 SELECT w.id FROM skiplock_jobs AS w
 WHERE w.status = 'waiting'
   AND ((SELECT 1 FROM skiplock_job_dependencies AS d
