@@ -110,8 +110,8 @@ proctype Enqueue() {
   }
 }
 
-/* a reaper's tick whose turn it is (only its runs that find C are modelled): a read finds C stuck; the
-   statement that settles it, later, reads C and its parents again and settles C only if it is
+/* a reaper's tick whose turn it is (only its runs that find C are modelled): a read finds C
+   stuck; the statement that settles it, later, reads C and its parents again and settles C only if it is
    still stuck (what happened in between, such as the trigger releasing C, stands). The parents
    here never leave a terminal status (no retry), so reading them under C's lock, as modelled, and
    at the statement's start, as PostgreSQL does, come to the same. */

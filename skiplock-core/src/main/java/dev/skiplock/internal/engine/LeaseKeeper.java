@@ -148,9 +148,9 @@ final class LeaseKeeper {
      * Clears expired leases and tells this node's claimers of those queues (other nodes learn it by
      * notification, and every claimer also looks for orphans once per poll interval however busy
      * it is, or at its next free slot when every slot is taken); then settles waiting jobs whose
-     * dependencies finished unseen (when no process did within this interval), folds the counts
-     * table and, when meters are published,
-     * refreshes the gauges read from the database.
+     * dependencies finished unseen (when it takes the turn: no other process took it within this
+     * interval), folds the counts table and, when meters are published, refreshes the gauges read
+     * from the database.
      */
     private void reap() {
         Map<String, Integer> orphans = store.reapExpiredLeases();
