@@ -222,8 +222,8 @@ abstract class DependencyRaceContract extends ContractBase {
     }
 
     /**
-     * Processes sharing a database take turns at the settle's search (every worker's reaper runs
-     * it, mostly to find nothing): within its reaper interval of another's turn a process does not
+     * Processes sharing a database take turns at the settle's search (which every worker's reaper
+     * would run, mostly to find nothing): within its reaper interval of another's turn a process does not
      * search, and a job stranded meanwhile waits for the next turn; the process that took the turn
      * may take it again, and with no interval any process does. The turn is a row of the database,
      * so one store asking as two workers stands for two processes.
