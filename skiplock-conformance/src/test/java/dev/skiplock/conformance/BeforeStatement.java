@@ -3,13 +3,14 @@ package dev.skiplock.conformance;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 
 /**
- * A pool as it is, except that an action of the test runs once, before a connection lent by it
- * first prepares a given statement: a store built on it has finished the statements it ran before
- * that one, and runs it after the action.
+ * A pool as it is, except that an action of the test runs before a connection lent by it prepares
+ * a given statement: a store built on it has finished the statements it ran before that one, and
+ * runs it after the action (or fails, if the action throws).
  */
 final class BeforeStatement {
     private BeforeStatement() {
@@ -20,8 +21,24 @@ final class BeforeStatement {
         void run() throws Exception;
     }
 
+    /** Runs {@code action} once, before {@code sql} is first prepared. */
     static DataSource dataSource(DataSource pool, String sql, Action action) {
         AtomicBoolean done = new AtomicBoolean();
+        return onPrepare(pool, sql, () -> {
+            if (done.compareAndSet(false, true)) {
+                action.run();
+            }
+        });
+    }
+
+    /** Preparing {@code sql} fails every time, as a role without rights on its table makes it. */
+    static DataSource failing(DataSource pool, String sql) {
+        return onPrepare(pool, sql, () -> {
+            throw new SQLException("permission denied (the test's " + BeforeStatement.class.getSimpleName() + ")");
+        });
+    }
+
+    private static DataSource onPrepare(DataSource pool, String sql, Action action) {
         return (DataSource) Proxy.newProxyInstance(BeforeStatement.class.getClassLoader(), new Class<?>[] {DataSource.class},
                 (proxy, method, args) -> {
                     Object result = call(pool, method, args);
@@ -30,8 +47,7 @@ final class BeforeStatement {
                     }
                     return Proxy.newProxyInstance(BeforeStatement.class.getClassLoader(), new Class<?>[] {Connection.class},
                             (lent, called, given) -> {
-                                if (called.getName().equals("prepareStatement") && sql.equals(given[0])
-                                        && done.compareAndSet(false, true)) {
+                                if (called.getName().equals("prepareStatement") && sql.equals(given[0])) {
                                     action.run();
                                 }
                                 return call(connection, called, given);

@@ -191,7 +191,7 @@ abstract class DependencyRaceContract extends ContractBase {
                     cancelled.set(true);
                 }), driver(client));
 
-        assertThat(store.settleWaitingJobs(Duration.ZERO, "reaper")).isZero();
+        assertThat(store.settleWaitingJobs("reaper")).isZero();
 
         assertThat(cancelled).as("the search found the job, and the cancel ran before its settle").isTrue();
         assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
@@ -215,7 +215,7 @@ abstract class DependencyRaceContract extends ContractBase {
                     retried.set(true);
                 }), driver(client));
 
-        assertThat(store.settleWaitingJobs(Duration.ZERO, "reaper")).isZero();
+        assertThat(store.settleWaitingJobs("reaper")).isZero();
 
         assertThat(retried).as("the search found the job, and the retry ran before its settle").isTrue();
         assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
@@ -236,17 +236,41 @@ abstract class DependencyRaceContract extends ContractBase {
         Duration hour = Duration.ofHours(1);
 
         Job first = strandedWaitingJob(client, database, unfinished);
-        assertThat(store.settleWaitingJobs(hour, "one")).isEqualTo(1);
+        assertThat(settledInTurn(store, hour, "one")).isEqualTo(1);
         Job second = strandedWaitingJob(client, database, unfinished);
-        assertThat(store.settleWaitingJobs(hour, "other")).as("another's turn within the hour").isZero();
+        assertThat(store.takeSettleTurn(hour, "other")).as("another's turn within the hour").isFalse();
         assertThat(client.get(second.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
-        assertThat(store.settleWaitingJobs(hour, "one")).as("its own turn again").isEqualTo(1);
+        assertThat(settledInTurn(store, hour, "one")).as("its own turn again").isEqualTo(1);
         Job third = strandedWaitingJob(client, database, unfinished);
-        assertThat(store.settleWaitingJobs(Duration.ZERO, "other")).isEqualTo(1);
+        assertThat(settledInTurn(store, Duration.ZERO, "other")).isEqualTo(1);
 
         for (Job stranded : List.of(first, second, third)) {
             assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
         }
+    }
+
+    /** What a reaper settles in a run: nothing unless it takes the turn. */
+    private static int settledInTurn(JobStore store, Duration interval, String worker) {
+        return store.takeSettleTurn(interval, worker) ? store.settleWaitingJobs(worker) : 0;
+    }
+
+    /**
+     * A turn dated ahead of the database's clock (the clock was set back since) by more than an
+     * interval is stale: another process takes it. One dated ahead by less (a turn another process
+     * took while this one's statement, started a little earlier, waited for it) is not.
+     */
+    @Test
+    void aTurnDatedMoreThanAnIntervalAheadIsStale() {
+        Skiplock client = client();
+        JobStore store = new JobStore(client.dataSource(), driver(client));
+        String now = database.name().equals("postgres") ? "now()" : "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
+        String minute = database.name().equals("postgres") ? "interval '1 minute'" : "60000";
+        Jdbc.update(client.dataSource(), "INSERT INTO skiplock_maintenance_turns (task, taken_at, taken_by)"
+                + " VALUES ('settle_waiting_jobs', " + now + " + 30 * " + minute + ", 'one')");
+
+        assertThat(store.takeSettleTurn(Duration.ofHours(1), "other")).as("half an hour ahead, interval an hour").isFalse();
+        assertThat(store.takeSettleTurn(Duration.ofMinutes(10), "other")).as("half an hour ahead, interval ten minutes")
+                .isTrue();
     }
 
     /** A turn whose search failed is given back: another process takes it within its interval. */
@@ -261,19 +285,36 @@ abstract class DependencyRaceContract extends ContractBase {
                 }), driver(client));
         Duration hour = Duration.ofHours(1);
 
-        assertThatThrownBy(() -> failing.settleWaitingJobs(hour, "one")).isInstanceOf(RuntimeException.class);
+        assertThat(failing.takeSettleTurn(hour, "one")).isTrue();
+        assertThatThrownBy(() -> failing.settleWaitingJobs("one")).isInstanceOf(RuntimeException.class);
         assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
 
-        assertThat(new JobStore(client.dataSource(), driver(client)).settleWaitingJobs(hour, "other")).isEqualTo(1);
+        assertThat(settledInTurn(new JobStore(client.dataSource(), driver(client)), hour, "other")).isEqualTo(1);
         assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
     }
 
     /**
-     * One search finds at most 1,000 jobs; a turn searches again while a search finds that many, so
-     * 1,500 jobs stranded by one enqueue are all settled in one turn.
+     * A worker whose turn cannot be taken (every take of it fails here, as for a role without
+     * rights on the turns table) still searches: its reaper settles a stranded job.
      */
     @Test
-    void aTurnSettlesMoreJobsThanOneSearchFinds() {
+    void aReaperThatCannotTakeTheTurnSearchesAnyway() {
+        Skiplock client = client();
+        Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
+        Job stranded = strandedWaitingJob(client, database, unfinished);
+
+        started(Skiplock.builder().dataSource(BeforeStatement.failing(client.dataSource(),
+                statement(client, "take_maintenance_turn"))).config(fastConfig().queue("other", 1).build()));
+
+        assertThat(awaitStatus(client, stranded.id(), JobStatus.QUEUED).lastError()).isNull();
+    }
+
+    /**
+     * One search finds at most 1,000 jobs; a settle searches again from the last one found while a
+     * search finds that many, so 1,500 jobs stranded by one enqueue are all settled at once.
+     */
+    @Test
+    void aSettleSettlesMoreJobsThanOneSearchFinds() {
         Skiplock client = client();
         Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
         Job finished = client.enqueue(JobRequest.of("work", new Work("finished")).withQueue("parking"));
@@ -284,31 +325,26 @@ abstract class DependencyRaceContract extends ContractBase {
         Jdbc.update(client.dataSource(), "UPDATE skiplock_job_dependencies SET depends_on = ? WHERE depends_on = ?",
                 database.id(finished.id()), database.id(unfinished.id()));
 
-        assertThat(new JobStore(client.dataSource(), driver(client)).settleWaitingJobs(Duration.ZERO, "reaper"))
-                .isEqualTo(1_500);
+        assertThat(new JobStore(client.dataSource(), driver(client)).settleWaitingJobs("reaper")).isEqualTo(1_500);
         assertThat(Jdbc.query(client.dataSource(), "SELECT count(*) FROM skiplock_jobs WHERE status = 'waiting'",
                 row -> row.getLong(1))).containsExactly(0L);
     }
 
     /**
      * Two processes asking for the settle's turn at once: the second waits for the first's
-     * uncommitted turn, then finds it taken and does not search; both when the first takes the
-     * first turn ever (an insert) and when it takes it again after an hour (an update).
+     * uncommitted turn, then finds it taken; both when the first takes the first turn ever (an
+     * insert) and when it takes it again after an hour (an update).
      */
     @Test
     void aTurnTakenWhileAnotherProcessAsksForItIsTakenOnce() throws Exception {
         assumeThat(database.concurrentWriters()).as("%s has one writer at a time", database.name()).isTrue();
         Skiplock client = client();
-        Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
-        Job stranded = strandedWaitingJob(client, database, unfinished);
 
         secondAskerFindsTheTurnTaken(client, "INSERT INTO skiplock_maintenance_turns (task, taken_at, taken_by)"
                 + " VALUES ('settle_waiting_jobs', now(), 'first')");
         Jdbc.update(client.dataSource(), "UPDATE skiplock_maintenance_turns SET taken_at = now() - interval '2 hours'");
         secondAskerFindsTheTurnTaken(client,
                 "UPDATE skiplock_maintenance_turns SET taken_at = now(), taken_by = 'first'");
-
-        assertThat(client.get(stranded.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
     }
 
     /** Runs {@code firstTurn} in a transaction; a store asks for the turn as another worker meanwhile and gets none. */
@@ -317,11 +353,11 @@ abstract class DependencyRaceContract extends ContractBase {
         try (Connection first = client.dataSource().getConnection()) {
             first.setAutoCommit(false);
             Transactions.update(first, firstTurn);
-            CompletableFuture<Integer> second = CompletableFuture.supplyAsync(
-                    () -> store.settleWaitingJobs(Duration.ofHours(1), "second"));
+            CompletableFuture<Boolean> second = CompletableFuture.supplyAsync(
+                    () -> store.takeSettleTurn(Duration.ofHours(1), "second"));
             Transactions.awaitBlocked(client.dataSource(), "skiplock_maintenance_turns", second);
             first.commit();
-            assertThat(second.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isZero();
+            assertThat(second.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isFalse();
         }
     }
 

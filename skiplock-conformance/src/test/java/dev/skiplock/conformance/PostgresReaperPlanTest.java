@@ -21,8 +21,9 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every worker's reaper searches the waiting jobs to settle (find_settleable_jobs, settle_waiting_jobs
- * in one statement until the search became a read of its own), mostly to find nothing. On a drained
+ * The reaper whose turn it is searches the waiting jobs to settle (find_settleable_jobs,
+ * settle_waiting_jobs in one statement until the search became a read of its own), mostly to find
+ * nothing. On a drained
  * table without fresh statistics PostgreSQL planned it past jit_above_cost and compiled its plan at
  * each run (issue #12: four reaper runs, 878 ms of JIT, pg_stat_statements), so the search runs with
  * JIT off for its transaction only. PostgreSQL alone: SQLite has no JIT.

@@ -10,7 +10,6 @@ import dev.skiplock.internal.store.JobStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
@@ -35,7 +34,7 @@ class SqliteSettleTest extends ContractBase {
      * A second connection writes a job's row, without waiting for the lock, at the settle's
      * thousandth virtual machine step within one step of a statement (a progress handler on the
      * settle's connection: inside the search, which walks a thousand waiting jobs before it finds
-     * the stranded one; the turn's statement before it takes far fewer); the stranded job is
+     * the stranded one); the stranded job is
      * settled after. Before the search was a read of its own, the write found the database locked.
      */
     @Test
@@ -66,7 +65,7 @@ class SqliteSettleTest extends ContractBase {
             });
             try {
                 JobStore store = new JobStore(OneConnection.lending(settling), FastPathContract.driver(client));
-                settled = store.settleWaitingJobs(Duration.ZERO, "reaper");
+                settled = store.settleWaitingJobs("reaper");
             } finally {
                 ProgressHandler.clearHandler(sqlite);
             }

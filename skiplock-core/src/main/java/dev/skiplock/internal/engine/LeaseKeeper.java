@@ -126,6 +126,34 @@ final class LeaseKeeper {
         }
     }
 
+    /**
+     * Settles waiting jobs whose dependencies finished unseen, when this worker takes the turn. A
+     * turn that cannot be taken (a role without rights on the turns table, migration 0026) does not
+     * stop the search, as it did not before turns; a failure is logged, never stops the rest of the
+     * reaper's run (the fold and the gauges do not depend on it), and the next run tries again.
+     */
+    private void settle() {
+        boolean turn;
+        try {
+            turn = store.takeSettleTurn(config.reaperInterval(), config.workerId());
+        } catch (RuntimeException e) {
+            LOG.warn("could not take the settle's turn, searching for waiting jobs to settle anyway: {}", e.getMessage());
+            turn = true;
+        }
+        if (!turn) {
+            return;
+        }
+        try {
+            int settled = store.settleWaitingJobs(config.workerId());
+            if (settled > 0) {
+                LOG.info("settled {} waiting jobs whose dependencies finished while they were being enqueued", settled);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("could not settle waiting jobs: {}{}", e.getMessage(), e.getSuppressed().length == 0 ? ""
+                    : " (nor give the turn back: " + e.getSuppressed()[0].getMessage() + ")");
+        }
+    }
+
     /** Marks this worker stopped in the registry; no heartbeat leaves its row live after this. */
     void stopWorker() {
         stopped = true;
@@ -148,9 +176,8 @@ final class LeaseKeeper {
      * Clears expired leases and tells this node's claimers of those queues (other nodes learn it by
      * notification, and every claimer also looks for orphans once per poll interval however busy
      * it is, or at its next free slot when every slot is taken); then settles waiting jobs whose
-     * dependencies finished unseen (when it takes the turn: no other process took it within this
-     * interval), folds the counts table and, when meters are published, refreshes the gauges read
-     * from the database.
+     * dependencies finished unseen (when it takes the turn: {@link #settle}), folds the counts
+     * table and, when meters are published, refreshes the gauges read from the database.
      */
     private void reap() {
         Map<String, Integer> orphans = store.reapExpiredLeases();
@@ -160,16 +187,7 @@ final class LeaseKeeper {
             LOG.info("reaper cleared {} expired leases", reaped);
             orphans.keySet().forEach(parts.claimers()::orphansAvailable);
         }
-        try {
-            int settled = store.settleWaitingJobs(config.reaperInterval(), config.workerId());
-            if (settled > 0) {
-                LOG.info("settled {} waiting jobs whose dependencies finished while they were being enqueued", settled);
-            }
-        } catch (RuntimeException e) {
-            // the fold and the gauges below do not depend on it (a role without rights on a newer
-            // table, a statement timeout over many waiting jobs): the next turn tries again
-            LOG.warn("could not settle waiting jobs: {}", e.getMessage());
-        }
+        settle();
         store.compactJobCounts(config.reaperInterval());
         if (parts.counters().publishing()) {
             parts.counters().refreshGauges(store.countJobs(null), workers.listWorkers(config.heartbeatInterval().toMillis())

@@ -50,7 +50,7 @@ public final class JobStore {
     static final String SETTLE_TURN = "settle_waiting_jobs";
     /** The most jobs one search finds: find_settleable_jobs' LIMIT. */
     static final int SETTLE_BATCH = 1_000;
-    /** Searches a turn at most, while each finds a full batch: up to 10,000 jobs settled a turn. */
+    /** Searches a settle makes at most, while each finds a full batch: up to 10,000 jobs settled a turn. */
     static final int SETTLE_ROUNDS = 10;
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs");
@@ -442,31 +442,39 @@ public final class JobStore {
     }
 
     /**
-     * Queues (or fails) waiting jobs whose dependencies all finished; returns how many changed.
-     * Every worker's reaper calls it, every {@code interval}, as {@code worker}; it searches only
-     * when it takes the turn ({@code take_maintenance_turn}: no other process took it within this
-     * interval), since the search reads every waiting job, mostly to find nothing. The search is a
-     * read of its own ({@code find_settleable_jobs}, with JIT off: {@link SqlRunner#readWithoutJit}),
-     * and only what it finds is settled, read again by the statement that settles it; while a search
-     * finds a full batch, another follows, up to {@value #SETTLE_ROUNDS} a turn. A turn whose work
-     * fails is given back. {@link Duration#ZERO}: search now.
+     * Takes this worker's turn at the settle's search ({@code take_maintenance_turn}): true when
+     * {@code worker} took it last, or no other process took it within {@code interval}, or its time
+     * lies more than that ahead of the database's clock. Every worker's reaper asks, every {@code
+     * interval}; the search reads every waiting job, mostly to find nothing, so the processes
+     * sharing a database search about once an interval between them. {@link Duration#ZERO}: take it.
      */
-    public int settleWaitingJobs(Duration interval, String worker) {
-        if (sql.query("take_maintenance_turn", Params.of("task", SETTLE_TURN, "worker", worker,
-                "interval_ms", interval.toMillis()), row -> row.getString("task")).isEmpty()) {
-            return 0;
-        }
+    public boolean takeSettleTurn(Duration interval, String worker) {
+        return !sql.query("take_maintenance_turn", Params.of("task", SETTLE_TURN, "worker", worker,
+                "interval_ms", interval.toMillis()), row -> row.getString("task")).isEmpty();
+    }
+
+    /**
+     * Queues (or fails) waiting jobs whose dependencies all finished; returns how many changed. The
+     * search is a read of its own ({@code find_settleable_jobs}, with JIT off: {@link
+     * SqlRunner#readWithoutJit}), and only what it finds is settled, read again by the statement
+     * that settles it; while a search finds a full batch, another follows from the last id it found,
+     * up to {@value #SETTLE_ROUNDS}. If it fails, {@code worker}'s turn is given back, so that a
+     * process failing at it does not keep the others from it.
+     */
+    public int settleWaitingJobs(String worker) {
         try {
             int settled = 0;
+            String after = new UUID(0, 0).toString();
             for (int round = 0; round < SETTLE_ROUNDS; round++) {
-                List<String> settleable = sql.readWithoutJit("find_settleable_jobs", Params.of(),
+                List<String> settleable = sql.readWithoutJit("find_settleable_jobs", Params.of("after", after),
                         row -> row.getString("id"));
-                int now = settleable.isEmpty() ? 0
-                        : sql.query("settle_waiting_jobs", Params.of("ids", Json.write(settleable)), row -> 1).size();
-                settled += now;
-                if (settleable.size() < SETTLE_BATCH || now == 0) {
-                    return settled;
+                if (!settleable.isEmpty()) {
+                    settled += sql.query("settle_waiting_jobs", Params.of("ids", Json.write(settleable)), row -> 1).size();
                 }
+                if (settleable.size() < SETTLE_BATCH) {
+                    break;
+                }
+                after = settleable.getLast();
             }
             return settled;
         } catch (RuntimeException e) {

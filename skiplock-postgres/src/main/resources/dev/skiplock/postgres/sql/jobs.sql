@@ -818,7 +818,7 @@ WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed
 -- The dependencies of jobs being enqueued, read without a lock: a lock held until the caller's
 -- transaction commits would stall the worker finishing a dependency (its whole completion batch
 -- and heartbeat). A dependency that finishes before the enqueue commits does not see the new
--- dependency rows; settle_waiting_jobs releases (or fails) such a job at the next reaper run.
+-- dependency rows; settle_waiting_jobs releases (or fails) such a job at the reaper's next search.
 SELECT id, status FROM skiplock_jobs
 WHERE tenant = :tenant AND id IN (SELECT CAST(value AS uuid) FROM jsonb_array_elements_text(CAST(:ids AS jsonb)))
 
@@ -829,13 +829,15 @@ SELECT e.job_id, e.depends_on FROM jsonb_to_recordset(CAST(:edges AS jsonb)) AS 
 -- name: take_maintenance_turn
 -- The reaper's turn at :task (migration 0026): taken, and the task's row returned, when :worker
 -- took it last, or no process took it within the last :interval_ms (the caller's reaper interval),
--- or its time lies ahead (the database's clock was set back); else no row. Two processes asking at
--- once: the second waits for the first's row lock, then re-checks the row the first wrote.
+-- or its time lies more than that ahead (the database's clock was set back); else no row. Two
+-- processes asking at once: the second waits for the first's row lock, then re-checks the row the
+-- first wrote, whose time may lie a little after the second's now() (the start of its statement,
+-- taken before it waited): only a time more than an interval ahead is stale.
 INSERT INTO skiplock_maintenance_turns AS turns (task, taken_at, taken_by) VALUES (:task, now(), :worker)
 ON CONFLICT (task) DO UPDATE SET taken_at = excluded.taken_at, taken_by = excluded.taken_by
 WHERE turns.taken_by = excluded.taken_by
    OR turns.taken_at <= excluded.taken_at - CAST(:interval_ms AS bigint) * interval '1 millisecond'
-   OR turns.taken_at > excluded.taken_at
+   OR turns.taken_at > excluded.taken_at + CAST(:interval_ms AS bigint) * interval '1 millisecond'
 RETURNING task
 
 -- name: give_back_maintenance_turn
@@ -850,12 +852,13 @@ WHERE task = :task AND taken_by = :worker
 -- cancelled. The dependency trigger releases such a job at once; this finds one whose dependency
 -- finished while its enqueue was still uncommitted. Walks skiplock_jobs_waiting and reads every waiting job's
 -- dependencies, mostly to find nothing; locks nothing: settle_waiting_jobs settles what it finds.
+-- From the id :after on (the zero UUID first, then the last id of the search before, in one turn).
 -- The failed dependency is looked for by a scalar subquery per waiting job, as when this search
 -- was part of settle_waiting_jobs: as an EXISTS, PostgreSQL may plan it as one hashed read of every
 -- dependency row joined to every failed, timed out or cancelled job, found by reading the whole of
 -- skiplock_jobs_history_status (its tenant leads), which the history makes large.
 SELECT w.id FROM skiplock_jobs AS w
-WHERE w.status = 'waiting'
+WHERE w.status = 'waiting' AND w.id > CAST(:after AS uuid)
   AND ((SELECT 1 FROM skiplock_job_dependencies AS d
         JOIN skiplock_jobs AS p ON p.id = d.depends_on
         WHERE d.job_id = w.id AND p.status IN ('failed', 'timed_out', 'cancelled')
