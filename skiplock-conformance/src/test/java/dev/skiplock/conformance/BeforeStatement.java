@@ -39,20 +39,19 @@ final class BeforeStatement {
     }
 
     private static DataSource onPrepare(DataSource pool, String sql, Action action) {
-        return (DataSource) Proxy.newProxyInstance(BeforeStatement.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
-                    Object result = call(pool, method, args);
-                    if (!(result instanceof Connection connection)) {
-                        return result;
-                    }
-                    return Proxy.newProxyInstance(BeforeStatement.class.getClassLoader(), new Class<?>[] {Connection.class},
-                            (lent, called, given) -> {
-                                if (called.getName().equals("prepareStatement") && sql.equals(given[0])) {
-                                    action.run();
-                                }
-                                return call(connection, called, given);
-                            });
-                });
+        ClassLoader loader = BeforeStatement.class.getClassLoader();
+        return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+            Object result = call(pool, method, args);
+            if (!(result instanceof Connection connection)) {
+                return result;
+            }
+            return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class}, (lent, called, given) -> {
+                if (called.getName().equals("prepareStatement") && sql.equals(given[0])) {
+                    action.run();
+                }
+                return call(connection, called, given);
+            });
+        });
     }
 
     private static Object call(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {

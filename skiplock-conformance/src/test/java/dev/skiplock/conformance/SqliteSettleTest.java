@@ -34,8 +34,8 @@ class SqliteSettleTest extends ContractBase {
      * A second connection writes a job's row, without waiting for the lock, at the settle's
      * thousandth virtual machine step within one step of a statement (a progress handler on the
      * settle's connection: inside the search, which walks a thousand waiting jobs before it finds
-     * the stranded one); the stranded job is
-     * settled after. Before the search was a read of its own, the write found the database locked.
+     * the stranded one); the stranded job is settled after. Before the search was a read of its
+     * own, the write found the database locked.
      */
     @Test
     void aWriterCommitsWhileTheSettleSearchesTheWaitingJobs() throws Exception {

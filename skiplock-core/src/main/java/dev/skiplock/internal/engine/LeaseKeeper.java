@@ -135,7 +135,7 @@ final class LeaseKeeper {
     private void settle() {
         boolean turn;
         try {
-            turn = store.takeSettleTurn(config.reaperInterval(), config.workerId());
+            turn = store.takeMaintenanceTurn(config.reaperInterval(), config.workerId());
         } catch (RuntimeException e) {
             LOG.warn("could not take the settle's turn, searching for waiting jobs to settle anyway: {}", e.getMessage());
             turn = true;
@@ -150,7 +150,7 @@ final class LeaseKeeper {
             }
         } catch (RuntimeException e) {
             LOG.warn("could not settle waiting jobs: {}{}", e.getMessage(), e.getSuppressed().length == 0 ? ""
-                    : " (nor give the turn back: " + e.getSuppressed()[0].getMessage() + ")");
+                    : " (giving the turn back failed too: " + e.getSuppressed()[0].getMessage() + ")");
         }
     }
 

@@ -448,7 +448,7 @@ public final class JobStore {
      * interval}; the search reads every waiting job, mostly to find nothing, so the processes
      * sharing a database search about once an interval between them. {@link Duration#ZERO}: take it.
      */
-    public boolean takeSettleTurn(Duration interval, String worker) {
+    public boolean takeMaintenanceTurn(Duration interval, String worker) {
         return !sql.query("take_maintenance_turn", Params.of("task", SETTLE_TURN, "worker", worker,
                 "interval_ms", interval.toMillis()), row -> row.getString("task")).isEmpty();
     }
