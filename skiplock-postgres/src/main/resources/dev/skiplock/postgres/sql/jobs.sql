@@ -850,9 +850,10 @@ WHERE task = :task AND taken_by = :worker
 -- The backstop of dependency release, run by the reaper whose turn it is: the waiting jobs (up to
 -- 1,000, by id) whose dependencies all succeeded, or one of which failed, timed out or was
 -- cancelled. The dependency trigger releases such a job at once; this finds one whose dependency
--- finished while its enqueue was still uncommitted. Walks skiplock_jobs_waiting and reads every waiting job's
--- dependencies, mostly to find nothing; locks nothing: settle_waiting_jobs settles what it finds.
--- From the id :after on (the zero UUID first, then the last id of the search before, in one turn).
+-- finished while its enqueue was still uncommitted. Walks skiplock_jobs_waiting and reads every
+-- waiting job's dependencies, mostly to find nothing; locks nothing: settle_waiting_jobs settles
+-- what it finds. From the id :after on (the zero UUID first, then the last id the search before
+-- found, in one settle).
 -- The failed dependency is looked for by a scalar subquery per waiting job, as when this search
 -- was part of settle_waiting_jobs: as an EXISTS, PostgreSQL may plan it as one hashed read of every
 -- dependency row joined to every failed, timed out or cancelled job, found by reading the whole of
