@@ -201,7 +201,8 @@ abstract class MetricsContract extends ContractBase {
     /**
      * The four statements that set or end running (claim, completion, release at shutdown, unclaim
      * of a claim whose answer was lost) keep the counts and the finishes per minute, for jobs of two
-     * tenants moved by one statement. The release and the unclaim are covered nowhere else.
+     * tenants moved by one statement, and a completion's for jobs of two queues too, with the
+     * dependents it releases in two more. The release and the unclaim are covered nowhere else.
      */
     @Test
     void theStatementsThatSetOrEndRunningKeepTheCounts() {
@@ -210,21 +211,39 @@ abstract class MetricsContract extends ContractBase {
         for (int i = 0; i < 12; i++) {
             skiplock.tenant(i % 2 == 0 ? "north" : "south").enqueue(JobRequest.of("ok", new Work("w" + i)));
         }
+        for (int i = 0; i < 4; i++) {
+            skiplock.tenant(i % 2 == 0 ? "north" : "south").enqueue(JobRequest.of("ok", new Work("o" + i)).withQueue("other"));
+        }
         UUID token = UUID.randomUUID();
         List<Claimed> claimed = store.claimJobs(new ClaimParams("default", "worker-1", "host-1", token, 60_000, "[]"), 12);
         assertThat(claimed).hasSize(12);
-        assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock)).containsEntry("default/running", 12L);
+        List<Claimed> others = store.claimJobs(new ClaimParams("other", "worker-1", "host-1", UUID.randomUUID(), 60_000,
+                "[]"), 4);
+        assertThat(others).extracting(job -> job.job().tenant()).containsExactly("north", "south", "north", "south");
+        assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock))
+                .containsEntry("default/running", 12L).containsEntry("other/running", 4L);
+        assertThat(countedPerTenant(skiplock)).isEqualTo(countedOverTheJobsPerTenant(skiplock));
+        // Each tenant's dependent, in a queue of its own, waits for one of the successes below
+        Job laterOfNorth = skiplock.tenant("north").enqueue(JobRequest.of("ok", new Work("later")).withQueue("later")
+                .withDependsOn(List.of(claimed.getFirst().job().id())));
+        Job afterOfSouth = skiplock.tenant("south").enqueue(JobRequest.of("ok", new Work("after")).withQueue("after")
+                .withDependsOn(List.of(others.get(1).job().id())));
+        assertThat(List.of(laterOfNorth.status(), afterOfSouth.status())).containsOnly(JobStatus.WAITING);
 
-        // Completions of both tenants in one statement: succeeded, failed, a retry, a cancel
+        // Completions of both tenants and both queues in one statement: succeeded, failed, a retry, a cancel
         assertThat(claimed.subList(0, 8)).extracting(job -> job.job().tenant()).contains("north", "south");
         List<JobStatus> outcomes = List.of(JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.QUEUED, JobStatus.CANCELLED);
         List<Completion> completions = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             completions.add(new Completion(claimed.get(i).lease(), outcomes.get(i % 4), 0, null, null, 0));
         }
-        assertThat(store.completeJobs(completions)).hasSize(8);
+        others.forEach(job -> completions.add(new Completion(job.lease(), JobStatus.SUCCEEDED, 0, null, null, 0)));
+        assertThat(store.completeJobs(completions)).hasSize(12);
         assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock))
-                .containsEntry("default/running", 4L).containsEntry("default/queued", 2L);
+                .containsEntry("default/running", 4L).containsEntry("default/queued", 2L)
+                .containsEntry("other/succeeded", 4L).containsEntry("later/queued", 1L).containsEntry("after/queued", 1L);
+        assertThat(countedPerTenant(skiplock)).isEqualTo(countedOverTheJobsPerTenant(skiplock))
+                .containsEntry("north/other/succeeded", 2L).containsEntry("south/other/succeeded", 2L);
 
         // Two released at shutdown, the claim of the last two given back
         assertThat(store.releaseJobs(List.of(claimed.get(8).lease(), claimed.get(9).lease()))).isEqualTo(2);
@@ -232,10 +251,19 @@ abstract class MetricsContract extends ContractBase {
         assertThat(countedAllTenants(skiplock)).isEqualTo(countedOverTheJobs(skiplock))
                 .doesNotContainKey("default/running").containsEntry("default/queued", 6L);
 
-        // Finished in the last two minutes: two successes, two failures and two cancels
+        // Finished in the last two minutes: two successes, two failures and two cancels; four successes
         Map<String, QueueActivity> activity = skiplock.activityAllTenants().stream()
                 .collect(Collectors.toMap(QueueActivity::queue, queue -> queue));
         assertThat(finishedLately(activity.get("default"))).isEqualTo(6);
+        assertThat(finishedLately(activity.get("other"))).isEqualTo(4);
+        // north's two successes of default, south's two failures and two cancels; two each of other
+        Map<String, Long> finishedPerTenant = new TreeMap<>();
+        for (String tenant : List.of("north", "south")) {
+            skiplock.tenant(tenant).activity().forEach(queue -> finishedPerTenant.put(tenant + "/" + queue.queue(),
+                    finishedLately(queue)));
+        }
+        assertThat(finishedPerTenant).containsEntry("north/default", 2L).containsEntry("south/default", 4L)
+                .containsEntry("north/other", 2L).containsEntry("south/other", 2L);
     }
 
     /**
@@ -324,6 +352,24 @@ abstract class MetricsContract extends ContractBase {
     static Map<String, Long> counted(Skiplock skiplock) {
         return skiplock.count().stream().collect(Collectors.toMap(
                 count -> count.queue() + "/" + count.status().wireName(), QueueCount::jobs, Long::sum, TreeMap::new));
+    }
+
+    /** The counts of the tenants north and south, by tenant, queue and status. */
+    private static Map<String, Long> countedPerTenant(Skiplock skiplock) {
+        Map<String, Long> counts = new TreeMap<>();
+        for (String tenant : List.of("north", "south")) {
+            skiplock.tenant(tenant).count().forEach(count -> counts.merge(
+                    tenant + "/" + count.queue() + "/" + count.status().wireName(), count.jobs(), Long::sum));
+        }
+        return counts;
+    }
+
+    /** The jobs of every tenant, by tenant, queue and status. */
+    private static Map<String, Long> countedOverTheJobsPerTenant(Skiplock skiplock) {
+        Map<String, Long> counts = new TreeMap<>();
+        Jdbc.query(skiplock.dataSource(), "SELECT tenant, queue, status, count(*) FROM skiplock_jobs GROUP BY tenant, queue, status",
+                row -> counts.put(row.getString(1) + "/" + row.getString(2) + "/" + row.getString(3), row.getLong(4)));
+        return counts;
     }
 
     static Map<String, Long> countedOverTheJobs(Skiplock skiplock) {

@@ -1,16 +1,15 @@
 package dev.skiplock.internal.store;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import dev.skiplock.Job;
 import dev.skiplock.internal.Json;
-import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * What a database's status triggers do for every other change, done by the store for the hot path
@@ -38,9 +37,7 @@ final class HotPathBookkeeping {
             return; // a claim that found nothing changes no page: its commit writes nothing
         }
         passEventSeqs(transaction, jobs.size());
-        String changed = json(jobs.stream().map(job -> new Changed(job.id(), job.attempt(), null, job.tenant(), job.queue(),
-                job.startedAt().toEpochMilli())).toList());
-        counted(transaction, changed, "queued", "running");
+        counted(transaction, groups(jobs, Job::tenant, Job::queue), "queued", "running");
     }
 
     /**
@@ -57,16 +54,15 @@ final class HotPathBookkeeping {
         }
         // Past the whole batch: an outcome's seq is its place in it, and a stale one leaves its place unused.
         passEventSeqs(transaction, count);
-        String changed = json(succeeded);
-        counted(transaction, changed, "running", "succeeded");
-        sql.update(transaction, "count_finishes", Params.of("jobs", changed));
+        String groups = groups(succeeded, Changed::tenant, Changed::queue);
+        counted(transaction, groups, "running", "succeeded");
+        sql.update(transaction, "count_finishes", Params.of("groups", groups));
         // One statement ends every success of the batch, so they share its time.
-        List<Changed> released = sql.query(transaction, "release_dependents", Params.of("jobs", changed,
+        List<Changed> released = sql.query(transaction, "release_dependents", Params.of("ids", ids(succeeded),
                 "at", succeeded.getFirst().atMillis()), this::released);
         if (!released.isEmpty()) {
-            String queued = json(released);
-            sql.update(transaction, "insert_status_events", Params.of("jobs", queued, "status", "queued"));
-            counted(transaction, queued, "waiting", "queued");
+            sql.update(transaction, "insert_status_events", Params.of("jobs", events(released), "status", "queued"));
+            counted(transaction, groups(released, Changed::tenant, Changed::queue), "waiting", "queued");
         }
         return succeeded.stream().map(job -> new HeldAttempt(job.id(), job.attempt(), job.token())).toList();
     }
@@ -82,8 +78,8 @@ final class HotPathBookkeeping {
         }
     }
 
-    private void counted(Connection transaction, String changed, String from, String to) {
-        sql.update(transaction, "count_status_changes", Params.of("jobs", changed, "from_status", from,
+    private void counted(Connection transaction, String groups, String from, String to) {
+        sql.update(transaction, "count_status_changes", Params.of("groups", groups, "from_status", from,
                 "to_status", to));
     }
 
@@ -102,25 +98,32 @@ final class HotPathBookkeeping {
                 row.getString("tenant"), row.getString("queue"), row.getLong("at"));
     }
 
-    /** {@code :jobs}: id, attempt, tenant and queue of each job, in order. */
-    private static String json(List<Changed> jobs) {
-        StringWriter text = new StringWriter(jobs.size() * 100);
-        try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(text)) {
-            json.writeStartArray();
-            for (Changed job : jobs) {
-                json.writeStartObject();
-                json.writeStringField("id", job.id().toString());
-                json.writeNumberField("attempt", job.attempt());
-                json.writeStringField("tenant", job.tenant());
-                json.writeStringField("queue", job.queue());
-                json.writeNumberField("at", job.atMillis());
-                json.writeEndObject();
-            }
-            json.writeEndArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    /** {@code :groups}: how many of {@code jobs} each tenant and queue has, one element per group. */
+    private static <T> String groups(List<T> jobs, Function<T, String> tenant, Function<T, String> queue) {
+        Map<List<String>, Integer> counts = new LinkedHashMap<>();
+        for (T job : jobs) {
+            counts.merge(List.of(tenant.apply(job), queue.apply(job)), 1, Integer::sum);
         }
-        return text.toString();
+        return Json.write(counts.entrySet().stream()
+                .map(group -> new Group(group.getKey().get(0), group.getKey().get(1), group.getValue())).toList());
+    }
+
+    /** {@code :ids}: the jobs' ids, in order. */
+    private static String ids(List<Changed> jobs) {
+        return Json.write(jobs.stream().map(job -> job.id().toString()).toList());
+    }
+
+    /** {@code :jobs}: id, attempt and the time of the change of each job, in order. */
+    private static String events(List<Changed> jobs) {
+        return Json.write(jobs.stream().map(job -> new Event(job.id().toString(), job.attempt(), job.atMillis())).toList());
+    }
+
+    /** An element of {@code :groups}: a tenant's queue and how many jobs it has. */
+    private record Group(String tenant, String queue, int jobs) {
+    }
+
+    /** An element of {@code :jobs}. */
+    private record Event(String id, int attempt, long at) {
     }
 
     /**
