@@ -10,9 +10,9 @@ import java.util.Map;
 
 /**
  * A batch of outcomes as {@code complete_jobs} takes them: one array per field where the dialect
- * takes arrays (PostgreSQL), else a JSON array of objects ({@code :completions}, also the form of
- * SQLite's {@code complete_successes}). Both are written straight from the outcomes: on the hot
- * path, a JSON tree per outcome cost more than the write.
+ * takes arrays (PostgreSQL), else a JSON array of objects ({@code :completions}); and a batch of
+ * successes as SQLite's {@code complete_successes} takes them ({@link #successes}). All are written
+ * straight from the outcomes: on the hot path, a JSON tree per outcome cost more than the write.
  */
 final class CompletionParams {
     private CompletionParams() {
@@ -47,6 +47,34 @@ final class CompletionParams {
                 "statuses", new SqlArray("text", statuses), "delays_ms", new SqlArray("int8", delays),
                 "results", new SqlArray("text", results), "errors", new SqlArray("text", errors),
                 "extra_attempts", new SqlArray("int4", extraAttempts));
+    }
+
+    /**
+     * {@code successes} (without an error or extra attempts) as SQLite's {@code complete_successes}
+     * reads them: a JSON array of arrays, {@code [id, token, result]}, one per outcome. SQLite parses
+     * an element again for each field it reads, so an element holds only what the statement reads,
+     * without keys: a hundred elements read in 0.14 ms, against 0.43 in {@link #json}'s form.
+     */
+    static String successes(Collection<Completion> successes) {
+        StringWriter text = new StringWriter(successes.size() * 90);
+        try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(text)) {
+            json.writeStartArray();
+            for (Completion success : successes) {
+                json.writeStartArray();
+                json.writeString(success.attempt().id().toString());
+                json.writeString(success.attempt().token().toString());
+                if (success.result() == null) {
+                    json.writeNull();
+                } else {
+                    json.writeTree(success.result());
+                }
+                json.writeEndArray();
+            }
+            json.writeEndArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return text.toString();
     }
 
     /** {@code completions} as a JSON array of objects, one per outcome. */

@@ -41,13 +41,13 @@ final class HotPathBookkeeping {
     }
 
     /**
-     * Writes the {@code count} successes of {@code completionsJson} (complete_jobs' form) on
+     * Writes the {@code count} successes of {@code successesJson} ({@link CompletionParams#successes}) on
      * {@code transaction} and accounts for those applied: running → succeeded, their status events'
      * seqs passed (the rows carry them), a finish each, their dependents released. Returns the
      * leases applied.
      */
-    List<HeldAttempt> completeSuccesses(Connection transaction, String completionsJson, int count) {
-        List<Changed> succeeded = sql.query(transaction, "complete_successes", Params.of("completions", completionsJson),
+    List<HeldAttempt> completeSuccesses(Connection transaction, String successesJson, int count) {
+        List<Changed> succeeded = sql.query(transaction, "complete_successes", Params.of("successes", successesJson),
                 this::completed);
         if (succeeded.isEmpty()) {
             return List.of();

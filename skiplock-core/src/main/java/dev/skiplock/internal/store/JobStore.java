@@ -372,7 +372,7 @@ public final class JobStore {
 
     /**
      * A batch of completions as the statements take them: where the store does the hot path's
-     * bookkeeping, the successes apart (complete_successes' JSON); the others as complete_jobs'
+     * bookkeeping, the successes apart (complete_successes' JSON, {@link CompletionParams#successes}); the others as complete_jobs'
      * parameters. A part without completions is null; {@code successCount}: how many successes it holds.
      */
     private record Batch(String successes, int successCount, Map<String, Object> others) {
@@ -386,10 +386,10 @@ public final class JobStore {
         List<Completion> others = new ArrayList<>();
         for (Completion completion : completions) {
             boolean success = completion.status() == JobStatus.SUCCEEDED && completion.error() == null
-                    && completion.awaitedSignal() == null;
+                    && completion.awaitedSignal() == null && completion.extraAttempts() == 0;
             (success ? successes : others).add(completion);
         }
-        return new Batch(successes.isEmpty() ? null : CompletionParams.json(successes), successes.size(),
+        return new Batch(successes.isEmpty() ? null : CompletionParams.successes(successes), successes.size(),
                 others.isEmpty() ? null : completionParams(others));
     }
 

@@ -20,22 +20,21 @@ UPDATE sqlite_sequence SET seq = seq + :count WHERE name = 'skiplock_job_events'
 RETURNING seq
 
 -- name: complete_successes
--- complete_jobs for outcomes that succeeded without an error (the store sorts them out), naming
+-- complete_jobs for outcomes that succeeded without an error or extra attempts (the store sorts them out), naming
 -- only status: no status trigger fires. last_error and available_at stay as they were, so the
 -- success's event has no message; it is read from the row (migration 0018): finished_seq, the
 -- events' counter plus the outcome's place in the batch (pass_event_seqs then moves the counter
--- past the batch). Returns the leases applied with what the bookkeeping reads.
+-- past the batch). :successes is a JSON array of [id, token, result] (the store's
+-- CompletionParams.successes). Returns the leases applied with what the bookkeeping reads.
 UPDATE skiplock_jobs
 SET status = 'succeeded',
-    max_attempts = skiplock_jobs.max_attempts + c.extra_attempts,
     finished_at = CAST(unixepoch('subsec') * 1000 AS INTEGER),
     finished_seq = (SELECT seq FROM sqlite_sequence WHERE name = 'skiplock_job_events') + c.place,
     result = c.result,
     locked_by = NULL,
     locked_until = NULL
-FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token, NULLIF(value -> '$.result', 'null') AS result,
-             value ->> '$.extra_attempts' AS extra_attempts, key + 1 AS place
-      FROM json_each(:completions)) AS c
+FROM (SELECT value ->> 0 AS id, value ->> 1 AS token, NULLIF(value -> 2, 'null') AS result, key + 1 AS place
+      FROM json_each(:successes)) AS c
 WHERE skiplock_jobs.id = c.id AND skiplock_jobs.lease_token = c.token AND skiplock_jobs.status = 'running'
 RETURNING id, attempt, lease_token AS token, tenant, queue, finished_at AS at
 
