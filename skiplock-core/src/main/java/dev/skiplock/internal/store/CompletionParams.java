@@ -56,19 +56,46 @@ final class CompletionParams {
      * without keys: a hundred elements read in 0.14 ms, against 0.43 in {@link #json}'s form.
      */
     static String successes(Collection<Completion> successes) {
-        StringWriter text = new StringWriter(successes.size() * 90);
+        return array(successes, 90, (json, success) -> {
+            json.writeStartArray();
+            json.writeString(success.attempt().id().toString());
+            json.writeString(success.attempt().token().toString());
+            writeResult(json, success);
+            json.writeEndArray();
+        });
+    }
+
+    /** {@code completions} as a JSON array of objects, one per outcome. */
+    static String json(Collection<Completion> completions) {
+        return array(completions, 120, (json, completion) -> {
+            json.writeStartObject();
+            json.writeStringField("id", completion.attempt().id().toString());
+            json.writeStringField("token", completion.attempt().token().toString());
+            json.writeStringField("status", completion.status().wireName());
+            json.writeNumberField("delay_ms", completion.delayMillis());
+            json.writeFieldName("result");
+            writeResult(json, completion);
+            json.writeStringField("error", completion.error());
+            json.writeNumberField("extra_attempts", completion.extraAttempts());
+            json.writeEndObject();
+        });
+    }
+
+    private static void writeResult(JsonGenerator json, Completion completion) throws IOException {
+        if (completion.result() == null) {
+            json.writeNull();
+        } else {
+            json.writeTree(completion.result());
+        }
+    }
+
+    /** A JSON array of an element per completion, as {@code element} writes it (about {@code bytesEach} long). */
+    private static String array(Collection<Completion> completions, int bytesEach, Element element) {
+        StringWriter text = new StringWriter(completions.size() * bytesEach);
         try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(text)) {
             json.writeStartArray();
-            for (Completion success : successes) {
-                json.writeStartArray();
-                json.writeString(success.attempt().id().toString());
-                json.writeString(success.attempt().token().toString());
-                if (success.result() == null) {
-                    json.writeNull();
-                } else {
-                    json.writeTree(success.result());
-                }
-                json.writeEndArray();
+            for (Completion completion : completions) {
+                element.write(json, completion);
             }
             json.writeEndArray();
         } catch (IOException e) {
@@ -77,31 +104,8 @@ final class CompletionParams {
         return text.toString();
     }
 
-    /** {@code completions} as a JSON array of objects, one per outcome. */
-    static String json(Collection<Completion> completions) {
-        StringWriter text = new StringWriter(completions.size() * 120);
-        try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(text)) {
-            json.writeStartArray();
-            for (Completion completion : completions) {
-                json.writeStartObject();
-                json.writeStringField("id", completion.attempt().id().toString());
-                json.writeStringField("token", completion.attempt().token().toString());
-                json.writeStringField("status", completion.status().wireName());
-                json.writeNumberField("delay_ms", completion.delayMillis());
-                json.writeFieldName("result");
-                if (completion.result() == null) {
-                    json.writeNull();
-                } else {
-                    json.writeTree(completion.result());
-                }
-                json.writeStringField("error", completion.error());
-                json.writeNumberField("extra_attempts", completion.extraAttempts());
-                json.writeEndObject();
-            }
-            json.writeEndArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return text.toString();
+    @FunctionalInterface
+    private interface Element {
+        void write(JsonGenerator json, Completion completion) throws IOException;
     }
 }
