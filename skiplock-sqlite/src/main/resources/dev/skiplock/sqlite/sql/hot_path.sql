@@ -20,12 +20,13 @@ UPDATE sqlite_sequence SET seq = seq + :count WHERE name = 'skiplock_job_events'
 RETURNING seq
 
 -- name: complete_successes
--- complete_jobs for outcomes that succeeded without an error or extra attempts (the store sorts them out), naming
--- only status: no status trigger fires. last_error and available_at stay as they were, so the
--- success's event has no message; it is read from the row (migration 0018): finished_seq, the
--- events' counter plus the outcome's place in the batch (pass_event_seqs then moves the counter
--- past the batch). :successes is a JSON array of [id, token, result] (the store's
--- CompletionParams.successes). Returns the leases applied with what the bookkeeping reads.
+-- complete_jobs for outcomes that succeeded without an error, an awaited signal or extra attempts
+-- (the store sorts them out: JobStore's batch), naming only status: no status trigger fires.
+-- last_error and available_at stay as they were, so the success's event has no message; it is
+-- read from the row (migration 0018): finished_seq, the events' counter plus the outcome's place
+-- in the batch (pass_event_seqs then moves the counter past the batch). :successes is a JSON array
+-- of [id, token, result] (the store's CompletionParams.successes). Returns the leases applied with
+-- what the bookkeeping reads.
 UPDATE skiplock_jobs
 SET status = 'succeeded',
     finished_at = CAST(unixepoch('subsec') * 1000 AS INTEGER),

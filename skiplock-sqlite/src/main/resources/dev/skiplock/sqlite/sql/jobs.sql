@@ -416,7 +416,8 @@ RETURNING id, attempt, lease_token AS token, cancel_requested
 -- name: complete_jobs
 -- Fenced finalize of many jobs in one statement: written only while the job's lease token is the
 -- one the outcome carries. A retry of a job whose cancel was requested becomes cancelled instead.
--- For every outcome but a success (those take complete_successes of hot_path.sql): it names
+-- For every outcome but a plain success (those take complete_successes of hot_path.sql; the store
+-- sorts them out), and for a handler's outcome in its own transaction: it names
 -- bookkept_by_trigger, so the status triggers write its events, counts and dependents' release. A
 -- job queued again (retry, snooze) clears started_seq: the attempt's started event becomes a row
 -- (migration 0018, skiplock_job_events_kept) before the next claim sets it anew.
