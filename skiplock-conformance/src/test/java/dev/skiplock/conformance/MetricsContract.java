@@ -212,7 +212,8 @@ abstract class MetricsContract extends ContractBase {
             skiplock.tenant(i % 2 == 0 ? "north" : "south").enqueue(JobRequest.of("ok", new Work("w" + i)));
         }
         for (int i = 0; i < 4; i++) {
-            skiplock.tenant(i % 2 == 0 ? "north" : "south").enqueue(JobRequest.of("ok", new Work("o" + i)).withQueue("other"));
+            skiplock.tenant(i % 2 == 0 ? "north" : "south")
+                    .enqueue(JobRequest.of("ok", new Work("o" + i)).withQueue("other"));
         }
         UUID token = UUID.randomUUID();
         List<Claimed> claimed = store.claimJobs(new ClaimParams("default", "worker-1", "host-1", token, 60_000, "[]"), 12);
@@ -378,7 +379,8 @@ abstract class MetricsContract extends ContractBase {
     /** The jobs of every tenant, by tenant, queue and status. */
     private static Map<String, Long> countedOverTheJobsPerTenant(Skiplock skiplock) {
         Map<String, Long> counts = new TreeMap<>();
-        Jdbc.query(skiplock.dataSource(), "SELECT tenant, queue, status, count(*) FROM skiplock_jobs GROUP BY tenant, queue, status",
+        Jdbc.query(skiplock.dataSource(),
+                "SELECT tenant, queue, status, count(*) FROM skiplock_jobs GROUP BY tenant, queue, status",
                 row -> counts.put(row.getString(1) + "/" + row.getString(2) + "/" + row.getString(3), row.getLong(4)));
         return counts;
     }

@@ -372,8 +372,9 @@ public final class JobStore {
 
     /**
      * A batch of completions as the statements take them: where the store does the hot path's
-     * bookkeeping, the successes apart (complete_successes' JSON, {@link CompletionParams#successes}); the others as complete_jobs'
-     * parameters. A part without completions is null; {@code successCount}: how many successes it holds.
+     * bookkeeping, the successes apart (complete_successes' JSON, {@link CompletionParams#successes});
+     * the others as complete_jobs' parameters. A part without completions is null;
+     * {@code successCount}: how many successes it holds.
      */
     private record Batch(String successes, int successCount, Map<String, Object> others) {
     }

@@ -61,13 +61,14 @@ WHERE skiplock_job_counts.tenant = c.tenant AND skiplock_job_counts.queue = c.qu
 -- The jobs that finished, per tenant, queue (:groups) and minute: what skiplock_job_counted_finished
 -- adds up. (WHERE true: SQLite's upsert after a SELECT needs a clause before ON CONFLICT.)
 INSERT INTO skiplock_job_throughput (tenant, queue, minute, finished)
-SELECT value ->> '$.tenant', value ->> '$.queue', unixepoch() / 60, value ->> '$.jobs' FROM json_each(:groups) WHERE true
+SELECT value ->> '$.tenant', value ->> '$.queue', unixepoch() / 60, value ->> '$.jobs'
+FROM json_each(:groups) WHERE true
 ON CONFLICT (tenant, queue, minute) DO UPDATE SET finished = finished + excluded.finished
 
 -- name: release_dependents
--- Queues the waiting dependents of the jobs that succeeded (:ids) once all their dependencies have: what
--- skiplock_dependency_finished does for a success, at the successes' time (:at, their finished_at),
--- as that trigger did in their statement. Names only status, so the store accounts for the jobs it
+-- Queues the waiting dependents of the jobs that succeeded (:ids) once all their dependencies
+-- have: what skiplock_dependency_finished does for a success, at the successes' time (:at, their
+-- finished_at), as that trigger did in their statement. Names only status, so the store accounts for the jobs it
 -- returns. A job without dependents costs one probe of skiplock_job_dependencies_on.
 UPDATE skiplock_jobs
 SET status = 'queued', available_at = :at
