@@ -31,6 +31,19 @@ final class BeforeStatement {
         });
     }
 
+    /**
+     * Runs {@code action} once, before {@code sql} is next prepared after the test set {@code armed}
+     * (which it clears): a worker's warm-up, which runs the statement before the test arms it, is left
+     * alone.
+     */
+    static DataSource onceArmed(DataSource pool, String sql, AtomicBoolean armed, Action action) {
+        return onPrepare(pool, sql, () -> {
+            if (armed.compareAndSet(true, false)) {
+                action.run();
+            }
+        });
+    }
+
     /** Preparing {@code sql} fails every time, as a role without rights on its table makes it. */
     static DataSource failing(DataSource pool, String sql) {
         return onPrepare(pool, sql, () -> {

@@ -33,6 +33,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** The client side: bad input, batches, unique keys, listing, tenant isolation, migrations. */
@@ -382,6 +383,9 @@ abstract class ClientContract extends ContractBase {
         driver.bulkCopy().ifPresent(bulkCopy -> tables.put("bulk", JobStore.BULK_STATEMENTS));
         if (driver.dialect().hotPathBookkeptByStore()) {
             tables.put("hot_path", JobStore.HOT_PATH_STATEMENTS);
+        }
+        if (driver.dialect().readsClaimedJobsAfterCommit()) {
+            tables.put("jobs", Stream.concat(JobStore.STATEMENTS.stream(), JobStore.CLAIM_READ_STATEMENTS.stream()).toList());
         }
         tables.forEach((table, statements) -> assertThat(
                 SqlFile.load(driver.resourceRoot() + "/sql/" + table + ".sql").statements().keySet())

@@ -3,12 +3,18 @@ package dev.skiplock.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.skiplock.Job;
 import dev.skiplock.JobOutcome;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
+import dev.skiplock.internal.sql.SqlFile;
+import dev.skiplock.internal.store.ClaimParams;
+import dev.skiplock.internal.store.Claimed;
+import dev.skiplock.internal.store.JobStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Arrays;
@@ -17,13 +23,17 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
  * SQLite writes one transaction at a time: a claim that waits for the write lock counts its free
  * slots once it holds the lock, so the slots freed while it waited go into the same statement
  * (SQLite pays a commit per statement whatever its size; a claimer that counted before waiting took
- * about half of what it could in a drain).
+ * about half of what it could in a drain). The claim holds the lock for its update only: the
+ * claimed jobs' rows are read after its commit ({@code read_claimed_jobs}), and what may happen in
+ * between is forced here by an action of the test run just before that read.
  */
 class SqliteWriteLockClaimTest extends ContractBase {
     record Numbered(int number) {
@@ -77,6 +87,90 @@ class SqliteWriteLockClaimTest extends ContractBase {
         List<String> claimTokens = Jdbc.query(client.dataSource(),
                 "SELECT DISTINCT claim_token FROM skiplock_jobs WHERE kind = 'quick'", row -> row.getString(1));
         assertThat(claimTokens).as("one claim statement took the three quick jobs").hasSize(1);
+    }
+
+    /** Another writer takes the write lock at once (no busy wait) while the claimed jobs are read. */
+    @Test
+    void anotherWriterTakesTheWriteLockWhileTheClaimedJobsAreRead() {
+        Skiplock client = client();
+        Job job = client.enqueue(JobRequest.of("quick", new Numbered(0)));
+        AtomicBoolean wrote = new AtomicBoolean();
+        JobStore store = new JobStore(BeforeStatement.dataSource(client.dataSource(), claimedJobsRead(client), () -> {
+            // busy_timeout 0: SQLITE_BUSY at once, failing the read, if anyone holds the lock
+            try (Connection writer = DriverManager.getConnection(database.url() + "?busy_timeout=0");
+                    Statement statement = writer.createStatement()) {
+                statement.execute("BEGIN IMMEDIATE");
+                statement.execute("COMMIT");
+                wrote.set(true);
+            }
+        }), DependencyRaceContract.driver(client));
+
+        List<Claimed> claimed = store.claimJobs(claimParams(), 10);
+
+        assertThat(wrote).as("a writer took the lock between the claim's commit and the read of its jobs").isTrue();
+        assertThat(claimed).extracting(held -> held.job().id()).containsExactly(job.id());
+        assertThat(claimed.getFirst().job().status()).isEqualTo(JobStatus.RUNNING);
+    }
+
+    /**
+     * A job whose lease changed hands between the claim's commit and the read of its row (a reaper
+     * and another worker's adoption, here as one update) is not read, so its claimer does not run
+     * it beside the worker that holds it now; the claim's other jobs are read as claimed.
+     */
+    @Test
+    void aJobWhoseLeaseChangedHandsBeforeItsRowWasReadIsNotRunByItsClaimer() {
+        Skiplock client = client();
+        Job taken = client.enqueue(JobRequest.of("quick", new Numbered(0)));
+        Job kept = client.enqueue(JobRequest.of("quick", new Numbered(1)));
+        JobStore store = new JobStore(BeforeStatement.dataSource(client.dataSource(), claimedJobsRead(client),
+                () -> database.stealLease(client.dataSource(), taken.id(), "adopter")),
+                DependencyRaceContract.driver(client));
+
+        List<Claimed> claimed = store.claimJobs(claimParams(), 10);
+
+        assertThat(claimed).extracting(held -> held.job().id()).containsExactly(kept.id());
+        Job now = client.get(taken.id()).orElseThrow();
+        assertThat(now.status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(now.lockedBy()).isEqualTo("adopter");
+    }
+
+    /**
+     * A claim whose jobs' rows could not be read after its commit fails as a claim whose answer was
+     * lost does: its jobs are given back at once without using their attempt, and run from the
+     * next claim (not adopted once their lease ran out).
+     */
+    @Test
+    void aClaimWhoseJobsCouldNotBeReadGivesThemBackWithoutUsingTheirAttempts() {
+        Skiplock client = client();
+        AtomicBoolean armed = new AtomicBoolean();
+        DataSource failingOnce = BeforeStatement.onceArmed(client.dataSource(), claimedJobsRead(client), armed, () -> {
+            throw new SQLException("the read of the claimed jobs failed (the test's)");
+        });
+        Skiplock worker = started(Skiplock.builder().dataSource(failingOnce)
+                .config(fastConfig().queue("default", 1).build())
+                .handler("quick", Numbered.class, context -> JobOutcome.complete(context.attempt())));
+        armed.set(true); // after the warm-up, which reads its own claim's jobs in a transaction it rolls back
+        Job job = client.enqueue(JobRequest.of("quick", new Numbered(0)).withMaxAttempts(1));
+
+        Job done = awaitTerminal(client, job.id());
+        assertThat(armed).as("one read of a claim's jobs failed").isFalse();
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).isEqualTo(1);
+        assertThat(done.result().asInt()).isEqualTo(1);
+        assertThat(client.events(job.id(), 0, 100).stream().filter(event -> event.type().equals("status"))
+                .map(event -> event.status() + "@" + event.attempt()))
+                .containsExactly("queued@0", "running@1", "queued@0", "running@1", "succeeded@1");
+        assertThat(worker.metrics().adopted()).isZero();
+    }
+
+    /** The read of the claimed jobs' rows, as the store prepares it. */
+    private static String claimedJobsRead(Skiplock client) {
+        return SqlFile.load(DependencyRaceContract.driver(client).resourceRoot() + "/sql/jobs.sql")
+                .get("read_claimed_jobs").jdbcSql();
+    }
+
+    private static ClaimParams claimParams() {
+        return new ClaimParams("default", "worker-1", "host-1", UUID.randomUUID(), 60_000, "[]");
     }
 
     /** Waits until the named claimer's claim waits for SQLite's write lock (in Skiplock's busy handler). */

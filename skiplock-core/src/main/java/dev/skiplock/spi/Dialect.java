@@ -76,6 +76,18 @@ public interface Dialect {
     }
 
     /**
+     * True if {@code claim_jobs} returns only each claimed job's {@code id}, {@code tenant} and
+     * {@code queue} (what the claim's bookkeeping reads), and the store reads the jobs' rows with
+     * {@code read_claimed_jobs} once the claim has committed: where writes go one at a time
+     * (SQLite), the claim then holds the write lock for its update alone, not for reading a hundred
+     * rows' every column. A job whose lease changed hands between the commit and the read is not
+     * read, so not run. Default: false ({@code claim_jobs} returns the rows).
+     */
+    default boolean readsClaimedJobsAfterCommit() {
+        return false;
+    }
+
+    /**
      * True if the hot path's claim and successful completion fire no status trigger (SQLite,
      * migration 0017): the store then moves the events' counter past the seqs those statements gave
      * (the rows carry those events, SQLite migration 0018) and writes their counts, finishes per

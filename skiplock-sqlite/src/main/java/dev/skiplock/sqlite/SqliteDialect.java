@@ -72,6 +72,17 @@ final class SqliteDialect implements Dialect {
         return true;
     }
 
+    /**
+     * The claim's update stays under the write lock; reading the claimed rows' every column and
+     * mapping them does not need it. A drain of 50,000 jobs (async-profiler, wall clock, one run each):
+     * the claims held the lock 1.43 s, 0.31 s of it mapping the rows they returned; reading them
+     * after the commit, 0.99 s, and the reads took 0.32 s outside it.
+     */
+    @Override
+    public boolean readsClaimedJobsAfterCommit() {
+        return true;
+    }
+
     /** Row triggers cost most of a claim's and a success's write here, so the hot path fires none (migration 0017). */
     @Override
     public boolean hotPathBookkeptByStore() {

@@ -1,6 +1,5 @@
 package dev.skiplock.internal.store;
 
-import dev.skiplock.Job;
 import dev.skiplock.internal.Json;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -32,12 +31,12 @@ final class HotPathBookkeeping {
      * Accounts for {@code jobs}, just claimed on {@code transaction}: queued → running, their status
      * events' seqs passed (the rows carry them).
      */
-    void claimed(Connection transaction, List<Job> jobs) {
+    void claimed(Connection transaction, List<ClaimedJobKey> jobs) {
         if (jobs.isEmpty()) {
             return; // a claim that found nothing changes no page: its commit writes nothing
         }
         passEventSeqs(transaction, jobs.size());
-        counted(transaction, groups(jobs, Job::tenant, Job::queue), "queued", "running");
+        counted(transaction, groups(jobs, ClaimedJobKey::tenant, ClaimedJobKey::queue), "queued", "running");
     }
 
     /**

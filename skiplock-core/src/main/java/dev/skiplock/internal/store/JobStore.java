@@ -31,6 +31,8 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.function.IntSupplier;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Every read and write of {@code skiplock_jobs}, one method per named statement of {@code jobs.sql}.
@@ -38,6 +40,7 @@ import javax.sql.DataSource;
  * Thread-safe: each call borrows a connection from the pool (or uses the caller's).
  */
 public final class JobStore {
+    private static final Logger LOG = LoggerFactory.getLogger(JobStore.class);
     /** The statements every driver's {@code jobs.sql} must define (checked by a test per driver). */
     public static final List<String> STATEMENTS = List.of("insert_jobs", "insert_queued_job",
             "find_live_by_unique_key", "get_job",
@@ -46,6 +49,12 @@ public final class JobStore {
             "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
             "count_jobs", "count_jobs_all_tenants", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "oldest_queued_by_priority", "delete_job", "read_dependencies", "insert_dependencies",
             "take_maintenance_turn", "give_back_maintenance_turn", "find_settleable_jobs", "settle_waiting_jobs");
+    /**
+     * What {@code jobs.sql} defines besides {@link #STATEMENTS} for a driver whose dialect
+     * {@link dev.skiplock.spi.Dialect#readsClaimedJobsAfterCommit reads the claimed jobs after the commit}
+     * (checked by the same test).
+     */
+    public static final List<String> CLAIM_READ_STATEMENTS = List.of("read_claimed_jobs");
     /** The settle's turn in skiplock_maintenance_turns. */
     static final String SETTLE_TURN = "settle_waiting_jobs";
     /** The most jobs one search finds: find_settleable_jobs' LIMIT. */
@@ -69,12 +78,15 @@ public final class JobStore {
     private final SignalStore signals;
     /** Null unless the driver's hot path fires no status trigger ({@link dev.skiplock.spi.Dialect#hotPathBookkeptByStore}). */
     private final HotPathBookkeeping hotPath;
+    /** {@link dev.skiplock.spi.Dialect#readsClaimedJobsAfterCommit}: claim_jobs returns keys, read_claimed_jobs the rows. */
+    private final boolean readsClaimedJobsAfterCommit;
 
     public JobStore(DataSource dataSource, Driver driver) {
         this.sql = SqlRunner.forTable(dataSource, driver, "jobs");
         this.hotPath = driver.dialect().hotPathBookkeptByStore()
                 ? new HotPathBookkeeping(SqlRunner.forTable(dataSource, driver, "hot_path"))
                 : null;
+        this.readsClaimedJobsAfterCommit = driver.dialect().readsClaimedJobsAfterCommit();
         this.signals = new SignalStore(dataSource, driver);
         BulkJobInserter bulk = driver.bulkCopy()
                 .map(copy -> new BulkJobInserter(SqlRunner.forTable(dataSource, driver, "bulk"), copy))
@@ -174,11 +186,21 @@ public final class JobStore {
      * freed meanwhile in the same statement. SQLite pays a commit (an fsync) per write statement
      * whatever its size, and a drain's claimer that counted its slots before waiting took about half
      * of them. Where the store accounts for the hot path ({@link HotPathBookkeeping}), the claim's
-     * bookkeeping runs in the same transaction.
+     * bookkeeping runs in the same transaction. Where the dialect says so
+     * ({@link dev.skiplock.spi.Dialect#readsClaimedJobsAfterCommit}), the jobs' rows are read once
+     * the claim has committed, on a connection of their own; if that read fails, the call fails as
+     * a claim whose answer was lost does (its caller gives the jobs back).
      */
     public List<Claimed> claimJobs(ClaimParams claim, ClaimFloor floor, IntSupplier limit) {
-        Function<Connection, List<Job>> run = connection -> claimOn(connection, claimParams(claim, floor, limit.getAsInt()));
-        List<Job> jobs = sql.dialect().writesOneAtATime() || hotPath != null ? sql.inClaimTransaction(run) : withConnection(run);
+        List<Job> jobs;
+        if (readsClaimedJobsAfterCommit) {
+            List<ClaimedJobKey> keys = sql.inClaimTransaction(
+                    transaction -> claimKeysOn(transaction, claimParams(claim, floor, limit.getAsInt())));
+            jobs = keys.isEmpty() ? List.of() : withConnection(connection -> readClaimedJobs(connection, keys, claim.token()));
+        } else {
+            Function<Connection, List<Job>> run = connection -> claimOn(connection, claimParams(claim, floor, limit.getAsInt()));
+            jobs = sql.dialect().writesOneAtATime() || hotPath != null ? sql.inClaimTransaction(run) : withConnection(run);
+        }
         List<Claimed> claimed = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
             claimed.add(new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), claim.token(), 0));
@@ -258,11 +280,44 @@ public final class JobStore {
         });
     }
 
-    /** Runs claim_jobs on {@code connection}, with the claim's bookkeeping where the store does it (in its transaction). */
+    /**
+     * Runs claim_jobs on {@code connection}, with the claim's bookkeeping where the store does it (in
+     * its transaction), and returns the claimed jobs (read in the same transaction).
+     */
     private List<Job> claimOn(Connection connection, Map<String, Object> params) {
+        if (readsClaimedJobsAfterCommit) {
+            List<ClaimedJobKey> keys = claimKeysOn(connection, params);
+            return keys.isEmpty() ? List.of() : readClaimedJobs(connection, keys, (UUID) params.get("token"));
+        }
         List<Job> jobs = sql.query(connection, "claim_jobs", params, new JobRows(sql.dialect()));
         if (hotPath != null) {
-            hotPath.claimed(connection, jobs);
+            hotPath.claimed(connection, jobs.stream().map(ClaimedJobKey::of).toList());
+        }
+        return jobs;
+    }
+
+    /** Runs claim_jobs where it returns the claimed jobs' keys, with the claim's bookkeeping (in its transaction). */
+    private List<ClaimedJobKey> claimKeysOn(Connection transaction, Map<String, Object> params) {
+        List<ClaimedJobKey> keys = sql.query(transaction, "claim_jobs", params, row -> new ClaimedJobKey(
+                sql.dialect().getUuid(row, 1), row.getString(2), row.getString(3)));
+        if (hotPath != null) {
+            hotPath.claimed(transaction, keys);
+        }
+        return keys;
+    }
+
+    /**
+     * The rows of the jobs just claimed under {@code token}, in claim order; a job whose lease
+     * changed hands since is left out (logged: it runs elsewhere, not here).
+     */
+    private List<Job> readClaimedJobs(Connection connection, List<ClaimedJobKey> keys, UUID token) {
+        ArrayNode ids = Json.MAPPER.createArrayNode();
+        keys.forEach(key -> ids.add(key.id().toString()));
+        List<Job> jobs = sql.query(connection, "read_claimed_jobs", Params.of("ids", ids.toString(), "token", token),
+                new JobRows(sql.dialect()));
+        if (jobs.size() < keys.size()) {
+            LOG.info("{} of {} jobs claimed under {} changed hands before their rows were read; not run here",
+                    keys.size() - jobs.size(), keys.size(), token);
         }
         return jobs;
     }

@@ -343,7 +343,10 @@ LIMIT :limit
 -- PostgreSQL statement). It fires no status trigger (migration 0017): the store writes the claimed
 -- jobs' counts in the claim's transaction (hot_path.sql). Each job's started event is read from its
 -- row (migration 0018): started_seq, the events' counter plus the job's place in claim order (the
--- store then moves the counter past them, pass_event_seqs).
+-- store then moves the counter past them, pass_event_seqs). It returns what that bookkeeping reads,
+-- not the rows: the store reads them by read_claimed_jobs once the claim has committed, so the
+-- write lock is not held for reading and mapping every column of each job (a drain's claims held
+-- it 1.43 s for 50,000 jobs when they returned the rows, 0.99 s since).
 UPDATE skiplock_jobs
 SET status = 'running', attempt = attempt + 1, locked_by = :worker,
     locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms,
@@ -374,7 +377,16 @@ FROM (SELECT id, row_number() OVER (ORDER BY priority DESC, available_at, id) AS
             ORDER BY due.priority DESC, due.available_at, due.id
             LIMIT :limit)) AS claimable
 WHERE skiplock_jobs.id = claimable.id
-RETURNING *
+RETURNING id, tenant, queue
+
+-- name: read_claimed_jobs
+-- The rows of the jobs claim_jobs claimed under :token (:ids, a JSON array of their ids), read
+-- after the claim committed, outside the write lock, in claim order. A job whose lease changed hands
+-- in between (reaped and adopted, which takes a lease 30 s by default past its last heartbeat) is
+-- not read, so its claimer does not run it.
+SELECT * FROM skiplock_jobs
+WHERE id IN (SELECT value FROM json_each(:ids)) AND status = 'running' AND lease_token = :token
+ORDER BY priority DESC, available_at, id
 
 -- name: first_claimable
 -- The first claimable job of one priority in claim order (the claimer's look-behind; see the
