@@ -149,7 +149,10 @@ inline claim(w) {
   if
   :: replies_lost < MAX_REPLIES_LOST ->
      replies_lost++;    /* the connection dropped after the commit: the worker knows the token it
-                           sent but got no rows, runs nothing and gives the jobs back */
+                           sent but got no rows, runs nothing and gives the jobs back (SQLite reads
+                           the rows after the commit, fenced on the lease: a read that fails is this
+                           case; one that finds the lease reaped runs nothing, as a heartbeat that
+                           finds it gone stops the execution) */
 #ifndef MUT_NO_UNCLAIM
      h_tok[i] = ltok; h_kind[i] = K_UNCLAIM
 #endif

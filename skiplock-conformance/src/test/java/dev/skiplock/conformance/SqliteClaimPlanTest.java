@@ -43,4 +43,19 @@ class SqliteClaimPlanTest extends ContractBase {
                 .endsWith("INDEX skiplock_jobs_claimable (queue=? AND priority=? AND available_at<?)"));
         assertThat(plan).as("the plan").noneSatisfy(step -> assertThat(step).matches("SCAN (skiplock_jobs|due)\\b.*"));
     }
+
+    /** The read of the claimed jobs, after the claim's commit, finds each by its key: it walks no index of running jobs. */
+    @Test
+    void theReadOfTheClaimedJobsFindsEachByItsKey() throws Exception {
+        List<String> plan = SqlitePlan.of(client(), "read_claimed_jobs", (explain, index, name, driver) -> {
+            switch (name) {
+                case "ids" -> explain.setString(index, "[\"" + UUID.randomUUID() + "\"]");
+                case "token" -> driver.dialect().setUuid(explain, index, UUID.randomUUID());
+                default -> throw new IllegalStateException("read_claimed_jobs has a new parameter: " + name);
+            }
+        });
+        assertThat(plan).as("the plan").anySatisfy(step -> assertThat(step)
+                .isEqualTo("SEARCH skiplock_jobs USING INDEX sqlite_autoindex_skiplock_jobs_1 (id=?)"));
+        assertThat(plan).as("the plan").noneSatisfy(step -> assertThat(step).matches("SCAN skiplock_jobs\\b.*"));
+    }
 }

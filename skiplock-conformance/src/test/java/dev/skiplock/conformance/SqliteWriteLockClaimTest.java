@@ -163,6 +163,32 @@ class SqliteWriteLockClaimTest extends ContractBase {
         assertThat(worker.metrics().adopted()).isZero();
     }
 
+    /**
+     * A worker of one slot whose claimed job is not read (its lease taken meanwhile, here for an
+     * hour) gets its slot back: the next job runs.
+     */
+    @Test
+    void aJobNotReadAfterItsClaimLeavesItsSlotToTheNextJob() {
+        Skiplock client = client();
+        AtomicBoolean armed = new AtomicBoolean();
+        DataSource takingOnce = BeforeStatement.onceArmed(client.dataSource(), claimedJobsRead(client), armed,
+                () -> Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET locked_by = 'adopter', lease_token = ?,"
+                        + " locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + 3600000"
+                        + " WHERE kind = 'quick' AND status = 'running'", UUID.randomUUID().toString()));
+        started(Skiplock.builder().dataSource(takingOnce).config(fastConfig().queue("default", 1).build())
+                .handler("quick", Numbered.class, context -> JobOutcome.complete()));
+        armed.set(true);
+        Job taken = client.enqueue(JobRequest.of("quick", new Numbered(0)));
+        awaitCount(() -> armed.get() ? 0 : 1, 1); // its claim was read, and found the lease gone
+
+        Job next = client.enqueue(JobRequest.of("quick", new Numbered(1)));
+
+        assertThat(awaitTerminal(client, next.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+        Job stillTaken = client.get(taken.id()).orElseThrow();
+        assertThat(stillTaken.status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(stillTaken.lockedBy()).isEqualTo("adopter");
+    }
+
     /** The read of the claimed jobs' rows, as the store prepares it. */
     private static String claimedJobsRead(Skiplock client) {
         return SqlFile.load(DependencyRaceContract.driver(client).resourceRoot() + "/sql/jobs.sql")

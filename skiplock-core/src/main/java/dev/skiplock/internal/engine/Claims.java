@@ -43,7 +43,8 @@ final class Claims {
         List<Claimed> jobs;
         try {
             jobs = store.claimJobs(claim, floor, limit);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // SQLite's claim has committed before its jobs' rows are read: whatever fails, they go back
             lostClaims.giveBack(claim);
             throw e;
         }

@@ -188,15 +188,15 @@ public final class JobStore {
      * of them. Where the store accounts for the hot path ({@link HotPathBookkeeping}), the claim's
      * bookkeeping runs in the same transaction. Where the dialect says so
      * ({@link dev.skiplock.spi.Dialect#readsClaimedJobsAfterCommit}), the jobs' rows are read once
-     * the claim has committed, on a connection of their own; if that read fails, the call fails as
-     * a claim whose answer was lost does (its caller gives the jobs back).
+     * the claim has committed, on the same connection (the jobs' leases run: no second wait for the
+     * pool); if that read fails, the call fails as a claim whose answer was lost does (its caller
+     * gives the jobs back).
      */
     public List<Claimed> claimJobs(ClaimParams claim, ClaimFloor floor, IntSupplier limit) {
         List<Job> jobs;
         if (readsClaimedJobsAfterCommit) {
-            List<ClaimedJobKey> keys = sql.inClaimTransaction(
-                    transaction -> claimKeysOn(transaction, claimParams(claim, floor, limit.getAsInt())));
-            jobs = keys.isEmpty() ? List.of() : withConnection(connection -> readClaimedJobs(connection, keys, claim.token()));
+            jobs = sql.inClaimTransaction(transaction -> claimKeysOn(transaction, claimParams(claim, floor, limit.getAsInt())),
+                    (connection, keys) -> keys.isEmpty() ? List.of() : readClaimedJobs(connection, keys, claim.token()));
         } else {
             Function<Connection, List<Job>> run = connection -> claimOn(connection, claimParams(claim, floor, limit.getAsInt()));
             jobs = sql.dialect().writesOneAtATime() || hotPath != null ? sql.inClaimTransaction(run) : withConnection(run);
@@ -299,7 +299,7 @@ public final class JobStore {
     /** Runs claim_jobs where it returns the claimed jobs' keys, with the claim's bookkeeping (in its transaction). */
     private List<ClaimedJobKey> claimKeysOn(Connection transaction, Map<String, Object> params) {
         List<ClaimedJobKey> keys = sql.query(transaction, "claim_jobs", params, row -> new ClaimedJobKey(
-                sql.dialect().getUuid(row, 1), row.getString(2), row.getString(3)));
+                sql.dialect().getUuid(row, row.findColumn("id")), row.getString("tenant"), row.getString("queue")));
         if (hotPath != null) {
             hotPath.claimed(transaction, keys);
         }
@@ -307,8 +307,9 @@ public final class JobStore {
     }
 
     /**
-     * The rows of the jobs just claimed under {@code token}, in claim order; a job whose lease
-     * changed hands since is left out (logged: it runs elsewhere, not here).
+     * The rows of the jobs just claimed under {@code token}, in claim order. A job whose lease is no
+     * longer the claim's is left out: it was reaped (the claimer stalled for a lease's length since
+     * its claim), and its attempt is recorded as lost by whoever adopts it.
      */
     private List<Job> readClaimedJobs(Connection connection, List<ClaimedJobKey> keys, UUID token) {
         ArrayNode ids = Json.MAPPER.createArrayNode();
@@ -316,7 +317,8 @@ public final class JobStore {
         List<Job> jobs = sql.query(connection, "read_claimed_jobs", Params.of("ids", ids.toString(), "token", token),
                 new JobRows(sql.dialect()));
         if (jobs.size() < keys.size()) {
-            LOG.info("{} of {} jobs claimed under {} changed hands before their rows were read; not run here",
+            LOG.warn("{} of {} jobs claimed under {} lost their lease before their rows were read (this worker"
+                    + " stalled for a lease's length); not run here, they are adopted as orphans",
                     keys.size() - jobs.size(), keys.size(), token);
         }
         return jobs;

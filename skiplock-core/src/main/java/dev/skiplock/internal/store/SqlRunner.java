@@ -134,37 +134,49 @@ final class SqlRunner {
      * Boot's) can be evicted: on any other the claim commits as every write does.
      */
     <T> T inClaimTransaction(java.util.function.Function<Connection, T> work) {
-        return withConnection(connection -> {
-            if (!(inHikariPool && connection instanceof ProxyConnection)) {
-                return inTransactionOn(connection, work);
-            }
-            Dialect.CommitSync sync;
-            try {
-                sync = dialect.relaxClaimCommit(connection);
-            } catch (SQLException e) {
-                // SQLite applies a pragma when it compiles it: it may have taken effect all the same.
-                evict(connection, e);
-                throw failure("relaxing the claim's commit", e);
-            } catch (RuntimeException e) {
-                evict(connection, e);
-                throw e;
-            }
-            T result;
-            try {
-                result = inTransactionOn(connection, work);
-            } catch (RuntimeException | Error e) {
-                SQLException notRestored = restore(connection, sync);
-                if (notRestored != null) {
-                    e.addSuppressed(notRestored);
-                }
-                throw e;
-            }
+        return inClaimTransaction(work, (connection, result) -> result);
+    }
+
+    /**
+     * As {@link #inClaimTransaction(java.util.function.Function)}, then {@code afterCommit} on the
+     * same connection, back in autocommit with its commit setting put back: a claim's reads that
+     * need no lock, without waiting for a second connection of the pool once the jobs are leased.
+     */
+    <T, R> R inClaimTransaction(java.util.function.Function<Connection, T> work,
+            java.util.function.BiFunction<Connection, T, R> afterCommit) {
+        return withConnection(connection -> afterCommit.apply(connection, inClaimTransactionOn(connection, work)));
+    }
+
+    private <T> T inClaimTransactionOn(Connection connection, java.util.function.Function<Connection, T> work) {
+        if (!(inHikariPool && connection instanceof ProxyConnection)) {
+            return inTransactionOn(connection, work);
+        }
+        Dialect.CommitSync sync;
+        try {
+            sync = dialect.relaxClaimCommit(connection);
+        } catch (SQLException e) {
+            // SQLite applies a pragma when it compiles it: it may have taken effect all the same.
+            evict(connection, e);
+            throw failure("relaxing the claim's commit", e);
+        } catch (RuntimeException e) {
+            evict(connection, e);
+            throw e;
+        }
+        T result;
+        try {
+            result = inTransactionOn(connection, work);
+        } catch (RuntimeException | Error e) {
             SQLException notRestored = restore(connection, sync);
             if (notRestored != null) {
-                throw failure("putting back the claim's commit setting", notRestored);
+                e.addSuppressed(notRestored);
             }
-            return result;
-        });
+            throw e;
+        }
+        SQLException notRestored = restore(connection, sync);
+        if (notRestored != null) {
+            throw failure("putting back the claim's commit setting", notRestored);
+        }
+        return result;
     }
 
     /** Puts back {@code sync}; unless that went through, evicts the connection from its pool (and returns why, if it can). */

@@ -381,9 +381,10 @@ RETURNING id, tenant, queue
 
 -- name: read_claimed_jobs
 -- The rows of the jobs claim_jobs claimed under :token (:ids, a JSON array of their ids), read
--- after the claim committed, outside the write lock, in claim order. A job whose lease changed hands
--- in between (reaped and adopted, which takes a lease 30 s by default past its last heartbeat) is
--- not read, so its claimer does not run it.
+-- after the claim committed, on the claim's connection, outside the write lock, in claim order (as
+-- claim_jobs orders them: change both together). A job whose lease is no longer the claim's is not
+-- read, so its claimer does not run it: a reaper cleared the lease (the claimer stalled for the
+-- lease's length, 30 s by default, since the claim), and an adopter may hold it already.
 SELECT * FROM skiplock_jobs
 WHERE id IN (SELECT value FROM json_each(:ids)) AND status = 'running' AND lease_token = :token
 ORDER BY priority DESC, available_at, id
