@@ -74,9 +74,9 @@ final class SqliteDialect implements Dialect {
 
     /**
      * The claim's update stays under the write lock; reading the claimed rows' every column and
-     * mapping them does not need it. A drain of 50,000 jobs (async-profiler, wall clock, one run each):
-     * the claims held the lock 1.43 s, 0.31 s of it mapping the rows they returned; reading them
-     * after the commit, 0.99 s, and the reads took 0.32 s outside it.
+     * mapping them does not need it. A drain of 50,000 jobs (async-profiler, wall clock, two runs
+     * each): the claims held the lock 1.26-1.30 s, 0.32 s of it mapping the rows they returned;
+     * reading them after the commit, 0.96-0.98 s, and the reads took 0.32-0.34 s outside it.
      */
     @Override
     public boolean readsClaimedJobsAfterCommit() {
