@@ -189,6 +189,33 @@ class SqliteWriteLockClaimTest extends ContractBase {
         assertThat(stillTaken.lockedBy()).isEqualTo("adopter");
     }
 
+    /**
+     * A cancel requested between the claim's commit and the read of the job's row (the job is
+     * running: the cancel is a request) ends the job cancelled before its handler runs.
+     */
+    @Test
+    void aJobWhoseCancelWasRequestedBeforeItsRowWasReadEndsCancelledWithoutRunning() {
+        Skiplock client = client();
+        AtomicBoolean armed = new AtomicBoolean();
+        AtomicBoolean ran = new AtomicBoolean();
+        DataSource cancellingOnce = BeforeStatement.onceArmed(client.dataSource(), claimedJobsRead(client), armed,
+                () -> Jdbc.query(client.dataSource(), "SELECT id FROM skiplock_jobs WHERE kind = 'quick' AND status = 'running'",
+                        row -> UUID.fromString(row.getString(1))).forEach(client::cancel));
+        started(Skiplock.builder().dataSource(cancellingOnce).config(fastConfig().queue("default", 1).build())
+                .handler("quick", Numbered.class, context -> {
+                    ran.set(true);
+                    return JobOutcome.complete();
+                }));
+        armed.set(true);
+        Job job = client.enqueue(JobRequest.of("quick", new Numbered(0)));
+
+        Job done = awaitTerminal(client, job.id());
+        assertThat(armed).as("the cancel ran before the read").isFalse();
+        assertThat(done.status()).isEqualTo(JobStatus.CANCELLED);
+        assertThat(done.attempt()).isEqualTo(1);
+        assertThat(ran).as("the handler ran").isFalse();
+    }
+
     /** The read of the claimed jobs' rows, as the store prepares it. */
     private static String claimedJobsRead(Skiplock client) {
         return SqlFile.load(DependencyRaceContract.driver(client).resourceRoot() + "/sql/jobs.sql")

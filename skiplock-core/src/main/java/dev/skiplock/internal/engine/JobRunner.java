@@ -45,11 +45,17 @@ final class JobRunner {
 
     /**
      * Runs a freshly claimed job; its slot is given back to {@code slots} when its outcome is known,
-     * its hold when it leaves the {@link Registry} (outcome durable or dropped, or lease gone).
+     * its hold when it leaves the {@link Registry} (outcome durable or dropped, or lease gone). A job
+     * whose cancel was requested before its row was read (SQLite reads a claim's rows after its
+     * commit) ends cancelled without its handler running.
      */
     void start(Claimed claimed, Slots slots) {
         Execution execution = new Execution(claimed, slots);
         parts.registry().add(execution);
+        if (claimed.job().cancelRequested()) {
+            parts.stopper().stop(execution, Execution.StopReason.CANCEL);
+            return;
+        }
         scheduleTimeout(execution);
         handlerThreads.execute(() -> execute(execution, false));
     }
