@@ -385,7 +385,8 @@ abstract class ClientContract extends ContractBase {
             tables.put("hot_path", JobStore.HOT_PATH_STATEMENTS);
         }
         if (driver.dialect().readsClaimedJobsAfterCommit()) {
-            tables.put("jobs", Stream.concat(JobStore.STATEMENTS.stream(), JobStore.CLAIM_READ_STATEMENTS.stream()).toList());
+            tables.put("jobs",
+                    Stream.concat(JobStore.STATEMENTS.stream(), JobStore.CLAIM_READ_STATEMENTS.stream()).toList());
         }
         tables.forEach((table, statements) -> assertThat(
                 SqlFile.load(driver.resourceRoot() + "/sql/" + table + ".sql").statements().keySet())

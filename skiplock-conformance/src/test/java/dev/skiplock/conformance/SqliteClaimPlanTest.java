@@ -44,7 +44,7 @@ class SqliteClaimPlanTest extends ContractBase {
         assertThat(plan).as("the plan").noneSatisfy(step -> assertThat(step).matches("SCAN (skiplock_jobs|due)\\b.*"));
     }
 
-    /** The read of the claimed jobs, after the claim's commit, finds each by its key: it walks no index of running jobs. */
+    /** The read of the claimed jobs after the claim's commit finds each by its key: it walks no index of running jobs. */
     @Test
     void theReadOfTheClaimedJobsFindsEachByItsKey() throws Exception {
         List<String> plan = SqlitePlan.of(client(), "read_claimed_jobs", (explain, index, name, driver) -> {

@@ -172,9 +172,10 @@ class SqliteWriteLockClaimTest extends ContractBase {
         Skiplock client = client();
         AtomicBoolean armed = new AtomicBoolean();
         DataSource takingOnce = BeforeStatement.onceArmed(client.dataSource(), claimedJobsRead(client), armed,
-                () -> Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET locked_by = 'adopter', lease_token = ?,"
-                        + " locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + 3600000"
-                        + " WHERE kind = 'quick' AND status = 'running'", UUID.randomUUID().toString()));
+                () -> Jdbc.update(client.dataSource(),
+                        "UPDATE skiplock_jobs SET locked_by = 'adopter', lease_token = ?,"
+                                + " locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + 3600000"
+                                + " WHERE kind = 'quick' AND status = 'running'", UUID.randomUUID().toString()));
         started(Skiplock.builder().dataSource(takingOnce).config(fastConfig().queue("default", 1).build())
                 .handler("quick", Numbered.class, context -> JobOutcome.complete()));
         armed.set(true);
@@ -199,7 +200,8 @@ class SqliteWriteLockClaimTest extends ContractBase {
         AtomicBoolean armed = new AtomicBoolean();
         AtomicBoolean ran = new AtomicBoolean();
         DataSource cancellingOnce = BeforeStatement.onceArmed(client.dataSource(), claimedJobsRead(client), armed,
-                () -> Jdbc.query(client.dataSource(), "SELECT id FROM skiplock_jobs WHERE kind = 'quick' AND status = 'running'",
+                () -> Jdbc.query(client.dataSource(),
+                        "SELECT id FROM skiplock_jobs WHERE kind = 'quick' AND status = 'running'",
                         row -> UUID.fromString(row.getString(1))).forEach(client::cancel));
         started(Skiplock.builder().dataSource(cancellingOnce).config(fastConfig().queue("default", 1).build())
                 .handler("quick", Numbered.class, context -> {

@@ -101,15 +101,15 @@ final class HotPathBookkeeping {
     // The parameters are written as JSON trees, not records: a record's first serialization builds its
     // serializer (milliseconds), which the first release of a dependent paid inside its write transaction.
 
-    /** {@code :groups}: how many of {@code jobs} each tenant and queue has, one element ({tenant, queue, jobs}) per group. */
+    /** {@code :groups}: how many of {@code jobs} each tenant and queue has, one {tenant, queue, jobs} per group. */
     private static <T> String groups(List<T> jobs, Function<T, String> tenant, Function<T, String> queue) {
         Map<List<String>, Integer> counts = new LinkedHashMap<>();
         for (T job : jobs) {
             counts.merge(List.of(tenant.apply(job), queue.apply(job)), 1, Integer::sum);
         }
         ArrayNode groups = Json.MAPPER.createArrayNode();
-        counts.forEach((group, count) -> groups.addObject().put("tenant", group.get(0)).put("queue", group.get(1))
-                .put("jobs", count));
+        counts.forEach((group, count) -> groups.addObject()
+                .put("tenant", group.get(0)).put("queue", group.get(1)).put("jobs", count));
         return groups.toString();
     }
 

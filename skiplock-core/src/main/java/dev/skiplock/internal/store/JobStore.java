@@ -78,7 +78,7 @@ public final class JobStore {
     private final SignalStore signals;
     /** Null unless the driver's hot path fires no status trigger ({@link dev.skiplock.spi.Dialect#hotPathBookkeptByStore}). */
     private final HotPathBookkeeping hotPath;
-    /** {@link dev.skiplock.spi.Dialect#readsClaimedJobsAfterCommit}: claim_jobs returns keys, read_claimed_jobs the rows. */
+    /** {@link dev.skiplock.spi.Dialect#readsClaimedJobsAfterCommit}: claim_jobs returns keys, read_claimed_jobs rows. */
     private final boolean readsClaimedJobsAfterCommit;
 
     public JobStore(DataSource dataSource, Driver driver) {
@@ -195,11 +195,14 @@ public final class JobStore {
     public List<Claimed> claimJobs(ClaimParams claim, ClaimFloor floor, IntSupplier limit) {
         List<Job> jobs;
         if (readsClaimedJobsAfterCommit) {
-            jobs = sql.inClaimTransaction(transaction -> claimKeysOn(transaction, claimParams(claim, floor, limit.getAsInt())),
+            jobs = sql.inClaimTransaction(
+                    transaction -> claimKeysOn(transaction, claimParams(claim, floor, limit.getAsInt())),
                     (connection, keys) -> keys.isEmpty() ? List.of() : readClaimedJobs(connection, keys, claim.token()));
         } else {
-            Function<Connection, List<Job>> run = connection -> claimOn(connection, claimParams(claim, floor, limit.getAsInt()));
-            jobs = sql.dialect().writesOneAtATime() || hotPath != null ? sql.inClaimTransaction(run) : withConnection(run);
+            Function<Connection, List<Job>> run =
+                    connection -> claimOn(connection, claimParams(claim, floor, limit.getAsInt()));
+            jobs = sql.dialect().writesOneAtATime() || hotPath != null ? sql.inClaimTransaction(run)
+                    : withConnection(run);
         }
         List<Claimed> claimed = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
