@@ -89,9 +89,12 @@ class SqliteWriteLockClaimTest extends ContractBase {
         assertThat(claimTokens).as("one claim statement took the three quick jobs").hasSize(1);
     }
 
-    /** Another writer takes the write lock at once (no busy wait) while the claimed jobs are read. */
+    /**
+     * Another writer takes the write lock at once (no busy wait) between the claim's commit and the
+     * read of its jobs.
+     */
     @Test
-    void anotherWriterTakesTheWriteLockWhileTheClaimedJobsAreRead() {
+    void anotherWriterTakesTheWriteLockBeforeTheClaimedJobsAreRead() {
         Skiplock client = client();
         Job job = client.enqueue(JobRequest.of("quick", new Numbered(0)));
         AtomicBoolean wrote = new AtomicBoolean();
@@ -180,7 +183,7 @@ class SqliteWriteLockClaimTest extends ContractBase {
                 .handler("quick", Numbered.class, context -> JobOutcome.complete()));
         armed.set(true);
         Job taken = client.enqueue(JobRequest.of("quick", new Numbered(0)));
-        awaitCount(() -> armed.get() ? 0 : 1, 1); // its claim was read, and found the lease gone
+        awaitCount(() -> armed.get() ? 0 : 1, 1); // the lease is taken before the read (its slot stays held till then)
 
         Job next = client.enqueue(JobRequest.of("quick", new Numbered(1)));
 
@@ -215,6 +218,7 @@ class SqliteWriteLockClaimTest extends ContractBase {
         assertThat(armed).as("the cancel ran before the read").isFalse();
         assertThat(done.status()).isEqualTo(JobStatus.CANCELLED);
         assertThat(done.attempt()).isEqualTo(1);
+        assertThat(done.lastError()).isEqualTo("cancelled before its handler started");
         assertThat(ran).as("the handler ran").isFalse();
     }
 

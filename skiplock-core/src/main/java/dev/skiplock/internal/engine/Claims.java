@@ -45,7 +45,11 @@ final class Claims {
             jobs = store.claimJobs(claim, floor, limit);
         } catch (RuntimeException | Error e) {
             // SQLite's claim has committed before its jobs' rows are read: whatever fails, they go back
-            lostClaims.giveBack(claim);
+            try {
+                lostClaims.giveBack(claim);
+            } catch (RuntimeException | Error giveBackFailed) {
+                e.addSuppressed(giveBackFailed);
+            }
             throw e;
         }
         counters.claimed(queue, jobs);

@@ -53,7 +53,7 @@ final class JobRunner {
         Execution execution = new Execution(claimed, slots);
         parts.registry().add(execution);
         if (claimed.job().cancelRequested()) {
-            parts.stopper().stop(execution, Execution.StopReason.CANCEL);
+            parts.stopper().cancelBeforeStart(execution);
             return;
         }
         scheduleTimeout(execution);

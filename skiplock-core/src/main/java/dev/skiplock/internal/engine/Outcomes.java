@@ -73,6 +73,10 @@ final class Outcomes {
         return new Completion(execution.attempt(), JobStatus.CANCELLED, 0, null, "cancelled while running", 0);
     }
 
+    Completion cancelledBeforeStart(Execution execution) {
+        return new Completion(execution.attempt(), JobStatus.CANCELLED, 0, null, "cancelled before its handler started", 0);
+    }
+
     /** An orphan adopted from a dead worker: an in-process execution died with its JVM. */
     Completion orphaned(Execution execution, RetryPolicy kindPolicy) {
         Job job = execution.job();

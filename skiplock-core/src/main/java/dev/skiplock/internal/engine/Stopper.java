@@ -32,6 +32,17 @@ final class Stopper {
         registry.runningOf(jobId).forEach(execution -> stop(execution, reason));
     }
 
+    /**
+     * Ends cancelled an execution whose handler has not started: its job's cancel was requested
+     * before the worker read its row (SQLite reads a claim's rows after its commit).
+     */
+    void cancelBeforeStart(Execution execution) {
+        if (execution.stop(Execution.StopReason.CANCEL)) {
+            completer.submit(execution, outcomes.cancelledBeforeStart(execution));
+            execution.releaseSlot();
+        }
+    }
+
     /** Stops an execution for {@code reason}; only the first stop or outcome of an attempt counts. */
     void stop(Execution execution, Execution.StopReason reason) {
         if (!execution.stop(reason)) {

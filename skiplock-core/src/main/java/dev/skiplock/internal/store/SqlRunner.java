@@ -158,7 +158,7 @@ final class SqlRunner {
             // SQLite applies a pragma when it compiles it: it may have taken effect all the same.
             evict(connection, e);
             throw failure("relaxing the claim's commit", e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             evict(connection, e);
             throw e;
         }
