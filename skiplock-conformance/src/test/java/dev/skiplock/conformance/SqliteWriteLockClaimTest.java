@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.skiplock.Job;
+import dev.skiplock.JobHandler;
 import dev.skiplock.JobOutcome;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
@@ -146,13 +147,9 @@ class SqliteWriteLockClaimTest extends ContractBase {
     void aClaimWhoseJobsCouldNotBeReadGivesThemBackWithoutUsingTheirAttempts() {
         Skiplock client = client();
         AtomicBoolean armed = new AtomicBoolean();
-        DataSource failingOnce = BeforeStatement.onceArmed(client.dataSource(), claimedJobsRead(client), armed, () -> {
+        Skiplock worker = workerOfOneSlot(client, armed, () -> {
             throw new SQLException("the read of the claimed jobs failed (the test's)");
-        });
-        Skiplock worker = started(Skiplock.builder().dataSource(failingOnce)
-                .config(fastConfig().queue("default", 1).build())
-                .handler("quick", Numbered.class, context -> JobOutcome.complete(context.attempt())));
-        armed.set(true); // after the warm-up, which reads its own claim's jobs in a transaction it rolls back
+        }, context -> JobOutcome.complete(context.attempt()));
         Job job = client.enqueue(JobRequest.of("quick", new Numbered(0)).withMaxAttempts(1));
 
         Job done = awaitTerminal(client, job.id());
@@ -174,14 +171,11 @@ class SqliteWriteLockClaimTest extends ContractBase {
     void aJobNotReadAfterItsClaimLeavesItsSlotToTheNextJob() {
         Skiplock client = client();
         AtomicBoolean armed = new AtomicBoolean();
-        DataSource takingOnce = BeforeStatement.onceArmed(client.dataSource(), claimedJobsRead(client), armed,
-                () -> Jdbc.update(client.dataSource(),
-                        "UPDATE skiplock_jobs SET locked_by = 'adopter', lease_token = ?,"
-                                + " locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + 3600000"
-                                + " WHERE kind = 'quick' AND status = 'running'", UUID.randomUUID().toString()));
-        started(Skiplock.builder().dataSource(takingOnce).config(fastConfig().queue("default", 1).build())
-                .handler("quick", Numbered.class, context -> JobOutcome.complete()));
-        armed.set(true);
+        workerOfOneSlot(client, armed, () -> Jdbc.update(client.dataSource(),
+                "UPDATE skiplock_jobs SET locked_by = 'adopter', lease_token = ?,"
+                        + " locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + 3600000"
+                        + " WHERE kind = 'quick' AND status = 'running'", UUID.randomUUID().toString()),
+                context -> JobOutcome.complete());
         Job taken = client.enqueue(JobRequest.of("quick", new Numbered(0)));
         awaitCount(() -> armed.get() ? 0 : 1, 1); // the lease is taken before the read (its slot stays held till then)
 
@@ -202,16 +196,12 @@ class SqliteWriteLockClaimTest extends ContractBase {
         Skiplock client = client();
         AtomicBoolean armed = new AtomicBoolean();
         AtomicBoolean ran = new AtomicBoolean();
-        DataSource cancellingOnce = BeforeStatement.onceArmed(client.dataSource(), claimedJobsRead(client), armed,
-                () -> Jdbc.query(client.dataSource(),
-                        "SELECT id FROM skiplock_jobs WHERE kind = 'quick' AND status = 'running'",
-                        row -> UUID.fromString(row.getString(1))).forEach(client::cancel));
-        started(Skiplock.builder().dataSource(cancellingOnce).config(fastConfig().queue("default", 1).build())
-                .handler("quick", Numbered.class, context -> {
+        workerOfOneSlot(client, armed, () -> Jdbc.query(client.dataSource(),
+                "SELECT id FROM skiplock_jobs WHERE kind = 'quick' AND status = 'running'",
+                row -> UUID.fromString(row.getString(1))).forEach(client::cancel), context -> {
                     ran.set(true);
                     return JobOutcome.complete();
-                }));
-        armed.set(true);
+                });
         Job job = client.enqueue(JobRequest.of("quick", new Numbered(0)));
 
         Job done = awaitTerminal(client, job.id());
@@ -220,6 +210,21 @@ class SqliteWriteLockClaimTest extends ContractBase {
         assertThat(done.attempt()).isEqualTo(1);
         assertThat(done.lastError()).isEqualTo("cancelled before its handler started");
         assertThat(ran).as("the handler ran").isFalse();
+    }
+
+    /**
+     * A started worker of one slot on {@code client}'s pool, running {@code handler} for kind
+     * {@code quick}, whose pool runs {@code beforeRead} once before the next read of a claim's jobs
+     * after the test's {@code armed} is set, which this sets once the worker started (its warm-up
+     * reads its own claim's jobs in a transaction it rolls back).
+     */
+    private Skiplock workerOfOneSlot(Skiplock client, AtomicBoolean armed, BeforeStatement.Action beforeRead,
+            JobHandler<Numbered> handler) {
+        DataSource pool = BeforeStatement.onceArmed(client.dataSource(), claimedJobsRead(client), armed, beforeRead);
+        Skiplock worker = started(Skiplock.builder().dataSource(pool).config(fastConfig().queue("default", 1).build())
+                .handler("quick", Numbered.class, handler));
+        armed.set(true);
+        return worker;
     }
 
     /** The read of the claimed jobs' rows, as the store prepares it. */
