@@ -86,7 +86,7 @@ final class FaultAnalysis {
         var hostile = FaultOutputCheck.check(observed.jobs().hostile(), history, violations);
         var diamonds = FaultDependencyCheck.check(observed.jobs().diamonds(), history, observed.sightings(),
                 observed.waitingAtEnd(), violations);
-        var claims = FaultClaimCheck.check(observed.claims(), history, violations);
+        var claims = FaultClaimCheck.check(observed.claims(), history, observed.logByPid(), violations);
         var retention = FaultRetentionCheck.check(observed.jobs().total() + observed.cronMarkers().size(),
                 observed.rows(), plan.workers(), observed.dependencyRowsOfDeletedJobs(), violations);
         var cron = FaultCronCheck.check(plan.workers().schedulers(), observed.rows(), observed.cronMarkers(), violations);

@@ -32,8 +32,13 @@ import java.util.regex.Pattern;
  * the claim committed, and its worker never learns what it holds.
  */
 final class FaultProxy implements AutoCloseable {
-    /** A claim's answer as it came through: when, which jobs (first column of each row), and whether it was cut. */
-    record Claim(long atMillis, List<String> jobIds, boolean cut) {
+    /**
+     * A claim's answer as it came through: when the claim was sent, when its answer ended, which
+     * jobs it took (first column of each row), and whether the answer was cut. A worker killed
+     * between the two sends no more statements, but its claim commits and its answer passes on
+     * into a socket no one reads.
+     */
+    record Claim(long sentAtMillis, long atMillis, List<String> jobIds, boolean cut) {
     }
 
     /** Untyped first messages asking to encrypt the connection. */
@@ -125,6 +130,8 @@ final class FaultProxy implements AutoCloseable {
         private final Socket server;
         /** Claims sent whose answer has not ended yet (written by the client side, read by the server side). */
         private final AtomicInteger claimsAwaited = new AtomicInteger();
+        /** When the last claim was sent (a connection runs one statement at a time). */
+        private volatile long claimSentAtMillis;
 
         Link(Socket client, Socket server) {
             this.client = client;
@@ -163,6 +170,7 @@ final class FaultProxy implements AutoCloseable {
                         String portal = cString(body, 0);
                         String query = statements.get(cString(body, portal.getBytes(StandardCharsets.UTF_8).length + 1));
                         if (query != null && CLAIM.matcher(query).find()) {
+                            claimSentAtMillis = System.currentTimeMillis();
                             claimsAwaited.incrementAndGet(); // before the server can answer it
                         }
                     }
@@ -191,7 +199,7 @@ final class FaultProxy implements AutoCloseable {
                     int length = in.readInt();
                     byte[] body = read(in, length - 4);
                     if (held == null && claimsAwaited.get() > 0) {
-                        held = new Held();
+                        held = new Held(claimSentAtMillis);
                     }
                     if (held == null) {
                         write(out, type, length, body);
@@ -208,7 +216,7 @@ final class FaultProxy implements AutoCloseable {
                     if (body[0] == 'I' && !held.failed) { // idle after the claim: it committed
                         boolean cut = !held.jobIds.isEmpty() && cutClaimEvery > 0
                                 && claimsWithJobs.incrementAndGet() % cutClaimEvery == 0;
-                        claims.add(new Claim(System.currentTimeMillis(), List.copyOf(held.jobIds), cut));
+                        claims.add(new Claim(held.sentAtMillis, System.currentTimeMillis(), List.copyOf(held.jobIds), cut));
                         if (cut) {
                             close();
                             return;
@@ -222,7 +230,7 @@ final class FaultProxy implements AutoCloseable {
                 if (held != null && !held.jobIds.isEmpty()) {
                     // The connection went (cut, or the database restarted) while a claim's answer was
                     // held: the claim may have committed, and its worker will not see its rows.
-                    claims.add(new Claim(System.currentTimeMillis(), List.copyOf(held.jobIds), true));
+                    claims.add(new Claim(held.sentAtMillis, System.currentTimeMillis(), List.copyOf(held.jobIds), true));
                 }
                 close();
             }
@@ -231,9 +239,14 @@ final class FaultProxy implements AutoCloseable {
 
     /** A claim's answer being held back. */
     private static final class Held {
+        final long sentAtMillis;
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final List<String> jobIds = new ArrayList<>();
         boolean failed;
+
+        Held(long sentAtMillis) {
+            this.sentAtMillis = sentAtMillis;
+        }
 
         void add(int type, int length, byte[] body) throws IOException {
             write(bytes, type, length, body);

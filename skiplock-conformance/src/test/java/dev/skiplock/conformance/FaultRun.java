@@ -124,11 +124,11 @@ final class FaultRun implements AutoCloseable {
         }
     }
 
-    /** Every claim answer the proxies saw, with the worker process it was meant for. */
+    /** Every claim answer the proxies saw, with the worker process that sent the claim. */
     List<ProxiedClaim> proxiedClaims() {
         List<ProxiedClaim> claims = new ArrayList<>();
         proxies.forEach((slot, proxy) -> proxy.claims()
-                .forEach(claim -> claims.add(new ProxiedClaim(holderOf(slot, claim.atMillis()), claim))));
+                .forEach(claim -> claims.add(new ProxiedClaim(holderOf(slot, claim.sentAtMillis()), claim))));
         return claims;
     }
 
