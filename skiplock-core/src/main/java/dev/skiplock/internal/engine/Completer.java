@@ -156,9 +156,10 @@ final class Completer {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 // The database is unreachable or failing: keep what is left and try again. Leases keep
-                // being extended meanwhile; if they expire, fencing rejects these outcomes later.
+                // being extended meanwhile; if they expire, fencing rejects these outcomes later. An
+                // Error too: a completer that died would leave its jobs running, their leases kept.
                 LOG.warn("writing {} job outcomes and {} log lines failed; retrying in {} ms: {}", outcomes.size(),
                         lines.size(), backoffMillis, e.getMessage());
                 sleepQuietly(backoffMillis);

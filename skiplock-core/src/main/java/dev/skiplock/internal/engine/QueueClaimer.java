@@ -98,7 +98,9 @@ final class QueueClaimer {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                // An Error too (out of memory, say): a claimer that died would leave its worker
+                // heartbeating and serving its queue in the registry without ever claiming again.
                 LOG.warn("claiming from queue {} failed; retrying in {} ms: {}", queue, backoffMillis, e.getMessage());
                 try {
                     awaitWakeUp(backoffMillis);

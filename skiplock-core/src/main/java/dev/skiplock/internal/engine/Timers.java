@@ -26,11 +26,15 @@ final class Timers {
         return thread;
     }
 
-    /** Runs a periodic task so that it never dies: a failure is logged and the task runs again. */
+    /**
+     * Runs a periodic task so that it never dies: a failure is logged and the task runs again. An
+     * Error too (out of memory, say): an executor runs no more of a periodic task that threw, and a
+     * worker whose heartbeat stopped so would lose every lease while it runs on.
+     */
     static void guarded(String task, Runnable body) {
         try {
             body.run();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             LOG.warn("{} failed; will run again at its next interval: {}", task, e.getMessage());
         }
     }

@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class PostgresBackgroundLoopsTest extends BackgroundLoopsContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+}

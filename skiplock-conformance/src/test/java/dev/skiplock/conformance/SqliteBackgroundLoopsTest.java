@@ -1,0 +1,8 @@
+package dev.skiplock.conformance;
+
+class SqliteBackgroundLoopsTest extends BackgroundLoopsContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return new SqliteTestDatabase();
+    }
+}
