@@ -9,6 +9,7 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.sql.SqlFile;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
@@ -49,7 +50,7 @@ abstract class BackgroundLoopsContract extends ContractBase {
         Skiplock worker = started(workerMeetingAnError("heartbeat", armed)
                 .handler("work", Work.class, context -> {
                     started.countDown();
-                    ContractBase.awaitIgnoringInterrupts(mayFinish);
+                    awaitIgnoringInterrupts(mayFinish);
                     return JobOutcome.complete();
                 }));
         Job job = worker.enqueue(JobRequest.of("work", new Work("x")));
@@ -57,9 +58,9 @@ abstract class BackgroundLoopsContract extends ContractBase {
 
         armed.set(true);
         await().atMost(WAIT).untilFalse(armed);
-        Object leaseAfterTheError = leaseEnd(worker);
+        Object leaseAfterTheError = leaseEnd(worker, job);
         // a later heartbeat extends the lease (before, the reaper cleared it once it ran out: null)
-        await().atMost(WAIT).pollInterval(java.time.Duration.ofMillis(20)).until(() -> leaseEnd(worker),
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> leaseEnd(worker, job),
                 lease -> lease != null && !Objects.equals(lease, leaseAfterTheError));
         mayFinish.countDown();
 
@@ -97,10 +98,10 @@ abstract class BackgroundLoopsContract extends ContractBase {
         return Skiplock.builder().dataSource(meetingAnError).config(fastConfig().queue("default", 1).build());
     }
 
-    /** When the lease of the test's one running job ends (null once the reaper cleared it). */
-    private static Object leaseEnd(Skiplock worker) {
+    /** When the lease of {@code job} ends (null once the reaper cleared it). */
+    private static Object leaseEnd(Skiplock worker, Job job) {
         List<Object> ends = Jdbc.query(worker.dataSource(),
-                "SELECT locked_until FROM skiplock_jobs WHERE status = 'running'", row -> row.getObject(1));
+                "SELECT locked_until FROM skiplock_jobs WHERE id = '" + job.id() + "'", row -> row.getObject(1));
         assertThat(ends).hasSize(1);
         return ends.get(0);
     }

@@ -213,17 +213,21 @@ final class FaultProxy implements AutoCloseable {
                         continue;
                     }
                     claimsAwaited.decrementAndGet();
-                    if (body[0] == 'I' && !held.failed) { // idle after the claim: it committed
-                        boolean cut = !held.jobIds.isEmpty() && cutClaimEvery > 0
-                                && claimsWithJobs.incrementAndGet() % cutClaimEvery == 0;
-                        claims.add(new Claim(held.sentAtMillis, System.currentTimeMillis(), List.copyOf(held.jobIds), cut));
-                        if (cut) {
-                            close();
-                            return;
-                        }
+                    boolean committed = body[0] == 'I' && !held.failed; // idle after the claim
+                    if (committed && !held.jobIds.isEmpty() && cutClaimEvery > 0
+                            && claimsWithJobs.incrementAndGet() % cutClaimEvery == 0) {
+                        claims.add(new Claim(held.sentAtMillis, System.currentTimeMillis(), List.copyOf(held.jobIds), true));
+                        close();
+                        return;
                     }
+                    // stamped before it is passed on (the worker may run a job before this thread goes on),
+                    // recorded once written: a write that fails (the worker gone) records it as cut, below
+                    long answeredAt = System.currentTimeMillis();
                     out.write(held.bytes.toByteArray());
                     out.flush();
+                    if (committed) {
+                        claims.add(new Claim(held.sentAtMillis, answeredAt, List.copyOf(held.jobIds), false));
+                    }
                     held = null;
                 }
             } catch (IOException e) {

@@ -161,7 +161,7 @@ final class Completer {
                 // being extended meanwhile; if they expire, fencing rejects these outcomes later. An
                 // Error too: a completer that died would leave its jobs running, their leases kept.
                 LOG.warn("writing {} job outcomes and {} log lines failed; retrying in {} ms: {}", outcomes.size(),
-                        lines.size(), backoffMillis, e.getMessage());
+                        lines.size(), backoffMillis, Timers.reason(e));
                 sleepQuietly(backoffMillis);
                 backoffMillis = Math.min(backoffMillis * 2, 5000);
                 if (!running && backoffMillis >= 5000) {

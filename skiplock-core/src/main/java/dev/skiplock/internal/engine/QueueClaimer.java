@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
  * Claims jobs of one queue for this worker: as many as it has free slots and holds ({@link Slots};
  * at most the claim batch size), in one statement from its {@link QueueFloor}, hands each to the
  * {@link JobRunner}, then sleeps until woken (enqueue, freed slot or holds while work remains, reaper,
- * its {@link LookBehind}) or the poll interval passes. The loop never dies: a failing database is
- * logged and retried with backoff.
+ * its {@link LookBehind}) or the poll interval passes. The loop never dies: a failing database (or
+ * an Error) is logged and retried with backoff.
  */
 final class QueueClaimer {
     private static final Logger LOG = LoggerFactory.getLogger(QueueClaimer.class);
@@ -101,7 +101,7 @@ final class QueueClaimer {
             } catch (RuntimeException | Error e) {
                 // An Error too (out of memory, say): a claimer that died would leave its worker
                 // heartbeating and serving its queue in the registry without ever claiming again.
-                LOG.warn("claiming from queue {} failed; retrying in {} ms: {}", queue, backoffMillis, e.getMessage());
+                LOG.warn("claiming from queue {} failed; retrying in {} ms: {}", queue, backoffMillis, Timers.reason(e));
                 try {
                     awaitWakeUp(backoffMillis);
                 } catch (InterruptedException interrupted) {

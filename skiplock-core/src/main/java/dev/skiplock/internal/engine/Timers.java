@@ -35,7 +35,12 @@ final class Timers {
         try {
             body.run();
         } catch (RuntimeException | Error e) {
-            LOG.warn("{} failed; will run again at its next interval: {}", task, e.getMessage());
+            LOG.warn("{} failed; will run again at its next interval: {}", task, reason(e));
         }
+    }
+
+    /** What a loop's log line says of a failure: its message, and an Error's class (a stack overflow has no message). */
+    static String reason(Throwable failure) {
+        return failure instanceof Error ? failure.toString() : failure.getMessage();
     }
 }
