@@ -44,6 +44,15 @@ final class BeforeStatement {
         });
     }
 
+    /** As {@link #onceArmed}, before the next statement prepared whose text contains {@code fragment}. */
+    static DataSource onceArmedContaining(DataSource pool, String fragment, AtomicBoolean armed, Action action) {
+        return onPrepare(pool, sql -> sql.contains(fragment), () -> {
+            if (armed.compareAndSet(true, false)) {
+                action.run();
+            }
+        });
+    }
+
     /** Preparing {@code sql} fails every time, as a role without rights on its table makes it. */
     static DataSource failing(DataSource pool, String sql) {
         return onPrepare(pool, sql, () -> {
@@ -52,6 +61,10 @@ final class BeforeStatement {
     }
 
     private static DataSource onPrepare(DataSource pool, String sql, Action action) {
+        return onPrepare(pool, sql::equals, action);
+    }
+
+    private static DataSource onPrepare(DataSource pool, java.util.function.Predicate<String> sql, Action action) {
         ClassLoader loader = BeforeStatement.class.getClassLoader();
         return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
             Object result = call(pool, method, args);
@@ -59,7 +72,7 @@ final class BeforeStatement {
                 return result;
             }
             return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class}, (lent, called, given) -> {
-                if (called.getName().equals("prepareStatement") && sql.equals(given[0])) {
+                if (called.getName().equals("prepareStatement") && sql.test((String) given[0])) {
                     action.run();
                 }
                 return call(connection, called, given);

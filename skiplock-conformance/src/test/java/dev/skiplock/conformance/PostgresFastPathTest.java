@@ -7,6 +7,7 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -106,6 +107,33 @@ class PostgresFastPathTest extends FastPathContract {
         }
         // The warm-up, the first block's second job (queue default) and this one.
         awaitCount(() -> worker.metrics().succeeded(), 3);
+    }
+
+    /**
+     * STYLE: background loops never die. The Announcer's statement meets an Error (out of memory,
+     * say) once: that hint is lost, the next one is sent. Before, the Error ended the Announcer's
+     * thread: no enqueue, retry or resume of this instance was announced again, and what it was
+     * handed piled up in its queue.
+     */
+    @Test
+    void anAnnouncerThatMeetsAnErrorAnnouncesAgain() {
+        Skiplock worker = idleWorker();
+        AtomicBoolean armed = new AtomicBoolean();
+        Skiplock producer = track(Skiplock.builder().dataSource(BeforeStatement.onceArmedContaining(
+                client().dataSource(), "pg_notify", armed, () -> {
+                    // any Error (an OutOfMemoryError would take down the test's JVM: surefire exits on one)
+                    throw new StackOverflowError("the test's error, thrown preparing the announcement");
+                })).config(fastConfig().build()).build());
+        producer.pauseQueue("default");
+        Job job = producer.enqueue(JobRequest.of("work", new Work("x"))); // its statement notifies: the queue is paused
+
+        armed.set(true);
+        producer.resumeQueue("other"); // announced by the Announcer, whose statement meets the Error
+        await().atMost(WAIT).untilFalse(armed);
+        producer.resumeQueue("default"); // announced again: only that wakes the worker in time
+
+        assertThat(awaitStatus(producer, job.id(), JobStatus.SUCCEEDED).attempt()).isEqualTo(1);
+        awaitCount(() -> worker.metrics().succeeded(), 1);
     }
 
     /** A worker of queue default that polls every ten minutes: only a notification wakes it in time. */

@@ -99,15 +99,18 @@ final class Announcer implements AutoCloseable {
                 if (!autoCommit) {
                     connection.commit(); // an application's pool may hand out connections in a transaction
                 }
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException | RuntimeException | Error e) {
                 if (!autoCommit) {
                     connection.rollback();
                 }
                 throw e;
             }
-        } catch (SQLException | RuntimeException e) {
-            // A lost hint: the listeners' polling finds the jobs within one poll interval.
-            LOG.warn("could not announce {} notifications (polling covers them): {}", payloads.size(), e.getMessage());
+        } catch (SQLException | RuntimeException | Error e) {
+            // A lost hint: the listeners' polling finds the jobs within one poll interval. An Error
+            // too: the thread must not die of it (nothing would be announced again, and what it is
+            // handed would pile up in its queue).
+            LOG.warn("could not announce {} notifications (polling covers them): {}", payloads.size(),
+                    e instanceof Error ? e.toString() : e.getMessage());
         }
     }
 }
