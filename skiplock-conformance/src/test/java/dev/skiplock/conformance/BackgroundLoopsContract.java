@@ -9,9 +9,11 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.sql.SqlFile;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,7 +25,9 @@ import org.junit.jupiter.api.Test;
  * Error (out of memory, say) thrown where their statement is prepared, once, after the worker
  * started: each logs it and goes on. Before, the claimer's thread and the completer's died with it
  * (the worker then heartbeated on without claiming, or with its jobs' outcomes never written), and
- * the executor ran the heartbeat no more (every lease lost while the worker lived).
+ * the executor ran the heartbeat no more (every lease lost while the worker lived). Within a
+ * heartbeat's tick, an Error in a step before the lease extension (the registry row's touch, the
+ * give-back of a lost claim) leaves the extension to run in the same tick.
  */
 abstract class BackgroundLoopsContract extends ContractBase {
     record Work(String label) {
@@ -45,16 +49,10 @@ abstract class BackgroundLoopsContract extends ContractBase {
     @Test
     void aHeartbeatThatMeetsAnErrorKeepsTheLeasesAlive() throws Exception {
         AtomicBoolean armed = new AtomicBoolean();
-        CountDownLatch started = new CountDownLatch(1);
         CountDownLatch mayFinish = new CountDownLatch(1);
-        Skiplock worker = started(workerMeetingAnError("heartbeat", armed)
-                .handler("work", Work.class, context -> {
-                    started.countDown();
-                    awaitIgnoringInterrupts(mayFinish);
-                    return JobOutcome.complete();
-                }));
-        Job job = worker.enqueue(JobRequest.of("work", new Work("x")));
-        assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        Holding holding = holdingAJob(workerMeetingAnError("heartbeat", armed), mayFinish);
+        Skiplock worker = holding.worker();
+        Job job = holding.job();
 
         armed.set(true);
         await().atMost(WAIT).untilFalse(armed);
@@ -85,16 +83,118 @@ abstract class BackgroundLoopsContract extends ContractBase {
     }
 
     /**
+     * A heartbeat whose touch of the worker's registry row meets an Error extends the leases in the
+     * same tick, as it does after any other failure of the touch. Before, the Error skipped that
+     * tick's lease extension: the next statement after it was the next tick's touch.
+     */
+    @Test
+    void aTouchThatMeetsAnErrorStillExtendsTheLeases() throws Exception {
+        Skiplock client = client();
+        String touch = statement(client, "workers", "touch_worker");
+        String heartbeat = statement(client, "jobs", "heartbeat");
+        AtomicBoolean armed = new AtomicBoolean();
+        List<String> statements = new CopyOnWriteArrayList<>();
+        DataSource pool = BeforeStatement.eachTime(BeforeStatement.eachTime(client.dataSource(), touch, () -> {
+            if (armed.compareAndSet(true, false)) {
+                statements.add("touch meeting the error");
+                throw new StackOverflowError("the test's error, thrown preparing touch_worker");
+            }
+            statements.add("touch");
+        }), heartbeat, () -> statements.add("heartbeat"));
+        CountDownLatch mayFinish = new CountDownLatch(1);
+        Holding holding = holdingAJob(Skiplock.builder().dataSource(pool).config(fastConfig().queue("default", 1).build()),
+                mayFinish);
+
+        armed.set(true);
+        assertThat(nextAfter(statements, "touch meeting the error"))
+                .as("what the heartbeat's tick prepared after its touch met the error").isEqualTo("heartbeat");
+        mayFinish.countDown();
+
+        assertThat(awaitStatus(holding.worker(), holding.job().id(), JobStatus.SUCCEEDED).attempt()).isEqualTo(1);
+        assertThat(holding.worker().metrics().leasesLost()).isZero();
+    }
+
+    /**
+     * A heartbeat whose give-back of a lost claim's jobs meets an Error goes on with its tick: it
+     * touches the registry row and extends the leases. Before, the Error ended the tick there: the
+     * next statement after it was the next tick's give-back.
+     */
+    @Test
+    void aGiveBackThatMeetsAnErrorLetsTheHeartbeatGoOn() {
+        Skiplock client = client();
+        AtomicBoolean claimArmed = new AtomicBoolean(true);
+        AtomicBoolean giveBackArmed = new AtomicBoolean(true);
+        List<String> statements = new CopyOnWriteArrayList<>();
+        DataSource claimFailing = BeforeStatement.eachTime(client.dataSource(), statement(client, "jobs", "claim_jobs"), () -> {
+            // the claimer's first claim (not the warm-up's rehearsal) fails: its jobs, if any, are to be given back
+            if (onThread("skiplock-claim-") && claimArmed.compareAndSet(true, false)) {
+                throw new SQLException("the test's failure of a claim");
+            }
+        });
+        DataSource giveBackMeetingAnError = BeforeStatement.eachTime(claimFailing, statement(client, "jobs", "unclaim_jobs"),
+                () -> {
+                    if (onThread("skiplock-timer-")) { // the heartbeat's give-back, not the claimer's at once
+                        if (giveBackArmed.compareAndSet(true, false)) {
+                            statements.add("give-back meeting the error");
+                            throw new StackOverflowError("the test's error, thrown preparing unclaim_jobs");
+                        }
+                        statements.add("give-back");
+                    }
+                });
+        DataSource pool = BeforeStatement.eachTime(giveBackMeetingAnError, statement(client, "workers", "touch_worker"),
+                () -> statements.add("touch"));
+        started(Skiplock.builder().dataSource(pool).config(fastConfig().queue("default", 1).build()));
+
+        assertThat(nextAfter(statements, "give-back meeting the error"))
+                .as("what the heartbeat's tick prepared after its give-back met the error").isEqualTo("touch");
+    }
+
+    /** A started worker and the one job it runs. */
+    private record Holding(Skiplock worker, Job job) {
+    }
+
+    /**
+     * Starts a worker from {@code builder} whose handler of kind work waits for {@code mayFinish},
+     * and enqueues one job; returns once its handler runs.
+     */
+    private Holding holdingAJob(Skiplock.Builder builder, CountDownLatch mayFinish) throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        Skiplock worker = started(builder.handler("work", Work.class, context -> {
+            started.countDown();
+            awaitIgnoringInterrupts(mayFinish);
+            return JobOutcome.complete();
+        }));
+        Job job = worker.enqueue(JobRequest.of("work", new Work("x")));
+        assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        return new Holding(worker, job);
+    }
+
+    /** Once {@code statements} holds an entry after {@code marker}, that entry. */
+    private static String nextAfter(List<String> statements, String marker) {
+        await().atMost(WAIT).until(() -> statements.indexOf(marker) >= 0 && statements.size() > statements.indexOf(marker) + 1);
+        return statements.get(statements.indexOf(marker) + 1);
+    }
+
+    private static boolean onThread(String prefix) {
+        return Thread.currentThread().getName().startsWith(prefix);
+    }
+
+    /** The text of {@code name} in the driver's {@code sql/<file>.sql}, as a connection prepares it. */
+    private static String statement(Skiplock client, String file, String name) {
+        return SqlFile.load(FastPathContract.driver(client).resourceRoot() + "/sql/" + file + ".sql").get(name).jdbcSql();
+    }
+
+    /**
      * A worker of one slot on queue default whose connections throw an Error instead of preparing
      * {@code statement} (of jobs.sql) once the test set {@code armed}.
      */
     private Skiplock.Builder workerMeetingAnError(String statement, AtomicBoolean armed) {
         Skiplock client = client();
-        String sql = SqlFile.load(FastPathContract.driver(client).resourceRoot() + "/sql/jobs.sql").get(statement).jdbcSql();
-        DataSource meetingAnError = BeforeStatement.onceArmed(client.dataSource(), sql, armed, () -> {
-            // any Error (an OutOfMemoryError would take down the test's JVM: surefire exits on one)
-            throw new StackOverflowError("the test's error, thrown preparing " + statement);
-        });
+        DataSource meetingAnError = BeforeStatement.onceArmed(client.dataSource(), statement(client, "jobs", statement),
+                armed, () -> {
+                    // any Error (an OutOfMemoryError would take down the test's JVM: surefire exits on one)
+                    throw new StackOverflowError("the test's error, thrown preparing " + statement);
+                });
         return Skiplock.builder().dataSource(meetingAnError).config(fastConfig().queue("default", 1).build());
     }
 

@@ -53,6 +53,11 @@ final class BeforeStatement {
         });
     }
 
+    /** Runs {@code action} before every preparation of {@code sql}. */
+    static DataSource eachTime(DataSource pool, String sql, Action action) {
+        return onPrepare(pool, sql, action);
+    }
+
     /** Preparing {@code sql} fails every time, as a role without rights on its table makes it. */
     static DataSource failing(DataSource pool, String sql) {
         return onPrepare(pool, sql, () -> {

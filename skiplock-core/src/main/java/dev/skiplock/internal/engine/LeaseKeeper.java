@@ -67,9 +67,10 @@ final class LeaseKeeper {
         parts.lostClaims().retry();
         try {
             touchWorker();
-        } catch (RuntimeException e) {
-            // the leases below matter more than the registry's last-seen time: extend them anyway
-            LOG.warn("could not touch this worker's registry row; extending leases anyway: {}", e.getMessage());
+        } catch (RuntimeException | Error e) {
+            // the leases below matter more than the registry's last-seen time: extend them anyway (an
+            // Error too: the task goes on after one, but this tick's leases would be left unextended)
+            LOG.warn("could not touch this worker's registry row; extending leases anyway: {}", Timers.reason(e));
         }
         // An execution completing its job in its own transaction is left out: the transaction holds
         // the row (a heartbeat would wait for it, holding up every other lease) and ends the lease.

@@ -49,9 +49,10 @@ final class LostClaims {
                 if (given > 0) {
                     LOG.warn("gave back {} jobs of a claim whose answer was lost; their attempt is not used", given);
                 }
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                // An Error too: the heartbeat calls this first, and its leases must still be extended
                 LOG.warn("could not give back the jobs of a claim whose answer was lost; retrying at the next heartbeat: {}",
-                        e.getMessage());
+                        Timers.reason(e));
             }
             if (clock.instant().isAfter(claim.giveUpAt())) {
                 claims.remove(entry.getKey());
