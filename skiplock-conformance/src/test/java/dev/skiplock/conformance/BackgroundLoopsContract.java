@@ -10,7 +10,11 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.sql.SqlFile;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -147,6 +151,49 @@ abstract class BackgroundLoopsContract extends ContractBase {
 
         assertThat(nextAfter(statements, "give-back meeting the error"))
                 .as("what the heartbeat's tick prepared after its give-back met the error").isEqualTo("touch");
+    }
+
+    /**
+     * A job's timeout whose check meets an Error is checked again: the job still times out. Before,
+     * the check was dropped after any failure, and the job ran on past its limit, its lease kept.
+     */
+    @Test
+    void aTimeoutWhoseCheckMeetsAnErrorStillEndsTheJob() {
+        AtomicBoolean armed = new AtomicBoolean(true);
+        Clock clock = new Clock() {
+            @Override
+            public Instant instant() {
+                if (armed.get() && inTimeoutCheck() && armed.compareAndSet(true, false)) {
+                    throw new StackOverflowError("the test's error, thrown reading the clock for a timeout's check");
+                }
+                return Instant.now();
+            }
+
+            @Override
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+                throw new UnsupportedOperationException();
+            }
+        };
+        Skiplock worker = started(builder(config -> config.queue("default", 1).clock(clock))
+                .handler("hang", Work.class, context -> {
+                    blockUntilInterrupted(); // the hang under test; the timeout must end it
+                    return JobOutcome.complete();
+                }));
+        Job job = worker.enqueue(JobRequest.of("hang", new Work("x")).withTimeout(Duration.ofSeconds(1)).withMaxAttempts(1));
+
+        Job done = awaitStatus(worker, job.id(), JobStatus.TIMED_OUT);
+        assertThat(done.lastError()).isEqualTo("timed out after 1s in attempt 1");
+        assertThat(armed).as("the check met the error").isFalse();
+    }
+
+    private static boolean inTimeoutCheck() {
+        return StackWalker.getInstance().walk(frames -> frames.anyMatch(frame ->
+                frame.getClassName().equals("dev.skiplock.internal.engine.Timeouts") && frame.getMethodName().equals("check")));
     }
 
     /** A started worker and the one job it runs. */

@@ -18,6 +18,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Timeouts {
     private static final Logger LOG = LoggerFactory.getLogger(Timeouts.class);
+    /** How soon a check that failed runs again. */
+    static final long RECHECK_MILLIS = 1000;
 
     private final ScheduledExecutorService timers;
     private final Clock clock;
@@ -55,8 +57,21 @@ final class Timeouts {
                 return;
             }
             stopper.stop(execution, Execution.StopReason.TIMEOUT);
+        } catch (RuntimeException | Error e) {
+            // Checked again, whatever failed (an Error too): a timeout dropped here would let the job
+            // run on past its limit, its lease kept alive by the heartbeat.
+            LOG.warn("checking the timeout of job {} failed; checking again in {} ms: {}", execution.job().id(),
+                    RECHECK_MILLIS, Timers.reason(e));
+            checkAgain(execution, deadline);
+        }
+    }
+
+    private void checkAgain(Execution execution, Instant deadline) {
+        try {
+            arm(execution, deadline, RECHECK_MILLIS);
         } catch (RuntimeException e) {
-            LOG.warn("timeout of job {} failed: {}", execution.job().id(), e.getMessage());
+            // the timers were shut down: the worker is closing, and its stop ends the execution
+            LOG.debug("timeout of job {} not checked again: {}", execution.job().id(), e.toString());
         }
     }
 }
