@@ -1,9 +1,11 @@
 package dev.skiplock.conformance;
 
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 
@@ -58,6 +60,27 @@ final class BeforeStatement {
         return onPrepare(pool, sql, action);
     }
 
+    /**
+     * Runs {@code action} once, before a plain statement of a connection lent by the pool next
+     * executes SQL starting with {@code prefix} after the test set {@code armed} (which it clears).
+     */
+    static DataSource onceArmedExecuting(DataSource pool, String prefix, AtomicBoolean armed, Action action) {
+        ClassLoader loader = BeforeStatement.class.getClassLoader();
+        return lending(pool, (connection, called, given) -> {
+            Object result = call(connection, called, given);
+            if (!called.getName().equals("createStatement")) {
+                return result;
+            }
+            return Proxy.newProxyInstance(loader, new Class<?>[] {Statement.class}, (statement, executed, sql) -> {
+                if (executed.getName().startsWith("execute") && sql != null && sql.length > 0
+                        && sql[0] instanceof String text && text.startsWith(prefix) && armed.compareAndSet(true, false)) {
+                    action.run();
+                }
+                return call(result, executed, sql);
+            });
+        });
+    }
+
     /** Preparing {@code sql} fails every time, as a role without rights on its table makes it. */
     static DataSource failing(DataSource pool, String sql) {
         return onPrepare(pool, sql, () -> {
@@ -70,22 +93,33 @@ final class BeforeStatement {
     }
 
     private static DataSource onPrepare(DataSource pool, java.util.function.Predicate<String> sql, Action action) {
+        return lending(pool, (connection, called, given) -> {
+            if (called.getName().equals("prepareStatement") && sql.test((String) given[0])) {
+                action.run();
+            }
+            return call(connection, called, given);
+        });
+    }
+
+    /** What a lent connection does when called: the test's handler, given the pool's connection. */
+    private interface LentConnection {
+        Object called(Connection connection, Method called, Object[] given) throws Throwable;
+    }
+
+    /** The pool, whose connections go through {@code handler}. */
+    private static DataSource lending(DataSource pool, LentConnection handler) {
         ClassLoader loader = BeforeStatement.class.getClassLoader();
         return (DataSource) Proxy.newProxyInstance(loader, new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
             Object result = call(pool, method, args);
             if (!(result instanceof Connection connection)) {
                 return result;
             }
-            return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class}, (lent, called, given) -> {
-                if (called.getName().equals("prepareStatement") && sql.test((String) given[0])) {
-                    action.run();
-                }
-                return call(connection, called, given);
-            });
+            return Proxy.newProxyInstance(loader, new Class<?>[] {Connection.class},
+                    (lent, called, given) -> handler.called(connection, called, given));
         });
     }
 
-    private static Object call(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+    private static Object call(Object target, Method method, Object[] args) throws Throwable {
         try {
             return method.invoke(target, args);
         } catch (InvocationTargetException e) {

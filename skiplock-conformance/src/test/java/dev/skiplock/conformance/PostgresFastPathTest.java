@@ -136,6 +136,31 @@ class PostgresFastPathTest extends FastPathContract {
         awaitCount(() -> worker.metrics().succeeded(), 1);
     }
 
+    /**
+     * A listener whose LISTEN meets an Error (out of memory, say) connects again and listens: the
+     * worker is woken by the next enqueue. Before, the Error ended the listener's thread: the worker
+     * heard no notification again and found new jobs only at its poll interval (ten minutes here).
+     */
+    @Test
+    void aListenerThatMeetsAnErrorListensAgain() {
+        Skiplock producer = client();
+        AtomicBoolean armed = new AtomicBoolean(true);
+        Skiplock worker = started(Skiplock.builder().dataSource(BeforeStatement.onceArmedExecuting(
+                        client().dataSource(), "LISTEN", armed, () -> {
+                            // any Error (an OutOfMemoryError would take down the test's JVM: surefire exits on one)
+                            throw new StackOverflowError("the test's error, thrown sending LISTEN");
+                        }))
+                .config(fastConfig().queue("default", 1).pollInterval(Duration.ofMinutes(10)).build())
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        await().atMost(WAIT).untilFalse(armed);
+
+        await().atMost(WAIT).until(() -> database.listenerCount(producer.dataSource()) == 1);
+        Job job = producer.enqueue(JobRequest.of("work", new Work("x")));
+
+        assertThat(awaitStatus(producer, job.id(), JobStatus.SUCCEEDED).attempt()).isEqualTo(1);
+        awaitCount(() -> worker.metrics().succeeded(), 1);
+    }
+
     /** A worker of queue default that polls every ten minutes: only a notification wakes it in time. */
     private Skiplock idleWorker() {
         return started(builder(config -> config.queue("default", 1).pollInterval(Duration.ofMinutes(10)))

@@ -110,7 +110,7 @@ final class Announcer implements AutoCloseable {
             // too: the thread must not die of it (nothing would be announced again, and what it is
             // handed would pile up in its queue).
             LOG.warn("could not announce {} notifications (polling covers them): {}", payloads.size(),
-                    e instanceof Error ? e.toString() : e.getMessage());
+                    PostgresNotifier.reason(e));
         }
     }
 }

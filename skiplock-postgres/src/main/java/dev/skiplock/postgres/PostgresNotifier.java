@@ -126,12 +126,14 @@ final class PostgresNotifier implements Notifier {
                         }
                     }
                 }
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException | RuntimeException | Error e) {
+                // An Error too (out of memory, say): a listener that died would leave the worker to
+                // find every job at its poll interval, for good.
                 if (!running) {
                     return;
                 }
                 LOG.warn("LISTEN connection failed; reconnecting in {} ms (polling covers the gap): {}",
-                        backoffMillis, e.getMessage());
+                        backoffMillis, reason(e));
                 sleep(backoffMillis);
                 backoffMillis = Math.min(backoffMillis * 2, 10_000);
             } finally {
@@ -206,6 +208,11 @@ final class PostgresNotifier implements Notifier {
             // LISTEN takes an identifier, not a parameter: quote it (the schema name comes from the server).
             statement.execute("LISTEN \"" + ("skiplock:" + schema).replace("\"", "\"\"") + "\"");
         }
+    }
+
+    /** What a loop's log line says of a failure: its message, and an Error's class (a stack overflow has no message). */
+    static String reason(Throwable failure) {
+        return failure instanceof Error ? failure.toString() : failure.getMessage();
     }
 
     static void dispatch(String payload, Listener listener) {
