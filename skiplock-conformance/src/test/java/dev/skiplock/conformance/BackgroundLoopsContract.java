@@ -160,11 +160,55 @@ abstract class BackgroundLoopsContract extends ContractBase {
     @Test
     void aTimeoutWhoseCheckMeetsAnErrorStillEndsTheJob() {
         AtomicBoolean armed = new AtomicBoolean(true);
-        Clock clock = new Clock() {
+        Clock clock = clockThrowingOnceIn("Timeouts", "check", armed);
+        Skiplock worker = started(builder(config -> config.queue("default", 1).clock(clock))
+                .handler("hang", Work.class, context -> {
+                    blockUntilInterrupted(); // the hang under test; the timeout must end it
+                    return JobOutcome.complete();
+                }));
+        Job job = worker.enqueue(JobRequest.of("hang", new Work("x")).withTimeout(Duration.ofSeconds(1)).withMaxAttempts(1));
+
+        Job done = awaitStatus(worker, job.id(), JobStatus.TIMED_OUT);
+        assertThat(done.lastError()).isEqualTo("timed out after 1s in attempt 1");
+        assertThat(armed).as("the check met the error").isFalse();
+    }
+
+    /**
+     * A claimed job whose start meets an Error (here scheduling its timeout) is handed on, and the
+     * rest of its claim start. Before, the Error left that job registered though nothing ran it (the
+     * heartbeat kept its lease alive for good) and the rest of the claim unregistered until the
+     * reaper.
+     */
+    @Test
+    void aJobThatCannotStartIsHandedOnAndTheRestOfItsClaimStart() {
+        AtomicBoolean armed = new AtomicBoolean(true);
+        Clock clock = clockThrowingOnceIn("JobRunner", "start", armed);
+        Skiplock client = client();
+        Job first = client.enqueue(JobRequest.of("work", new Work("timed")).withTimeout(Duration.ofMinutes(10)));
+        Job second = client.enqueue(JobRequest.of("work", new Work("untimed")));
+        Skiplock worker = started(builder(config -> config.queue("default", 2).clock(clock))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+
+        assertThat(awaitStatus(worker, second.id(), JobStatus.SUCCEEDED).attempt()).as("started in its claim").isEqualTo(1);
+        // its lease lapsed and the reaper handed it on: its first attempt counts as lost
+        Job handedOn = awaitStatus(worker, first.id(), JobStatus.SUCCEEDED);
+        assertThat(handedOn.attempt()).isEqualTo(2);
+        assertThat(armed).as("the start met the error").isFalse();
+    }
+
+    /**
+     * The system clock, except that it throws an Error once, read within {@code method} of the
+     * engine's class {@code type} while {@code armed} holds (which it clears).
+     */
+    private static Clock clockThrowingOnceIn(String type, String method, AtomicBoolean armed) {
+        String className = "dev.skiplock.internal.engine." + type;
+        return new Clock() {
             @Override
             public Instant instant() {
-                if (armed.get() && inTimeoutCheck() && armed.compareAndSet(true, false)) {
-                    throw new StackOverflowError("the test's error, thrown reading the clock for a timeout's check");
+                if (armed.get() && StackWalker.getInstance().walk(frames -> frames.anyMatch(frame ->
+                        frame.getClassName().equals(className) && frame.getMethodName().equals(method)))
+                        && armed.compareAndSet(true, false)) {
+                    throw new StackOverflowError("the test's error, thrown reading the clock in " + type + "." + method);
                 }
                 return Instant.now();
             }
@@ -179,21 +223,6 @@ abstract class BackgroundLoopsContract extends ContractBase {
                 throw new UnsupportedOperationException();
             }
         };
-        Skiplock worker = started(builder(config -> config.queue("default", 1).clock(clock))
-                .handler("hang", Work.class, context -> {
-                    blockUntilInterrupted(); // the hang under test; the timeout must end it
-                    return JobOutcome.complete();
-                }));
-        Job job = worker.enqueue(JobRequest.of("hang", new Work("x")).withTimeout(Duration.ofSeconds(1)).withMaxAttempts(1));
-
-        Job done = awaitStatus(worker, job.id(), JobStatus.TIMED_OUT);
-        assertThat(done.lastError()).isEqualTo("timed out after 1s in attempt 1");
-        assertThat(armed).as("the check met the error").isFalse();
-    }
-
-    private static boolean inTimeoutCheck() {
-        return StackWalker.getInstance().walk(frames -> frames.anyMatch(frame ->
-                frame.getClassName().equals("dev.skiplock.internal.engine.Timeouts") && frame.getMethodName().equals("check")));
     }
 
     /** A started worker and the one job it runs. */

@@ -47,17 +47,27 @@ final class JobRunner {
      * Runs a freshly claimed job; its slot is given back to {@code slots} when its outcome is known,
      * its hold when it leaves the {@link Registry} (outcome durable or dropped, or lease gone). A job
      * whose cancel was requested before its row was read (SQLite reads a claim's rows after its
-     * commit) ends cancelled without its handler running.
+     * commit) ends cancelled without its handler running. One that cannot start (what throws here,
+     * an Error too) is not held: it leaves the registry with its slot and timeout, so that its lease
+     * lapses and the reaper hands it on (its attempt counts as lost, as for a worker killed between
+     * claim and start); left registered, its lease would be kept alive with nothing running it.
      */
     void start(Claimed claimed, Slots slots) {
         Execution execution = new Execution(claimed, slots);
         parts.registry().add(execution);
-        if (claimed.job().cancelRequested()) {
-            parts.stopper().cancelBeforeStart(execution);
-            return;
+        try {
+            if (claimed.job().cancelRequested()) {
+                parts.stopper().cancelBeforeStart(execution);
+                return;
+            }
+            scheduleTimeout(execution);
+            handlerThreads.execute(() -> execute(execution, false));
+        } catch (RuntimeException | Error e) {
+            execution.stop(Execution.StopReason.LEASE_LOST); // its timeout goes; a handler thread started anyway runs nothing
+            parts.registry().remove(execution);
+            execution.releaseSlot();
+            throw e;
         }
-        scheduleTimeout(execution);
-        handlerThreads.execute(() -> execute(execution, false));
     }
 
     /**

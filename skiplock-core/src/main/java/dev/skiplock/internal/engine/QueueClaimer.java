@@ -142,7 +142,7 @@ final class QueueClaimer {
             boolean tookFewer = claimed.size() < round.taken - round.used;
             for (Claimed job : claimed) {
                 round.used++;
-                runner.start(job, slots);
+                start(job);
             }
             if (tookFewer && lookBehind != null) {
                 lookBehind.ask();
@@ -159,6 +159,16 @@ final class QueueClaimer {
             return backlog;
         } finally {
             slots.giveBack(round.taken - round.used);
+        }
+    }
+
+    /** Starts a claimed job; one that cannot start is handed on by the reaper, and the rest of its claim still start. */
+    private void start(Claimed job) {
+        try {
+            runner.start(job, slots);
+        } catch (RuntimeException | Error e) {
+            LOG.warn("job {} of queue {} was claimed but could not start; its lease lapses and the reaper hands it on: {}",
+                    job.job().id(), queue, Timers.reason(e));
         }
     }
 
