@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.skiplock.Job;
+import dev.skiplock.JobContext;
 import dev.skiplock.JobOutcome;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
+import dev.skiplock.ResumableHandler;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.sql.SqlFile;
 import java.sql.SQLException;
@@ -17,6 +19,8 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -125,32 +129,59 @@ abstract class BackgroundLoopsContract extends ContractBase {
      */
     @Test
     void aGiveBackThatMeetsAnErrorLetsTheHeartbeatGoOn() {
+        AtomicBoolean armed = new AtomicBoolean(true);
+        List<String> statements = new CopyOnWriteArrayList<>();
+        heartbeatGivingBackALostClaim(statements, Clock.systemUTC(), () -> {
+            if (armed.compareAndSet(true, false)) {
+                statements.add("give-back meeting the error");
+                throw new StackOverflowError("the test's error, thrown preparing unclaim_jobs");
+            }
+        });
+
+        assertThat(nextAfter(statements, "give-back meeting the error"))
+                .as("what the heartbeat's tick prepared after its give-back met the error").isEqualTo("touch");
+    }
+
+    /** As {@link #aGiveBackThatMeetsAnErrorLetsTheHeartbeatGoOn}, the Error met reading the clock after a give-back. */
+    @Test
+    void aGiveBackWhoseClockMeetsAnErrorLetsTheHeartbeatGoOn() {
+        AtomicBoolean armed = new AtomicBoolean();
+        List<String> statements = new CopyOnWriteArrayList<>();
+        Clock clock = clockThrowingOnceIn("LostClaims", "retry", armed, () -> statements.add("clock meeting the error"));
+        heartbeatGivingBackALostClaim(statements, clock, () -> {
+            if (!statements.contains("clock meeting the error")) {
+                armed.set(true); // read after the first give-back of a heartbeat
+            }
+        });
+
+        assertThat(nextAfter(statements, "clock meeting the error"))
+                .as("what the heartbeat's tick prepared after its give-back met the error").isEqualTo("touch");
+    }
+
+    /**
+     * Starts a worker of one slot on {@code clock} whose first claim fails (so its jobs, if any, are
+     * given back at every heartbeat until the claim's lease would have ended), and records in
+     * {@code statements} each give-back of a heartbeat ("give-back", after {@code beforeGiveBack}
+     * ran) and each touch of the worker's registry row ("touch").
+     */
+    private void heartbeatGivingBackALostClaim(List<String> statements, Clock clock, BeforeStatement.Action beforeGiveBack) {
         Skiplock client = client();
         AtomicBoolean claimArmed = new AtomicBoolean(true);
-        AtomicBoolean giveBackArmed = new AtomicBoolean(true);
-        List<String> statements = new CopyOnWriteArrayList<>();
         DataSource claimFailing = BeforeStatement.eachTime(client.dataSource(), statement(client, "jobs", "claim_jobs"), () -> {
-            // the claimer's first claim (not the warm-up's rehearsal) fails: its jobs, if any, are to be given back
+            // the claimer's first claim, not the warm-up's rehearsal
             if (onThread("skiplock-claim-") && claimArmed.compareAndSet(true, false)) {
                 throw new SQLException("the test's failure of a claim");
             }
         });
-        DataSource giveBackMeetingAnError = BeforeStatement.eachTime(claimFailing, statement(client, "jobs", "unclaim_jobs"),
-                () -> {
-                    if (onThread("skiplock-timer-")) { // the heartbeat's give-back, not the claimer's at once
-                        if (giveBackArmed.compareAndSet(true, false)) {
-                            statements.add("give-back meeting the error");
-                            throw new StackOverflowError("the test's error, thrown preparing unclaim_jobs");
-                        }
-                        statements.add("give-back");
-                    }
-                });
-        DataSource pool = BeforeStatement.eachTime(giveBackMeetingAnError, statement(client, "workers", "touch_worker"),
+        DataSource givingBack = BeforeStatement.eachTime(claimFailing, statement(client, "jobs", "unclaim_jobs"), () -> {
+            if (onThread("skiplock-timer-")) { // the heartbeat's give-back, not the claimer's at once
+                beforeGiveBack.run();
+                statements.add("give-back");
+            }
+        });
+        DataSource pool = BeforeStatement.eachTime(givingBack, statement(client, "workers", "touch_worker"),
                 () -> statements.add("touch"));
-        started(Skiplock.builder().dataSource(pool).config(fastConfig().queue("default", 1).build()));
-
-        assertThat(nextAfter(statements, "give-back meeting the error"))
-                .as("what the heartbeat's tick prepared after its give-back met the error").isEqualTo("touch");
+        started(Skiplock.builder().dataSource(pool).config(fastConfig().queue("default", 1).clock(clock).build()));
     }
 
     /**
@@ -197,10 +228,53 @@ abstract class BackgroundLoopsContract extends ContractBase {
     }
 
     /**
+     * An orphan whose adoption meets an Error while it is being resumed (here scheduling its
+     * timeout) is handed on again, and the rest of the adopted orphans resume. Before, that orphan
+     * stayed registered though nothing resumed it (the heartbeat kept its lease alive for good).
+     */
+    @Test
+    void anOrphanThatCannotResumeIsHandedOnAgain() {
+        AtomicBoolean armed = new AtomicBoolean(true);
+        Skiplock client = client();
+        UUID timed = orphan(client, "resumable");
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET timeout_seconds = 600 WHERE id = ?", database.id(timed));
+        UUID untimed = orphan(client, "resumable");
+        Skiplock worker = started(builder(config -> config.queue("default", 2).clock(clockThrowingOnceIn("JobRunner", "adopt", armed)))
+                .handler("resumable", Work.class, new ResumableHandler<Work>() {
+                    @Override
+                    public JobOutcome handle(JobContext<Work> context) {
+                        return JobOutcome.fail("not run here: only resumed");
+                    }
+
+                    @Override
+                    public Optional<JobOutcome> resume(JobContext<Work> context) {
+                        return Optional.of(JobOutcome.complete()); // the execution had finished
+                    }
+                }));
+
+        assertThat(awaitStatus(worker, untimed, JobStatus.SUCCEEDED).attempt()).isEqualTo(1);
+        assertThat(awaitStatus(worker, timed, JobStatus.SUCCEEDED).attempt()).isEqualTo(1);
+        assertThat(armed).as("the adoption met the error").isFalse();
+    }
+
+    /** A running job of {@code kind} whose worker is gone (a reaper cleared its lease), of one attempt. */
+    private UUID orphan(Skiplock client, String kind) {
+        UUID id = UUID.randomUUID();
+        database.insertWithoutNotification(client.dataSource(), id, kind);
+        database.makeOrphan(client.dataSource(), id, "default");
+        return id;
+    }
+
+    /**
      * The system clock, except that it throws an Error once, read within {@code method} of the
      * engine's class {@code type} while {@code armed} holds (which it clears).
      */
     private static Clock clockThrowingOnceIn(String type, String method, AtomicBoolean armed) {
+        return clockThrowingOnceIn(type, method, armed, () -> { });
+    }
+
+    /** As {@link #clockThrowingOnceIn(String, String, AtomicBoolean)}, running {@code beforeThrowing} first. */
+    private static Clock clockThrowingOnceIn(String type, String method, AtomicBoolean armed, Runnable beforeThrowing) {
         String className = "dev.skiplock.internal.engine." + type;
         return new Clock() {
             @Override
@@ -208,6 +282,7 @@ abstract class BackgroundLoopsContract extends ContractBase {
                 if (armed.get() && StackWalker.getInstance().walk(frames -> frames.anyMatch(frame ->
                         frame.getClassName().equals(className) && frame.getMethodName().equals(method)))
                         && armed.compareAndSet(true, false)) {
+                    beforeThrowing.run();
                     throw new StackOverflowError("the test's error, thrown reading the clock in " + type + "." + method);
                 }
                 return Instant.now();

@@ -113,8 +113,8 @@ final class PostgresNotifier implements Notifier {
             String key = NotificationSocketFactory.register(scanner);
             try (Connection connection = open(key)) {
                 listen(connection);
-                backoffMillis = 100;
                 listener.resync();
+                backoffMillis = 100; // only now: a failure that recurs before this backs off further
                 PGConnection postgres = connection.unwrap(PGConnection.class);
                 while (running) {
                     followLock.releaseIfIdle();

@@ -48,14 +48,13 @@ final class JobRunner {
      * its hold when it leaves the {@link Registry} (outcome durable or dropped, or lease gone). A job
      * whose cancel was requested before its row was read (SQLite reads a claim's rows after its
      * commit) ends cancelled without its handler running. One that cannot start (what throws here,
-     * an Error too) is not held: it leaves the registry with its slot and timeout, so that its lease
-     * lapses and the reaper hands it on (its attempt counts as lost, as for a worker killed between
-     * claim and start); left registered, its lease would be kept alive with nothing running it.
+     * an Error too) is not held ({@link #notStarted}): the reaper hands it on, its attempt counted
+     * as lost, as for a worker killed between claim and start.
      */
     void start(Claimed claimed, Slots slots) {
-        Execution execution = new Execution(claimed, slots);
-        parts.registry().add(execution);
+        Execution execution = taking(claimed, slots);
         try {
+            parts.registry().add(execution);
             if (claimed.job().cancelRequested()) {
                 parts.stopper().cancelBeforeStart(execution);
                 return;
@@ -63,9 +62,7 @@ final class JobRunner {
             scheduleTimeout(execution);
             handlerThreads.execute(() -> execute(execution, false));
         } catch (RuntimeException | Error e) {
-            execution.stop(Execution.StopReason.LEASE_LOST); // its timeout goes; a handler thread started anyway runs nothing
-            parts.registry().remove(execution);
-            execution.releaseSlot();
+            notStarted(execution);
             throw e;
         }
     }
@@ -77,25 +74,52 @@ final class JobRunner {
      * resumed (finished → its recorded outcome, running → waited for, not found → retried or
      * failed); a cancel already requested or a timeout already passed stops it as soon as it is
      * found. Any other handler ran in-process and died with its worker's JVM, so the attempt is
-     * "not found" at once.
+     * "not found" at once. An orphan that cannot be taken on (what throws here) is handed on as a
+     * job that cannot start is ({@link #start}).
      */
     void adopt(Claimed orphan, Slots slots) {
         Job job = orphan.job();
-        parts.counters().adopted(job);
-        parts.stopper().stopRunning(job.id(), Execution.StopReason.LEASE_LOST);
-        Execution execution = new Execution(orphan, slots);
-        parts.registry().add(execution);
-        if (parts.handlers().isResumable(job.kind())) {
-            LOG.info("adopting job {} attempt {}: resuming its execution", job.id(), job.attempt());
-            if (job.cancelRequested()) {
-                parts.stopper().stop(execution, Execution.StopReason.CANCEL);
+        Execution execution = taking(orphan, slots);
+        try {
+            parts.counters().adopted(job);
+            parts.stopper().stopRunning(job.id(), Execution.StopReason.LEASE_LOST);
+            parts.registry().add(execution);
+            if (parts.handlers().isResumable(job.kind())) {
+                LOG.info("adopting job {} attempt {}: resuming its execution", job.id(), job.attempt());
+                if (job.cancelRequested()) {
+                    parts.stopper().stop(execution, Execution.StopReason.CANCEL);
+                }
+                scheduleTimeout(execution);
+                handlerThreads.execute(() -> execute(execution, true));
+                return;
             }
-            scheduleTimeout(execution);
-            handlerThreads.execute(() -> execute(execution, true));
-            return;
+            execution.completeByHandler();
+            parts.completer().submit(execution, parts.outcomes().orphaned(execution, parts.handlers().retryPolicyOf(job)));
+            execution.releaseSlot();
+        } catch (RuntimeException | Error e) {
+            notStarted(execution);
+            throw e;
         }
-        execution.completeByHandler();
-        parts.completer().submit(execution, parts.outcomes().orphaned(execution, parts.handlers().retryPolicyOf(job)));
+    }
+
+    /** An execution of {@code taken}, on its slot; if even that fails, the slot and its hold go back first. */
+    private static Execution taking(Claimed taken, Slots slots) {
+        try {
+            return new Execution(taken, slots);
+        } catch (RuntimeException | Error e) {
+            slots.giveBack(1);
+            throw e;
+        }
+    }
+
+    /**
+     * An execution that could not start: nothing runs it, so this worker does not hold it. Left
+     * registered, its lease would be kept alive for good; out of the registry (its slot freed, its
+     * timeout cancelled) its lease lapses and the reaper hands the job on.
+     */
+    private void notStarted(Execution execution) {
+        execution.stop(Execution.StopReason.LEASE_LOST); // a handler thread started anyway runs nothing
+        parts.registry().remove(execution);
         execution.releaseSlot();
     }
 

@@ -62,9 +62,14 @@ final class LeaseKeeper {
 
     private void heartbeat() {
         // First, and whatever else fails: a lost claim's jobs must be given back before their lease
-        // ends (retry() handles its own failures), and a touch on a connection the network just cut
+        // ends (retry() handles each claim's failures), and a touch on a connection the network just cut
         // must not skip that for this tick (the long fault run caught one given back too late).
-        parts.lostClaims().retry();
+        // Nor may the give-back, whatever it meets (an Error too), skip the leases below.
+        try {
+            parts.lostClaims().retry();
+        } catch (RuntimeException | Error e) {
+            LOG.warn("could not give back lost claims; extending leases anyway: {}", Timers.reason(e));
+        }
         try {
             touchWorker();
         } catch (RuntimeException | Error e) {

@@ -6,6 +6,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -140,10 +141,12 @@ final class QueueClaimer {
             List<Claimed> claimed = round.taken > round.used ? claims.claim(queue, from, round::claimable) : List.of();
             floor.claimed(from, claimed);
             boolean tookFewer = claimed.size() < round.taken - round.used;
+            Throwable notStarted = null;
             for (Claimed job : claimed) {
                 round.used++;
-                start(job);
+                notStarted = start(job, runner::start, notStarted);
             }
+            rethrow(notStarted); // after the rest of the claim started: the loop backs off
             if (tookFewer && lookBehind != null) {
                 lookBehind.ask();
             }
@@ -162,13 +165,30 @@ final class QueueClaimer {
         }
     }
 
-    /** Starts a claimed job; one that cannot start is handed on by the reaper, and the rest of its claim still start. */
-    private void start(Claimed job) {
+    /**
+     * Starts a claimed job or an adopted orphan ({@code how}). One that cannot start is handed on by
+     * the reaper ({@link JobRunner#start}) and the rest of its claim still start; returns the first
+     * such failure of the claim ({@code first}, or this one), which the round throws once all started,
+     * so that a failure that lasts (memory short, say) makes the claimer back off rather than claim
+     * the whole queue at once.
+     */
+    private Throwable start(Claimed job, BiConsumer<Claimed, Slots> how, Throwable first) {
         try {
-            runner.start(job, slots);
+            how.accept(job, slots);
+            return first;
         } catch (RuntimeException | Error e) {
-            LOG.warn("job {} of queue {} was claimed but could not start; its lease lapses and the reaper hands it on: {}",
+            LOG.warn("job {} of queue {} was taken but could not start; its lease lapses and the reaper hands it on: {}",
                     job.job().id(), queue, Timers.reason(e));
+            return first != null ? first : e;
+        }
+    }
+
+    private static void rethrow(Throwable failure) {
+        if (failure instanceof RuntimeException e) {
+            throw e;
+        }
+        if (failure instanceof Error e) {
+            throw e;
         }
     }
 
@@ -191,10 +211,12 @@ final class QueueClaimer {
         if (orphans.size() == free) {
             adoptionDue = true; // every free slot took an orphan: more may wait
         }
+        Throwable notStarted = null;
         for (Claimed orphan : orphans) {
             round.used++;
-            runner.adopt(orphan, slots);
+            notStarted = start(orphan, runner::adopt, notStarted);
         }
+        rethrow(notStarted);
     }
 
     /** The slots one round took and how many of them it used. */

@@ -68,7 +68,9 @@ final class Timeouts {
 
     private void checkAgain(Execution execution, Instant deadline) {
         try {
-            arm(execution, deadline, RECHECK_MILLIS);
+            if (execution.isRunning()) { // an execution that ended cancelled its timeout: none is armed again
+                arm(execution, deadline, RECHECK_MILLIS);
+            }
         } catch (RuntimeException e) {
             // the timers were shut down: the worker is closing, and its stop ends the execution
             LOG.debug("timeout of job {} not checked again: {}", execution.job().id(), e.toString());
