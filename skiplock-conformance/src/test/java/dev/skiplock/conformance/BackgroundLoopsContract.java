@@ -14,9 +14,6 @@ import dev.skiplock.internal.sql.SqlFile;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -275,29 +272,12 @@ abstract class BackgroundLoopsContract extends ContractBase {
 
     /** As {@link #clockThrowingOnceIn(String, String, AtomicBoolean)}, running {@code beforeThrowing} first. */
     private static Clock clockThrowingOnceIn(String type, String method, AtomicBoolean armed, Runnable beforeThrowing) {
-        String className = "dev.skiplock.internal.engine." + type;
-        return new Clock() {
-            @Override
-            public Instant instant() {
-                if (armed.get() && StackWalker.getInstance().walk(frames -> frames.anyMatch(frame ->
-                        frame.getClassName().equals(className) && frame.getMethodName().equals(method)))
-                        && armed.compareAndSet(true, false)) {
-                    beforeThrowing.run();
-                    throw new StackOverflowError("the test's error, thrown reading the clock in " + type + "." + method);
-                }
-                return Instant.now();
+        return new ReadByEngineClock(type, method, () -> {
+            if (armed.compareAndSet(true, false)) {
+                beforeThrowing.run();
+                throw new StackOverflowError("the test's error, thrown reading the clock in " + type + "." + method);
             }
-
-            @Override
-            public ZoneId getZone() {
-                return ZoneOffset.UTC;
-            }
-
-            @Override
-            public Clock withZone(ZoneId zone) {
-                throw new UnsupportedOperationException();
-            }
-        };
+        });
     }
 
     /** A started worker and the one job it runs. */

@@ -670,6 +670,39 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(invoices(client)).isEmpty();
     }
 
+    /**
+     * A timeout that falls due while the handler's transaction commits its completion waits for
+     * that commit: if it rolls back, the handler runs on and the timeout ends it. Before, a check
+     * that found the execution committing was dropped: a handler whose completion then rolled back
+     * ran on past its limit (here, for good).
+     */
+    @Test
+    void aTimeoutDueWhileTheCompletionCommitsEndsTheHandlerIfTheCommitRollsBack() throws Exception {
+        CountDownLatch checks = new CountDownLatch(2);
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1)
+                .clock(new ReadByEngineClock("Timeouts", "check", checks::countDown)))
+                .handler("invoice", Flow.class, context -> {
+                    try {
+                        context.inTransaction(connection -> {
+                            context.completeInTransaction(connection, "paid");
+                            // a second check of the timeout: the first, due, found the completion committing
+                            awaitIgnoringInterrupts(checks); // no stop interrupts a committing completion
+                            throw new IllegalStateException("payment provider said no");
+                        });
+                    } catch (IllegalStateException rolledBack) {
+                        // the completion rolled back with it: the handler runs on
+                    }
+                    ContractBase.blockUntilInterrupted(); // the hang under test; the timeout must end it
+                    return JobOutcome.complete();
+                }));
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(flow("invoice").withTimeout(Duration.ofSeconds(1))
+                .withMaxAttempts(1)).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.TIMED_OUT);
+        assertThat(done.lastError()).isEqualTo("timed out after 1s in attempt 1");
+    }
+
     @Test
     void aStaleExecutionCannotCompleteInItsTransactionAndItsWritesRollBack() throws Exception {
         CompletableFuture<Throwable> refused = new CompletableFuture<>();

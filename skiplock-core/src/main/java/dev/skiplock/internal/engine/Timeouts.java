@@ -51,12 +51,17 @@ final class Timeouts {
         try {
             long leftMillis = Duration.between(clock.instant(), deadline).toMillis();
             if (leftMillis > 0) {
-                if (execution.isRunning()) {
+                if (mayRunOn(execution)) {
                     arm(execution, deadline, leftMillis);
                 }
                 return;
             }
             stopper.stop(execution, Execution.StopReason.TIMEOUT);
+            if (mayRunOn(execution)) {
+                // no stop ends a completion being committed in the handler's transaction: should
+                // that roll back, the handler runs on, and its time is still up
+                arm(execution, deadline, RECHECK_MILLIS);
+            }
         } catch (RuntimeException | Error e) {
             // Checked again, whatever failed (an Error too): a timeout dropped here would let the job
             // run on past its limit, its lease kept alive by the heartbeat.
@@ -66,9 +71,14 @@ final class Timeouts {
         }
     }
 
+    /** Running, or committing its completion in the handler's transaction (which may yet roll back). */
+    private static boolean mayRunOn(Execution execution) {
+        return execution.isRunning() || execution.isCommitting();
+    }
+
     private void checkAgain(Execution execution, Instant deadline) {
         try {
-            if (execution.isRunning()) { // an execution that ended cancelled its timeout: none is armed again
+            if (mayRunOn(execution)) { // an execution that ended cancelled its timeout: none is armed again
                 arm(execution, deadline, RECHECK_MILLIS);
             }
         } catch (RuntimeException e) {
