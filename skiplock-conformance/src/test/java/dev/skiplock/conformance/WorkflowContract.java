@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -244,7 +245,7 @@ abstract class WorkflowContract extends ContractBase {
     @Test
     void aCheckpointWhoseCommitAnswerWasLostIsFoundNotWrittenTwice() throws Exception {
         Skiplock client = client();
-        java.util.concurrent.atomic.AtomicBoolean dropNextAnswer = new java.util.concurrent.atomic.AtomicBoolean(true);
+        AtomicBoolean dropNextAnswer = new AtomicBoolean(true);
         started(Skiplock.builder().dataSource(LostAnswers.dropping(client.dataSource(), "record_step", dropNextAnswer))
                 .config(fastConfig().queue("default", 1).build())
                 .handler("build", Flow.class, context -> JobOutcome.complete(
@@ -276,7 +277,7 @@ abstract class WorkflowContract extends ContractBase {
         CountDownLatch olderReadHeld = new CountDownLatch(1);
         CountDownLatch olderReadMayLand = new CountDownLatch(1);
         CountDownLatch olderReadLanded = new CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicBoolean dropNextAnswer = new java.util.concurrent.atomic.AtomicBoolean(true);
+        AtomicBoolean dropNextAnswer = new AtomicBoolean(true);
         javax.sql.DataSource source = LostAnswers.paused(
                 LostAnswers.dropping(client.dataSource(), "record_step", dropNextAnswer), "list_steps", run -> {
                     if (run == 1) { // the helper thread's read, made before b exists
@@ -678,15 +679,25 @@ abstract class WorkflowContract extends ContractBase {
      */
     @Test
     void aTimeoutDueWhileTheCompletionCommitsEndsTheHandlerIfTheCommitRollsBack() throws Exception {
-        CountDownLatch checks = new CountDownLatch(2);
+        AtomicBoolean committing = new AtomicBoolean();
+        CountDownLatch checksWhileCommitting = new CountDownLatch(2);
         Skiplock skiplock = started(builder(config -> config.queue("default", 1)
-                .clock(new ReadByEngineClock("Timeouts", "check", checks::countDown)))
+                // a lease that outlasts the test (the heartbeat leaves a committing job's row alone),
+                // and timer threads free for the timeout's checks (on SQLite, the heartbeat and the
+                // reaper would wait for the write lock the handler's transaction holds)
+                .leaseTtl(Duration.ofMinutes(2)).heartbeatInterval(Duration.ofMinutes(1)).reaperInterval(Duration.ofMinutes(1))
+                .clock(new ReadByEngineClock("Timeouts", "check", () -> {
+                    if (committing.get()) {
+                        checksWhileCommitting.countDown();
+                    }
+                })))
                 .handler("invoice", Flow.class, context -> {
                     try {
                         context.inTransaction(connection -> {
                             context.completeInTransaction(connection, "paid");
-                            // a second check of the timeout: the first, due, found the completion committing
-                            awaitIgnoringInterrupts(checks); // no stop interrupts a committing completion
+                            committing.set(true);
+                            // a second check: the first, due, found the completion committing
+                            awaitQuietly(checksWhileCommitting);
                             throw new IllegalStateException("payment provider said no");
                         });
                     } catch (IllegalStateException rolledBack) {
@@ -699,8 +710,18 @@ abstract class WorkflowContract extends ContractBase {
         Job done = skiplock.awaitTerminal(skiplock.enqueue(flow("invoice").withTimeout(Duration.ofSeconds(1))
                 .withMaxAttempts(1)).id(), WAIT);
 
+        assertThat(committing).as("the completion was committing when the timeout fell due").isTrue();
         assertThat(done.status()).isEqualTo(JobStatus.TIMED_OUT);
         assertThat(done.lastError()).isEqualTo("timed out after 1s in attempt 1");
+    }
+
+    /** Waits for {@code latch} at most {@link #WAIT}; an interrupt ends the wait. */
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test

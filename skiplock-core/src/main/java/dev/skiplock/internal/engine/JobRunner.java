@@ -118,7 +118,7 @@ final class JobRunner {
      * timeout cancelled) its lease lapses and the reaper hands the job on.
      */
     private void notStarted(Execution execution) {
-        execution.stop(Execution.StopReason.LEASE_LOST); // a handler thread started anyway runs nothing
+        execution.stop(Execution.StopReason.LEASE_LOST); // a handler thread started anyway decides no outcome
         parts.registry().remove(execution);
         execution.releaseSlot();
     }

@@ -6,6 +6,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +27,6 @@ final class QueueClaimer {
     private final Duration pollInterval;
     private final Clock clock;
     private final Claims claims;
-    private final JobRunner runner;
     private final Counters counters;
     private final Doorbell doorbell = new Doorbell();
     private final Slots slots;
@@ -38,6 +38,9 @@ final class QueueClaimer {
     /** Finds jobs left behind the floor (a job whose enqueue committed long after it began); null where claims ignore the floor. */
     private final LookBehind lookBehind;
     private long lastAdoptionMillis;
+    /** How a claimed job and an adopted orphan start (made once: nothing is made between taking a slot and its start). */
+    private final BiConsumer<Claimed, Slots> starting;
+    private final BiConsumer<Claimed, Slots> adopting;
 
     QueueClaimer(String queue, int concurrency, int claimBatchSize, Duration pollInterval, Clock clock, Claims claims,
             JobRunner runner, Counters counters) {
@@ -48,7 +51,8 @@ final class QueueClaimer {
         this.pollInterval = pollInterval;
         this.clock = clock;
         this.claims = claims;
-        this.runner = runner;
+        this.starting = runner::start;
+        this.adopting = runner::adopt;
         this.lastAdoptionMillis = clock.millis();
         this.thread = Thread.ofPlatform().name("skiplock-claim-" + queue).daemon().unstarted(this::loop);
         this.lookBehind = claims.fromFloor() ? new LookBehind(queue, pollInterval, floor,
@@ -104,7 +108,7 @@ final class QueueClaimer {
                 // heartbeating and serving its queue in the registry without ever claiming again.
                 LOG.warn("claiming from queue {} failed; retrying in {} ms: {}", queue, backoffMillis, Timers.reason(e));
                 try {
-                    awaitWakeUp(backoffMillis);
+                    backOff(backoffMillis);
                 } catch (InterruptedException interrupted) {
                     Thread.currentThread().interrupt();
                     return;
@@ -144,7 +148,7 @@ final class QueueClaimer {
             Throwable notStarted = null;
             for (Claimed job : claimed) {
                 round.used++;
-                notStarted = start(job, runner::start, notStarted);
+                notStarted = start(job, starting, notStarted);
             }
             rethrow(notStarted); // after the rest of the claim started: the loop backs off
             if (tookFewer && lookBehind != null) {
@@ -214,7 +218,7 @@ final class QueueClaimer {
         Throwable notStarted = null;
         for (Claimed orphan : orphans) {
             round.used++;
-            notStarted = start(orphan, runner::adopt, notStarted);
+            notStarted = start(orphan, adopting, notStarted);
         }
         rethrow(notStarted);
     }
@@ -236,6 +240,25 @@ final class QueueClaimer {
         int claimable() {
             taken += slots.takeMore(claimBatchSize - taken);
             return taken - used;
+        }
+    }
+
+    /**
+     * Waits out a failed round's backoff, which only a stop ends early: a wake-up (an enqueue, a
+     * slot given back by a job that could not start) is kept for the round after it. Before, any
+     * wake-up ended it, so a failure that lasted was retried at the rate of the queue's wake-ups.
+     * A backoff that no wake-up came into makes adoption due, as a poll interval does.
+     */
+    private void backOff(long millis) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        boolean woken = false;
+        for (long left = millis; running && left > 0; left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())) {
+            woken |= doorbell.await(left);
+        }
+        if (woken) {
+            doorbell.ring();
+        } else {
+            adoptionDue = true;
         }
     }
 

@@ -18,7 +18,10 @@ import org.slf4j.LoggerFactory;
  */
 final class Timeouts {
     private static final Logger LOG = LoggerFactory.getLogger(Timeouts.class);
-    /** How soon a check that failed runs again. */
+    /**
+     * How soon a check runs again that failed, or that found the handler's transaction committing
+     * the job's completion (which may yet roll back).
+     */
     static final long RECHECK_MILLIS = 1000;
 
     private final ScheduledExecutorService timers;
