@@ -120,6 +120,37 @@ abstract class BackgroundLoopsContract extends ContractBase {
     }
 
     /**
+     * A claimer whose claim failed waits out its backoff (100 ms after a first failure) even while
+     * wake-ups come, here one enqueue of its own instance after another. Before, any wake-up ended
+     * the backoff: a failure that lasted was retried at the rate of the queue's wake-ups (and a job
+     * that could not start rang the claimer itself, giving back its slot).
+     */
+    @Test
+    void aFailedClaimWaitsOutItsBackoffThroughWakeUps() {
+        Skiplock client = client();
+        List<Long> failedClaims = new CopyOnWriteArrayList<>();
+        DataSource pool = BeforeStatement.eachTime(client.dataSource(), statement(client, "jobs", "claim_jobs"), () -> {
+            if (onThread("skiplock-claim-") && failedClaims.size() < 2) { // the claimer's first two, not the warm-up's
+                failedClaims.add(System.nanoTime());
+                throw new SQLException("the test's failure of a claim");
+            }
+        });
+        Skiplock worker = started(Skiplock.builder().dataSource(pool).config(fastConfig().queue("default", 1).build())
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        long giveUp = System.nanoTime() + WAIT.toNanos();
+        while (failedClaims.isEmpty() && System.nanoTime() < giveUp) {
+            Thread.onSpinWait(); // the wake-ups below must come within the backoff: no polling interval here
+        }
+        while (failedClaims.size() < 2 && System.nanoTime() < giveUp) {
+            worker.enqueue(JobRequest.of("work", new Work("wake-up"))); // wakes the claimer
+        }
+
+        assertThat(failedClaims).hasSize(2);
+        assertThat(Duration.ofNanos(failedClaims.get(1) - failedClaims.get(0)))
+                .as("from the failed claim to the next").isGreaterThanOrEqualTo(Duration.ofMillis(100));
+    }
+
+    /**
      * A heartbeat whose give-back of a lost claim's jobs meets an Error goes on with its tick: it
      * touches the registry row and extends the leases. Before, the Error ended the tick there: the
      * next statement after it was the next tick's give-back.
