@@ -244,22 +244,25 @@ final class QueueClaimer {
     }
 
     /**
-     * Waits out a failed round's backoff, which only a stop ends early: a wake-up (an enqueue, a
-     * slot given back by a job that could not start) is kept for the round after it. Before, any
-     * wake-up ended it, so a failure that lasted was retried at the rate of the queue's wake-ups.
-     * A backoff that no wake-up came into makes adoption due, as a poll interval does.
+     * Waits out a failed round's backoff, which only a stop ends early: the round after it sees what
+     * a wake-up during it (an enqueue, a slot given back by a job that could not start) announced.
+     * Before, any wake-up ended it, so a failure that lasted was retried at the rate of the queue's
+     * wake-ups. A backoff that no wake-up came into makes adoption due, as a poll interval does.
      */
     private void backOff(long millis) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         boolean woken = false;
-        for (long left = millis; running && left > 0; left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())) {
+        for (long left = millis; running && left > 0; left = millisUntil(end)) {
             woken |= doorbell.await(left);
         }
-        if (woken) {
-            doorbell.ring();
-        } else {
+        if (!woken) {
             adoptionDue = true;
         }
+    }
+
+    /** Whole milliseconds until {@code end} (nanoTime), rounded up: a wait of that long does not end early. */
+    private static long millisUntil(long end) {
+        return Math.ceilDiv(end - System.nanoTime(), 1_000_000L);
     }
 
     /**
