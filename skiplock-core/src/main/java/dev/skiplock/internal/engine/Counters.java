@@ -188,9 +188,9 @@ public final class Counters {
         });
     }
 
-    void enqueuedToUnservedQueue() {
-        enqueuedToUnservedQueues.increment();
-        publish(enqueuedUnserved::increment);
+    void enqueuedToUnservedQueue(int jobs) {
+        enqueuedToUnservedQueues.add(jobs);
+        publish(() -> enqueuedUnserved.increment(jobs));
     }
 
     /**

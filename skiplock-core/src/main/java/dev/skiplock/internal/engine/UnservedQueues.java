@@ -42,20 +42,28 @@ public final class UnservedQueues {
         if (live == null) {
             return; // the registry could not be read: say nothing rather than something false
         }
-        String warned = null; // a batch is nearly always of one queue: look at its warning once
-        for (String queue : queues) {
-            if (!live.contains(queue)) {
-                counters.enqueuedToUnservedQueue();
-                if (!queue.equals(warned)) {
-                    warn(queue);
-                    warned = queue;
-                }
+        // A batch is nearly always one run of one queue: a run is counted, and its warning looked at, once.
+        int start = 0;
+        while (start < queues.size()) {
+            String queue = queues.get(start);
+            int end = start + 1;
+            while (end < queues.size() && queues.get(end).equals(queue)) {
+                end++;
             }
+            if (!live.contains(queue)) {
+                counters.enqueuedToUnservedQueue(end - start);
+                warn(queue);
+            }
+            start = end;
         }
     }
 
     private void warn(String queue) {
         long now = System.nanoTime();
+        Long warned = warnedAt.get(queue);
+        if (warned != null && now - warned < WARN_NANOS) {
+            return; // warned within the minute: the usual case, without a map update per enqueue
+        }
         boolean[] due = {false};
         warnedAt.compute(queue, (name, last) -> {
             due[0] = last == null || now - last >= WARN_NANOS;

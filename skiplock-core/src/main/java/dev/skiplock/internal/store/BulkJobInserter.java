@@ -93,16 +93,29 @@ final class BulkJobInserter {
      * {@code insert_jobs} does), as an INSERT would have set them.
      */
     List<Job> insert(Connection connection, List<Job> jobs) {
-        record Clock(Instant now, long seq) {
-        }
         List<Clock> clock = sql.query(connection, "bulk_clock", Params.of("jobs", jobs.size(), "counts", counts(jobs)),
                 row -> new Clock(sql.dialect().getInstant(row, row.findColumn("now")), row.getLong("seq")));
         if (clock.size() != jobs.size()) {
             throw new IllegalStateException("bulk_clock drew " + clock.size() + " event seqs for " + jobs.size() + " jobs");
         }
+        List<Job> stored = new ArrayList<>(jobs.size());
+        List<Object[]> jobRows = rows(jobs, clock, stored);
+        sql.copy(connection, "copy_jobs", bulkCopy, jobRows);
+        return stored;
+    }
+
+    /** What {@code bulk_clock} drew for one job: its transaction's time and the job's first event seq. */
+    private record Clock(Instant now, long seq) {
+    }
+
+    /**
+     * The COPY row of each job, and each job as stored into {@code stored}. A method of its own, apart
+     * from the copy: the JIT compiles this loop without the copy's encoder inlined into it (measured:
+     * one compilation of 250 ms when both were one method, in a batch run of 50,000 jobs).
+     */
+    private List<Object[]> rows(List<Job> jobs, List<Clock> clock, List<Job> stored) {
         Instant now = clock.getFirst().now();
         List<Object[]> jobRows = new ArrayList<>(jobs.size());
-        List<Job> stored = new ArrayList<>(jobs.size());
         for (int j = 0; j < jobs.size(); j++) {
             Job job = jobs.get(j);
             Instant availableAt = job.availableAt() != null ? Instant.ofEpochMilli(job.availableAt().toEpochMilli()) : now;
@@ -114,8 +127,7 @@ final class BulkJobInserter {
             jobRows.add(row);
             stored.add(inserted);
         }
-        sql.copy(connection, "copy_jobs", bulkCopy, jobRows);
-        return stored;
+        return jobRows;
     }
 
     /**

@@ -1,7 +1,6 @@
 package dev.skiplock.internal.store;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.Job;
 import dev.skiplock.JobStatus;
 import dev.skiplock.internal.Json;
@@ -198,11 +197,7 @@ final class JobInserter {
         Map<String, Object> params = new HashMap<>();
         for (JobColumns.Column<?> column : JobColumns.request()) {
             Object value = column.copyValue(job);
-            params.put(column.name(), switch (value) {
-                case JsonNode document -> document.toString();
-                case Instant time -> time.toEpochMilli();
-                case null, default -> value;
-            });
+            params.put(column.name(), value instanceof Instant time ? time.toEpochMilli() : value);
         }
         params.put("notify", notify);
         List<Job> stored = sql.query(connection, "insert_queued_job", params, row -> inserted(job,
