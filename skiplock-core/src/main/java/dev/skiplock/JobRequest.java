@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  * }</pre>
  *
  * @param maxAttempts {@code null} takes {@link SkiplockConfig#defaultMaxAttempts()}
- * @param runAt       {@code null} means now (database clock)
+ * @param runAt       {@code null} means now (database clock); a time from year 1 to year 9999 (UTC), which
+ *                    every database and the COPY path store
  * @param timeout     per-attempt limit; {@code null} takes {@link SkiplockConfig#defaultTimeout()}
  * @param uniqueKey   while a job with this key is waiting, queued or running, enqueue returns it instead
  * @param dependsOn   jobs (of the same tenant) that must succeed first; the job waits until they do and
@@ -50,6 +51,13 @@ public record JobRequest(
     public static final int MAX_ATTEMPTS_LIMIT = 1000;
     public static final Duration MAX_TIMEOUT = Duration.ofDays(7);
     public static final int MAX_DEPENDENCIES = 100;
+    /** The earliest {@code runAt}: a time before it is due all the same. */
+    public static final Instant EARLIEST_RUN_AT = Instant.parse("0001-01-01T00:00:00Z");
+    /**
+     * The latest {@code runAt}: past it, SQLite's milliseconds overflow or PostgreSQL refuses the
+     * time (its failure looked like a database outage), and COPY's text has no form for it.
+     */
+    public static final Instant LATEST_RUN_AT = Instant.parse("9999-12-31T23:59:59.999Z");
     /** Version 00 has exactly four fields; a later version may append more, which are kept as given. */
     private static final Pattern TRACEPARENT =
             Pattern.compile("(?!ff)[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}(-[ -~]*)?");
@@ -68,6 +76,10 @@ public record JobRequest(
         }
         if (timeout != null && (timeout.toMillis() < 1000 || timeout.compareTo(MAX_TIMEOUT) > 0)) {
             throw new IllegalArgumentException("timeout: must be between 1 second and 7 days, got " + timeout);
+        }
+        if (runAt != null && (runAt.isBefore(EARLIEST_RUN_AT) || runAt.isAfter(LATEST_RUN_AT))) {
+            throw new IllegalArgumentException("runAt: must be between " + EARLIEST_RUN_AT + " and " + LATEST_RUN_AT
+                    + ", got " + runAt);
         }
         if (uniqueKey != null) {
             Names.check("uniqueKey", uniqueKey);

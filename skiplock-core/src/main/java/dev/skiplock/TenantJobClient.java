@@ -72,7 +72,7 @@ final class TenantJobClient implements JobClient {
     @Override
     public Job enqueue(JobRequest request) {
         if (request != null && !request.durable()) {
-            return memory.submit(toJob(request));
+            return memory.submit(inMemory(request));
         }
         return enqueueMany(List.of(request)).getFirst();
     }
@@ -80,7 +80,7 @@ final class TenantJobClient implements JobClient {
     @Override
     public Enqueued enqueueOrReuse(JobRequest request) {
         if (request != null && !request.durable()) {
-            return new Enqueued(memory.submit(toJob(request)), true);
+            return new Enqueued(memory.submit(inMemory(request)), true);
         }
         Job job = requested(List.of(request)).getFirst();
         Job stored = insertCommitted(List.of(job), List.of(request)).getFirst();
@@ -190,7 +190,18 @@ final class TenantJobClient implements JobClient {
             throw new IllegalArgumentException("durable: an in-memory job is enqueued on its own with enqueue(JobRequest),"
                     + " not in a batch, a transaction or a schedule");
         }
-        Job job = toJob(request);
+        return storable(toJob(request));
+    }
+
+    /**
+     * The in-memory job {@code request} asks for. Its data is held to the durable rule too: whether
+     * a job is stored must not change which args a client may send.
+     */
+    private Job inMemory(JobRequest request) {
+        return storable(toJob(request));
+    }
+
+    private static Job storable(Job job) {
         requireStorable("args", job.args());
         requireStorable("metadata", job.metadata());
         return job;

@@ -53,6 +53,10 @@ abstract class ClientContract extends ContractBase {
         assertThatThrownBy(() -> JobRequest.of("ok", null).withPriority(1_000_000)).hasMessageStartingWith("priority:");
         assertThatThrownBy(() -> JobRequest.of("ok", null).withTimeout(Duration.ZERO)).hasMessageStartingWith("timeout:");
         assertThatThrownBy(() -> JobRequest.of("ok", null).withUniqueKey("has space")).hasMessageStartingWith("uniqueKey:");
+        assertThatThrownBy(() -> JobRequest.of("ok", null).withRunAt(Instant.parse("+10000-01-01T00:00:00Z")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("runAt:");
+        assertThatThrownBy(() -> JobRequest.of("ok", null).withRunAt(Instant.parse("-0001-12-31T23:59:59Z")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("runAt:");
         assertThatThrownBy(() -> client.enqueueMany(List.of())).hasMessageStartingWith("jobs:");
         assertThatThrownBy(() -> client.tenant("no/slash")).hasMessageStartingWith("tenant:");
         assertThatThrownBy(() -> client.list(JobQuery.all().withLimit(501))).hasMessageStartingWith("limit:");

@@ -51,6 +51,11 @@ abstract class HostileDataContract extends ContractBase {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("args:");
         assertThatThrownBy(() -> client.enqueueMany(largeBatch)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("args:");
+        assertThatThrownBy(() -> client.enqueue(nulInArgs.withDurable(false)))
+                .as("an in-memory job is held to the same rule").isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("args:");
+        assertThatThrownBy(() -> client.enqueueOrReuse(nulInMetadata.withDurable(false)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("metadata:");
         try (dev.skiplock.server.SkiplockServer server = dev.skiplock.server.SkiplockServer.start(client,
                 new dev.skiplock.server.ServerConfig("127.0.0.1", 0, 1024 * 1024, false, java.util.Map.of()))) {
             Http.Answer refused = new Http(server.port()).post("/api/v1/jobs",

@@ -180,6 +180,12 @@ abstract class ServiceContract extends ContractBase {
                 Map.entry("{\"kind\": \"x\", \"maxAttempts\": -1}", "maxAttempts"),
                 Map.entry("{\"kind\": \"command\", \"args\": {\"tool\": \"nope\"}}", "args.tool"),
                 Map.entry("{\"kind\": \"x\", \"runAt\": \"tomorrow\"}", "runAt"),
+                Map.entry("{\"kind\": \"x\", \"runAt\": \"+300000000-01-01T00:00:00Z\"}", "runAt"),
+                Map.entry("{\"kind\": \"x\", \"timeoutSeconds\": 0}", "timeoutSeconds"),
+                Map.entry("{\"kind\": \"x\", \"timeoutSeconds\": 604801}", "timeoutSeconds"),
+                Map.entry("{\"kind\": \"command\", \"durable\": false, \"args\": {\"argv\": [\"true\"]},"
+                        + " \"metadata\": {\"n\": \"\\u0000\"}}", "metadata"),
+                Map.entry("{\"kind\": \"x\"}}", "body"),
                 Map.entry("{\"kind\": \"x\", \"dependsOn\": [\"nope\"]}", "dependsOn"),
                 Map.entry("{\"kind\": \"x\", \"durable\": false}", "durable"),
                 Map.entry("not json", "body"),
@@ -192,6 +198,9 @@ abstract class ServiceContract extends ContractBase {
         });
         assertThat(http.post("/api/v1/jobs/batch", "{\"jobs\": [{\"kind\": \"a\"}, {\"kind\": \"b\", \"x\": 1}]}")
                 .json().get("error").get("field").asText()).isEqualTo("jobs[1].x");
+        assertThat(http.post("/api/v1/jobs/batch", "{\"jobs\": [{\"kind\": \"a\"},"
+                + " {\"kind\": \"command\", \"args\": {\"tool\": \"nope\"}}]}")
+                .json().get("error").get("field").asText()).isEqualTo("jobs[1].args.tool");
         assertThat(http.post("/api/v1/jobs", "{\"kind\": \"x\", \"args\": \"" + "a".repeat(1024 * 1024) + "\"}")
                 .status()).isEqualTo(413);
         assertThat(http.get("/api/v1/jobs/12345").json().get("error").get("field").asText()).isEqualTo("id");
@@ -202,6 +211,10 @@ abstract class ServiceContract extends ContractBase {
 
         assertThat(http.get("/api/v1/jobs").json().get("jobs")).isEmpty();
         assertThat(http.get("/healthz").status()).isEqualTo(200);
+
+        Http.Answer noTimeout = http.post("/api/v1/jobs", "{\"kind\": \"x\", \"timeoutSeconds\": null}");
+        assertThat(noTimeout.status()).as("a null field is no field: " + noTimeout.text()).isEqualTo(201);
+        assertThat(noTimeout.json().get("timeoutSeconds").isNull()).isTrue();
     }
 
     @Test

@@ -12,15 +12,20 @@ import java.util.UUID;
 
 /** Reading what a request carries: a bounded JSON body (an object, or any value), ids from the path. */
 final class Requests {
+    /** Reads one JSON value and refuses anything after it ({@code {"kind":"x"}}} is not a body). */
+    private static final ObjectReader WHOLE_VALUE = ServerJson.MAPPER.reader()
+            .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
     private Requests() {
     }
 
+    /** The body as one JSON value; trailing content after it is refused, as an empty body is. */
     static JsonNode body(Context ctx, long maxBytes) {
         byte[] bytes = bytes(ctx, maxBytes);
         if (bytes.length == 0) {
             throw ApiError.invalid("body", "is empty; expected a JSON object");
         }
-        return parse(ServerJson.MAPPER.reader(), bytes, "body");
+        return parse(WHOLE_VALUE, bytes, "body");
     }
 
     /**
@@ -28,8 +33,7 @@ final class Requests {
      * blank) body is JSON null. Trailing content after the value is refused.
      */
     static JsonNode value(Context ctx, long maxBytes, String field) {
-        JsonNode value = parse(ServerJson.MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS),
-                bytes(ctx, maxBytes), field);
+        JsonNode value = parse(WHOLE_VALUE, bytes(ctx, maxBytes), field);
         return value == null || value.isMissingNode() ? NullNode.getInstance() : value;
     }
 

@@ -46,7 +46,7 @@ final class SubmitParser {
             }
             boolean command = COMMAND.equals(kind);
             JsonNode args = body.get("args");
-            Object storedArgs = command ? tools.resolve(args) : args == null || args.isNull() ? null : args;
+            Object storedArgs = command ? resolved(args, prefix) : args == null || args.isNull() ? null : args;
             JobRequest request = JobRequest.of(kind, storedArgs)
                     .withQueue(text(body, "queue", prefix, JobRequest.DEFAULT_QUEUE))
                     .withPriority(integer(body, "priority", prefix, 0));
@@ -60,15 +60,33 @@ final class SubmitParser {
         }
     }
 
-    /** Attempts and timeout: a command defaults to one attempt of at most an hour. */
+    /** A command's args resolved to its argv; a batch's errors name the job ({@code jobs[1].args.tool}). */
+    private Object resolved(JsonNode args, String prefix) {
+        try {
+            return tools.resolve(args);
+        } catch (ApiError e) {
+            throw prefix.isEmpty() || e.field == null ? e
+                    : new ApiError(e.status, e.code, prefix + e.getMessage(), prefix + e.field);
+        }
+    }
+
+    /**
+     * Attempts and timeout: a command defaults to one attempt of at most an hour. A
+     * {@code timeoutSeconds} of null is no field, as for every optional field; the library calls the
+     * limit {@code timeout}, so its refusal is named here.
+     */
     private static JobRequest withLimits(JobRequest request, JsonNode body, String prefix, boolean command) {
         if (body.hasNonNull("maxAttempts")) {
             request = request.withMaxAttempts(integer(body, "maxAttempts", prefix, 0));
         } else if (command) {
             request = request.withMaxAttempts(COMMAND_MAX_ATTEMPTS);
         }
-        int timeout = integer(body, "timeoutSeconds", prefix, command ? COMMAND_TIMEOUT_SECONDS : 0);
-        if (body.has("timeoutSeconds") || command) {
+        if (body.hasNonNull("timeoutSeconds") || command) {
+            int timeout = integer(body, "timeoutSeconds", prefix, COMMAND_TIMEOUT_SECONDS);
+            if (timeout < 1 || timeout > JobRequest.MAX_TIMEOUT.toSeconds()) {
+                throw ApiError.invalid(prefix + "timeoutSeconds", "must be between 1 and "
+                        + JobRequest.MAX_TIMEOUT.toSeconds() + " seconds, got " + timeout);
+            }
             request = request.withTimeout(Duration.ofSeconds(timeout));
         }
         return request;
