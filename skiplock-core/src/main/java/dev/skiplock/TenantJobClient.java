@@ -107,6 +107,7 @@ final class TenantJobClient implements JobClient {
         }
         Optional<Job> stored = cron.claimCronSlot(schedule, slot.toEpochMilli(), requested(request));
         stored.ifPresent(job -> {
+            unserved.enqueued(List.of(job.queue()));
             wakeQueuesOf(List.of(request), false);
             signals.signal(job.id());
         });

@@ -351,9 +351,14 @@ abstract class ClientContract extends ContractBase {
 
         producer.enqueue(dev.skiplock.JobRequest.of("noop", null).withQueue("served"));
         producer.enqueueMany(List.of(dev.skiplock.JobRequest.of("noop", null).withQueue("nobody"),
+                dev.skiplock.JobRequest.of("noop", null).withQueue("nobody"),
+                dev.skiplock.JobRequest.of("noop", null).withQueue("served"),
                 dev.skiplock.JobRequest.of("noop", null).withQueue("nobody")));
+        producer.enqueueScheduled("nightly", java.time.Instant.parse("2026-12-01T03:00:00Z"),
+                dev.skiplock.JobRequest.of("noop", null).withQueue("nobody"));
 
-        assertThat(producer.metrics().enqueuedToUnservedQueues()).isEqualTo(2);
+        assertThat(producer.metrics().enqueuedToUnservedQueues()).as("three of the batch and the scheduled job")
+                .isEqualTo(4);
     }
 
     /** The claim batch size is its own setting: concurrency 10, at most 2 jobs per claim statement. */

@@ -111,6 +111,85 @@ abstract class CronContract extends ContractBase {
                         slot.plusSeconds(290).toString(), slot.plusSeconds(300).toString());
     }
 
+    /**
+     * The night a zone's clocks go back (America/New_York, 2026-11-01: 01:30 EDT is 05:30Z, 01:30
+     * EST 06:30Z), a daily slot in the repeated hour fires once: a scheduler started inside that
+     * hour, after the slot fired, does not take the hour's second 01:30 for a slot of its own, and
+     * neither does one resumed there after a pause. The next night's slot still fires.
+     */
+    @Test
+    void aDailySlotInTheHourTheClocksRepeatFiresOnce() {
+        Skiplock skiplock = client();
+        List<CronEntry> cron = List.of(new CronEntry("nightly", "30 1 * * *", "America/New_York",
+                Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")));
+        TestClock onTime = new TestClock(Instant.parse("2026-11-01T05:29:00Z"));
+        CronScheduler first = CronScheduler.create(withCron(cron), skiplock, onTime);
+        TestClock paused = new TestClock(Instant.parse("2026-11-01T05:25:00Z"));
+        CronScheduler resumed = CronScheduler.create(withCron(cron), client(), paused);
+        onTime.advance(Duration.ofMinutes(1));
+        assertThat(first.fireDue()).isEqualTo(1);
+
+        TestClock restarted = new TestClock(Instant.parse("2026-11-01T06:10:00Z")); // 01:10 EST
+        CronScheduler second = CronScheduler.create(withCron(cron), client(), restarted);
+        paused.advance(Duration.ofMinutes(55)); // 01:20 EST: its 05:30Z slot is more than a minute late
+        assertThat(resumed.fireDue()).isZero();
+        advance(Duration.ofMinutes(20), restarted, paused); // 01:30 EST
+        assertThat(second.fireDue()).as("01:30 came round again, its slot did not").isZero();
+        assertThat(resumed.fireDue()).isZero();
+        assertThat(skiplock.list(JobQuery.all()).jobs()).extracting(job -> job.metadata().path("cron").path("slot").asText())
+                .containsExactly("2026-11-01T05:30:00Z");
+
+        restarted.advance(Duration.ofDays(1)); // 2026-11-02 01:30 EST
+        assertThat(second.fireDue()).isEqualTo(1);
+    }
+
+    /**
+     * A slot whose enqueue failed (here its statement, once) is tried again by the next round
+     * instead of being passed: the marker and the job commit together, so it is enqueued once.
+     */
+    @Test
+    void aSlotWhoseEnqueueFailedIsTriedAgain() {
+        Skiplock client = client();
+        javax.sql.DataSource failingOnce = BeforeStatement.dataSource(client.dataSource(), claimCronSlot(client), () -> {
+            throw new java.sql.SQLException("the test's failure, once", "08006");
+        });
+        Skiplock skiplock = track(Skiplock.builder().dataSource(failingOnce).config(fastConfig().build()).build());
+        List<CronEntry> cron = List.of(new CronEntry("tick", "@every 10s", "UTC",
+                Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")));
+        Instant slot = nextSlot(Duration.ofSeconds(10));
+        TestClock clock = new TestClock(slot.minusSeconds(1));
+        CronScheduler scheduler = CronScheduler.create(withCron(cron), skiplock, clock);
+
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(scheduler.fireDue()).as("the enqueue failed").isZero();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(scheduler.fireDue()).as("the same slot, a second later").isEqualTo(1);
+        assertThat(skiplock.list(JobQuery.all()).jobs()).extracting(job -> job.metadata().path("cron").path("slot").asText())
+                .containsExactly(slot.toString());
+    }
+
+    /** An Error while firing (here a stack overflow, once) does not end the scheduler's thread. */
+    @Test
+    void aSchedulerThatMeetsAnErrorFiresOn() {
+        Skiplock client = client();
+        javax.sql.DataSource meetingAnError = BeforeStatement.dataSource(client.dataSource(), claimCronSlot(client),
+                () -> {
+                    throw new StackOverflowError("the test's error, thrown preparing claim_cron_slot");
+                });
+        Skiplock skiplock = track(Skiplock.builder().dataSource(meetingAnError).config(fastConfig().build()).build());
+        List<CronEntry> cron = List.of(new CronEntry("tick", "@every 1s", "UTC",
+                Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")));
+        try (CronScheduler scheduler = CronScheduler.create(withCron(cron), skiplock, java.time.Clock.systemUTC())
+                .start()) {
+            await().atMost(WAIT).until(() -> skiplock.list(JobQuery.all()).jobs().size() >= 2);
+        }
+    }
+
+    private static String claimCronSlot(Skiplock client) {
+        return dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(client).resourceRoot() + "/sql/cron.sql")
+                .get("claim_cron_slot").jdbcSql();
+    }
+
     /** A name of the longest allowed length: its slots must not share one truncated key. */
     @Test
     void aScheduleNameOfTheMaximumLengthGetsDistinctSlots() {
@@ -230,5 +309,13 @@ abstract class CronContract extends ContractBase {
         assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
                 new CronEntry("nightly", "0 3 * * *", null, Json.read("{\"kind\": \"x\", \"uniqueKey\": \"k\"}"))))))
                 .hasMessageStartingWith("cron[0].job.uniqueKey:");
+        assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
+                new CronEntry("report", "0 3 * * *", null, Json.read("{\"kind\": \"x\"}")),
+                new CronEntry("report", "0 3 * * 1", null, Json.read("{\"kind\": \"y\"}"))))))
+                .hasMessageStartingWith("cron[1].name:");
+        assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
+                new CronEntry("nightly", "0 3 * * *", null, Json.read("{\"kind\": \"x\", \"dependsOn\": [\""
+                        + java.util.UUID.randomUUID() + "\"]}"))))))
+                .hasMessageStartingWith("cron[0].job.dependsOn:");
     }
 }

@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * at most once, ever, even after its job finished. The job's metadata carries
  * {@code cron: {schedule, slot}}. A slot missed while no server ran is not replayed, and a slot more
  * than {@link #MAX_LATENESS} late on this server's clock (a paused process, a clock jump) is skipped:
- * markers are kept at least a day, so firing only on-time slots leaves a day for clock skew.
+ * markers are kept at least a day, so firing only on-time slots leaves a day for clock skew. An
+ * enqueue that fails (the database restarting, a connection cut) is tried again about a second
+ * later, until its slot is that late.
  *
  * <p>Time comes from the {@link Clock} given at {@link #create}: {@link #start()} fires on a thread
  * of its own, {@link #fireDue()} fires what is due at the clock's current time on the caller's
@@ -44,10 +47,40 @@ public final class CronScheduler implements AutoCloseable {
     public static final Duration MAX_LATENESS = Duration.ofMinutes(1);
     /** The longest the firing thread sleeps before looking at the clock again (clock changes, close). */
     private static final long MAX_SLEEP_MILLIS = 1000;
+    /**
+     * How far back a cron expression's slots are walked from to find the first after a time that is
+     * not a slot: further than a zone's clocks ever go back, and less than the time between two of
+     * its changes.
+     */
+    private static final Duration WALK_FROM = Duration.ofDays(2);
 
-    private record Schedule(String name, Function<ZonedDateTime, ZonedDateTime> next, ZoneId zone,
+    /**
+     * One schedule. {@code next} gives the slot after a slot; {@code walked} says whether the slot
+     * after any other time must be found by walking from a slot ({@link #firstAfter}).
+     */
+    private record Schedule(String name, Function<ZonedDateTime, ZonedDateTime> next, boolean walked, ZoneId zone,
             JobRequest request) {
+
+        /**
+         * The first slot after {@code time}, the same whenever a scheduler asks. A cron expression's
+         * next fire time after a time that is not a slot may differ from the sequence of slots: on
+         * the night a zone's clocks go back, the next fire time after a time inside the repeated hour
+         * is that hour's second occurrence, which the sequence skips (cron-utils). A scheduler started
+         * or resumed in that hour would fire a daily slot a second time; walking from a slot two days
+         * earlier keeps every scheduler on one sequence. {@code @every} slots are aligned to the
+         * epoch and need no walk.
+         */
+        ZonedDateTime firstAfter(Instant time) {
+            ZonedDateTime slot = next.apply(ZonedDateTime.ofInstant(walked ? time.minus(WALK_FROM) : time, zone));
+            while (!slot.toInstant().isAfter(time)) {
+                slot = next.apply(slot);
+            }
+            return slot;
+        }
     }
+
+    /** What one attempt to fire a slot came to. */
+    private enum Fired { ENQUEUED, TAKEN, FAILED }
 
     private final List<Schedule> schedules;
     /** The next fire time of each schedule, by index; guarded by {@code this}. */
@@ -56,6 +89,8 @@ public final class CronScheduler implements AutoCloseable {
     private final Clock clock;
     private final Thread thread;
     private volatile boolean running = true;
+    /** Whether the last {@link #fireDue} left a slot due after its enqueue failed; guarded by {@code this}. */
+    private boolean failed;
 
     private CronScheduler(List<Schedule> schedules, Skiplock skiplock, Clock clock) {
         this.schedules = schedules;
@@ -64,7 +99,7 @@ public final class CronScheduler implements AutoCloseable {
         this.thread = Thread.ofPlatform().name("skiplock-cron").daemon().unstarted(this::loop);
         // The first slot of each schedule is the first one after now: a missed slot is not replayed.
         for (Schedule schedule : schedules) {
-            due.add(schedule.next().apply(ZonedDateTime.ofInstant(clock.instant(), schedule.zone())));
+            due.add(schedule.firstAfter(clock.instant()));
         }
     }
 
@@ -87,6 +122,7 @@ public final class CronScheduler implements AutoCloseable {
 
     private static List<Schedule> validated(List<CronEntry> entries, SubmitParser parser) {
         List<Schedule> schedules = new ArrayList<>();
+        Map<String, Integer> named = new HashMap<>();
         for (int i = 0; i < entries.size(); i++) {
             CronEntry entry = entries.get(i);
             String prefix = "cron[" + i + "].";
@@ -94,6 +130,12 @@ public final class CronScheduler implements AutoCloseable {
                 Names.check(prefix + "name", entry.name());
             } catch (IllegalArgumentException e) {
                 throw ApiError.invalid(e);
+            }
+            // A slot is recorded by its schedule's name: two entries of one name would take each other's slots.
+            Integer first = named.putIfAbsent(entry.name(), i);
+            if (first != null) {
+                throw ApiError.invalid(prefix + "name", "'" + entry.name() + "' is also the name of cron[" + first
+                        + "]; each schedule needs a name of its own");
             }
             ZoneId zone = zone(entry.timezone(), prefix);
             JobRequest request = parser.parse(entry.job(), prefix + "job.");
@@ -104,7 +146,12 @@ public final class CronScheduler implements AutoCloseable {
                 throw ApiError.invalid(prefix + "job.uniqueKey", "a periodic job is identified by its schedule "
                         + "and slot; leave uniqueKey unset");
             }
-            schedules.add(new Schedule(entry.name(), next(entry.schedule(), prefix), zone, request));
+            if (!request.dependsOn().isEmpty()) {
+                // every slot would wait on the same jobs, and fail once retention removed them
+                throw ApiError.invalid(prefix + "job.dependsOn", "a periodic job cannot depend on given jobs");
+            }
+            schedules.add(new Schedule(entry.name(), next(entry.schedule(), prefix),
+                    !EVERY.matcher(entry.schedule().strip()).matches(), zone, request));
         }
         return schedules;
     }
@@ -157,21 +204,28 @@ public final class CronScheduler implements AutoCloseable {
     /**
      * Fires every slot that is due at the clock's current time, in order, on the caller's thread;
      * returns how many jobs this call enqueued (a slot another scheduler enqueued first counts 0).
-     * Slots more than {@link #MAX_LATENESS} late are skipped. A failed enqueue is logged and its slot passed.
+     * Slots more than {@link #MAX_LATENESS} late are skipped. A failed enqueue is logged and its
+     * slot, with the later ones of its schedule, is left due: the next call tries it again.
      */
     public synchronized int fireDue() {
         Instant now = clock.instant();
         int enqueued = 0;
+        failed = false;
         for (int i = 0; i < schedules.size(); i++) {
             Schedule schedule = schedules.get(i);
-            ZonedDateTime oldestOnTime = ZonedDateTime.ofInstant(now.minus(MAX_LATENESS), schedule.zone());
-            if (due.get(i).isBefore(oldestOnTime)) {
-                LOG.warn("cron {} skips the slots from {} to {}: more than {} late (process paused or clock changed)",
-                        schedule.name(), due.get(i), oldestOnTime, MAX_LATENESS);
-                due.set(i, schedule.next().apply(oldestOnTime));
+            Instant oldestOnTime = now.minus(MAX_LATENESS);
+            if (due.get(i).toInstant().isBefore(oldestOnTime)) {
+                LOG.warn("cron {} skips the slots from {} to {}: more than {} late (process paused, clock changed or"
+                        + " the enqueue kept failing)", schedule.name(), due.get(i), oldestOnTime, MAX_LATENESS);
+                due.set(i, schedule.firstAfter(oldestOnTime));
             }
             while (!due.get(i).toInstant().isAfter(now)) {
-                if (fire(schedule, due.get(i))) {
+                Fired fired = fire(schedule, due.get(i));
+                if (fired == Fired.FAILED) {
+                    failed = true;
+                    break;
+                }
+                if (fired == Fired.ENQUEUED) {
                     enqueued++;
                 }
                 due.set(i, schedule.next().apply(due.get(i)));
@@ -189,10 +243,11 @@ public final class CronScheduler implements AutoCloseable {
             long wait;
             try {
                 fireDue();
-                wait = Duration.between(clock.instant(), soonest()).toMillis();
-            } catch (RuntimeException e) {
-                // Never dies: log, back off, go on.
-                LOG.warn("cron could not fire due slots; trying again: {}", e.getMessage());
+                wait = failedLastRound() ? MAX_SLEEP_MILLIS : Duration.between(clock.instant(), soonest()).toMillis();
+            } catch (RuntimeException | Error e) {
+                // Never dies, not even of an Error (a stack overflow, out of memory): every later slot
+                // of this server would be skipped. Log, back off, go on.
+                LOG.warn("cron could not fire due slots; trying again: {}", reason(e));
                 wait = MAX_SLEEP_MILLIS;
             }
             if (wait > 0) {
@@ -205,16 +260,29 @@ public final class CronScheduler implements AutoCloseable {
         }
     }
 
-    private boolean fire(Schedule schedule, ZonedDateTime slot) {
+    private synchronized boolean failedLastRound() {
+        return failed;
+    }
+
+    /**
+     * Enqueues the slot's job unless another scheduler did. The slot's marker and its job commit
+     * together, so a slot whose enqueue failed may be tried again: it is enqueued once all the same.
+     */
+    private Fired fire(Schedule schedule, ZonedDateTime slot) {
         Map<String, Object> metadata = new LinkedHashMap<>(schedule.request().metadata());
         metadata.put("cron", Map.of("schedule", schedule.name(), "slot", slot.toInstant().toString()));
         try {
             return skiplock.enqueueScheduled(schedule.name(), slot.toInstant(),
-                    schedule.request().withMetadata(metadata)).isPresent();
-        } catch (RuntimeException e) {
-            LOG.warn("cron {} could not enqueue the {} slot: {}", schedule.name(), slot, e.getMessage());
-            return false;
+                    schedule.request().withMetadata(metadata)).isPresent() ? Fired.ENQUEUED : Fired.TAKEN;
+        } catch (RuntimeException | Error e) {
+            LOG.warn("cron {} could not enqueue the {} slot; trying it again: {}", schedule.name(), slot, reason(e));
+            return Fired.FAILED;
         }
+    }
+
+    /** What went wrong, for a log line: an Error's class too (a StackOverflowError has no message). */
+    private static String reason(Throwable e) {
+        return e instanceof Error ? e.toString() : e.getMessage();
     }
 
     @Override
