@@ -357,6 +357,44 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(stepEvents(skiplock, job.id())).containsExactly("expensive:started");
     }
 
+    /**
+     * A stale execution whose step's name the job's new execution has recorded meanwhile does not
+     * take that checkpoint for its own: it ends with a JobStateException, and never runs the body
+     * of the step after it (the new execution's to run).
+     */
+    @Test
+    void aStaleExecutionDoesNotTakeTheNewExecutionsCheckpointForItsOwn() throws Exception {
+        CountDownLatch insideBody = new CountDownLatch(1);
+        CountDownLatch leaseStolen = new CountDownLatch(1);
+        CompletableFuture<Throwable> refused = new CompletableFuture<>();
+        Skiplock skiplock = worker("slow", context -> {
+            try {
+                context.step("expensive", counted("expensive", () -> {
+                    insideBody.countDown();
+                    awaitUninterruptibly(leaseStolen); // the heartbeat interrupts us once it sees the lease gone
+                    return "stale result";
+                }));
+                context.step("next", counted("next", () -> "run twice"));
+                refused.complete(null);
+            } catch (RuntimeException e) {
+                refused.complete(e);
+                throw e;
+            }
+            return JobOutcome.complete();
+        });
+        Job job = skiplock.enqueue(flow("slow").withMaxAttempts(1));
+        insideBody.await();
+
+        database.stealLease(skiplock.dataSource(), job.id(), "another-worker"); // a new token: this execution is stale
+        Jdbc.update(skiplock.dataSource(), "INSERT INTO skiplock_job_steps (job_id, name, kind, output)"
+                + " VALUES (?, 'expensive', 'step', '\"the new execution''s result\"')", database.id(job.id()));
+        leaseStolen.countDown();
+
+        assertThat(refused.get()).isInstanceOf(JobStateException.class)
+                .hasMessageContaining("step expensive of job " + job.id() + " not recorded");
+        assertThat(ran.get("next")).as("the next step's body").isNull();
+    }
+
     @Test
     void aDurableSleepHoldsNoLeaseAndResumesWithItsStepsDone() throws Exception {
         Skiplock skiplock = worker("nap", context -> {

@@ -8,6 +8,7 @@ import dev.skiplock.internal.Json;
 import dev.skiplock.internal.StorableText;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.EventStore;
+import dev.skiplock.internal.store.StepStore;
 import dev.skiplock.internal.store.StepStore.Checkpoint;
 import dev.skiplock.internal.store.StepStore.Kind;
 import dev.skiplock.internal.store.TransactionEnds;
@@ -224,7 +225,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         }
 
         @Override
-        public boolean record(String name, Kind kind, String outputJson, Long waitMillis, String eventStatus) {
+        public StepStore.Recorded record(String name, Kind kind, String outputJson, Long waitMillis, String eventStatus) {
             return services.stores().steps().recordStep(execution.attempt(), name, kind, outputJson, waitMillis, eventStatus);
         }
 

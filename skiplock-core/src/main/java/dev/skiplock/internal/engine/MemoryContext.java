@@ -72,8 +72,10 @@ final class MemoryContext<A> extends ExecutionView<A> {
         }
 
         @Override
-        public boolean record(String name, StepStore.Kind kind, String outputJson, Long waitMillis, String eventStatus) {
-            return job.recordStep(execution, name, kind, outputJson, waitMillis, eventStatus);
+        public StepStore.Recorded record(String name, StepStore.Kind kind, String outputJson, Long waitMillis,
+                String eventStatus) {
+            return job.recordStep(execution, name, kind, outputJson, waitMillis, eventStatus)
+                    ? StepStore.Recorded.WRITTEN : StepStore.Recorded.FENCED;
         }
 
         @Override

@@ -9,6 +9,7 @@ import dev.skiplock.Names;
 import dev.skiplock.SkiplockConfig;
 import dev.skiplock.internal.Json;
 import dev.skiplock.internal.StorableText;
+import dev.skiplock.internal.store.StepStore;
 import dev.skiplock.internal.store.StepStore.Checkpoint;
 import dev.skiplock.internal.store.StepStore.Kind;
 import java.nio.charset.StandardCharsets;
@@ -28,8 +29,8 @@ public final class Steps {
         /** Every checkpoint of the job, by name. */
         Map<String, Checkpoint> load();
 
-        /** Records a checkpoint with its event; false when this execution may no longer write. */
-        boolean record(String name, Kind kind, String outputJson, Long waitMillis, String eventStatus);
+        /** Records a checkpoint with its event, unless one of that name is there or this execution may no longer write. */
+        StepStore.Recorded record(String name, Kind kind, String outputJson, Long waitMillis, String eventStatus);
 
         /** A step event without a checkpoint (started, failed). */
         void event(String name, String status, String message);
@@ -170,13 +171,19 @@ public final class Steps {
     }
 
     /**
-     * Records a checkpoint; returns it as stored. A checkpoint of that name found there instead (this
-     * execution's own write whose commit answer was lost, then sent again) is the stored one.
+     * Records a checkpoint; returns it as stored. A checkpoint of that name found there while this
+     * execution still holds the job (its own write whose commit answer was lost, then sent again, or
+     * another thread's of its handler) is the stored one. One found by an execution that lost the
+     * job is another execution's: taking it as its own, a stale execution would go on to the next
+     * step and run its body again.
      */
     private Checkpoint record(String name, Kind kind, String json, Long waitMillis, String eventStatus) {
-        boolean written = call(() -> store.record(name, kind, json, waitMillis, eventStatus));
-        Checkpoint stored = written ? new Checkpoint(name, kind, json == null ? null : Json.read(json), waitMillis)
-                : reload().get(name);
+        StepStore.Recorded recorded = call(() -> store.record(name, kind, json, waitMillis, eventStatus));
+        Checkpoint stored = switch (recorded) {
+            case WRITTEN -> new Checkpoint(name, kind, json == null ? null : Json.read(json), waitMillis);
+            case FOUND -> reload().get(name);
+            case FENCED -> null;
+        };
         if (stored == null) {
             throw new JobStateException("step " + name + " of job " + execution.job().id()
                     + " not recorded: this execution no longer holds the job's lease", execution.job());

@@ -15,8 +15,8 @@ import javax.sql.DataSource;
  * execution's lease token.
  */
 public final class StepStore {
-    public static final List<String> STATEMENTS = List.of("list_steps", "record_step", "append_step_event",
-            "list_parent_results");
+    public static final List<String> STATEMENTS = List.of("list_steps", "record_step", "lease_held",
+            "append_step_event", "list_parent_results");
 
     /** What a checkpoint is: a finished step, or a durable wait that ends at its {@code wake_at}. */
     public enum Kind {
@@ -54,23 +54,37 @@ public final class StepStore {
         return steps;
     }
 
+    /** What a write of a checkpoint came to. */
+    public enum Recorded {
+        /** written, with its step event */
+        WRITTEN,
+        /** a checkpoint of that name was there already, and {@code attempt} still holds the job */
+        FOUND,
+        /** nothing written: {@code attempt} no longer holds the job */
+        FENCED
+    }
+
     /**
-     * Records a checkpoint and its step event in one transaction, fenced on the lease: false (and
-     * nothing written) when {@code attempt} no longer holds the job.
+     * Records a checkpoint and its step event in one transaction, fenced on the lease. A write that
+     * records nothing says why: a stale execution must not take the checkpoint another execution
+     * recorded under that name for its own.
      *
      * @param outputJson  a step's output as JSON text; {@code null} for a wait
      * @param waitMillis  a wait's length (its {@code wake_at} is the database's now plus this); {@code null} for a step
      * @param eventStatus the step event's status ({@code succeeded} for a step, {@code waiting} for a wait)
      */
-    public boolean recordStep(HeldAttempt attempt, String name, Kind kind, String outputJson, Long waitMillis,
+    public Recorded recordStep(HeldAttempt attempt, String name, Kind kind, String outputJson, Long waitMillis,
             String eventStatus) {
         return sql.inTransaction(connection -> {
             int recorded = sql.update(connection, "record_step", Params.of("job_id", attempt.id(), "token", attempt.token(),
                     "name", name, "kind", kind.wireName(), "output", outputJson, "wait_ms", waitMillis));
             if (recorded == 1) {
                 sql.query(connection, "append_step_event", eventParams(attempt, name, eventStatus, null), row -> 1);
+                return Recorded.WRITTEN;
             }
-            return recorded == 1;
+            boolean held = !sql.query(connection, "lease_held", Params.of("job_id", attempt.id(), "token", attempt.token()),
+                    row -> 1).isEmpty();
+            return held ? Recorded.FOUND : Recorded.FENCED;
         });
     }
 

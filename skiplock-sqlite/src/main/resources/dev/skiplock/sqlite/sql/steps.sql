@@ -16,6 +16,11 @@ FROM skiplock_jobs AS j
 WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
 ON CONFLICT (job_id, name) DO NOTHING
 
+-- name: lease_held
+-- Whether the execution holding :token still runs the job: read in record_step's transaction when
+-- it wrote nothing, to tell a checkpoint of that name already there (kept) from a lost lease.
+SELECT 1 FROM skiplock_jobs WHERE id = :job_id AND lease_token = :token AND status = 'running'
+
 -- name: append_step_event
 -- A step event (started, succeeded, failed, waiting) of the execution holding the lease.
 INSERT INTO skiplock_job_events (job_id, attempt, type, step, status, message)
