@@ -327,34 +327,17 @@ abstract class WorkflowContract extends ContractBase {
 
     @Test
     void aStaleExecutionCannotRecordAStep() throws Exception {
-        CountDownLatch insideBody = new CountDownLatch(1);
-        CountDownLatch leaseStolen = new CountDownLatch(1);
-        CompletableFuture<Throwable> refused = new CompletableFuture<>();
-        Skiplock skiplock = worker("slow", context -> {
-            try {
-                context.step("expensive", counted("expensive", () -> {
-                    insideBody.countDown();
-                    awaitUninterruptibly(leaseStolen); // the heartbeat interrupts us once it sees the lease gone
-                    return "stale result";
-                }));
-                refused.complete(null);
-            } catch (RuntimeException e) {
-                refused.complete(e);
-                throw e;
-            }
-            return JobOutcome.complete();
-        });
-        Job job = skiplock.enqueue(flow("slow").withMaxAttempts(1));
-        insideBody.await();
+        InsideAStep inside = jobInsideItsFirstStep();
+        Job job = inside.job();
 
-        database.stealLease(skiplock.dataSource(), job.id(), "another-worker"); // a new token: this execution is stale
-        leaseStolen.countDown();
+        database.stealLease(inside.skiplock().dataSource(), job.id(), "another-worker"); // a new token: this execution is stale
+        inside.release().countDown();
 
-        assertThat(refused.get()).isInstanceOf(JobStateException.class)
+        assertThat(inside.refused().get()).isInstanceOf(JobStateException.class)
                 .hasMessageContaining("step expensive of job " + job.id() + " not recorded");
-        assertThat(Jdbc.query(skiplock.dataSource(), "SELECT count(*) FROM skiplock_job_steps WHERE job_id = '"
+        assertThat(Jdbc.query(inside.skiplock().dataSource(), "SELECT count(*) FROM skiplock_job_steps WHERE job_id = '"
                 + job.id() + "'", row -> row.getLong(1))).containsExactly(0L);
-        assertThat(stepEvents(skiplock, job.id())).containsExactly("expensive:started");
+        assertThat(stepEvents(inside.skiplock(), job.id())).containsExactly("expensive:started");
     }
 
     /**
@@ -364,14 +347,33 @@ abstract class WorkflowContract extends ContractBase {
      */
     @Test
     void aStaleExecutionDoesNotTakeTheNewExecutionsCheckpointForItsOwn() throws Exception {
+        InsideAStep inside = jobInsideItsFirstStep();
+        Job job = inside.job();
+
+        database.stealLease(inside.skiplock().dataSource(), job.id(), "another-worker");
+        Jdbc.update(inside.skiplock().dataSource(), "INSERT INTO skiplock_job_steps (job_id, name, kind, output)"
+                + " VALUES (?, 'expensive', 'step', '\"the new execution''s result\"')", database.id(job.id()));
+        inside.release().countDown();
+
+        assertThat(inside.refused().get()).isInstanceOf(JobStateException.class)
+                .hasMessageContaining("step expensive of job " + job.id() + " not recorded");
+        assertThat(ran.get("next")).as("the next step's body").isNull();
+    }
+
+    /** A job whose handler is inside the body of its step {@code expensive} until {@code release}; then step {@code next}. */
+    private record InsideAStep(Skiplock skiplock, Job job, CountDownLatch release, CompletableFuture<Throwable> refused) {
+    }
+
+    /** {@code refused} completes with what the handler threw (null: nothing). */
+    private InsideAStep jobInsideItsFirstStep() throws InterruptedException {
         CountDownLatch insideBody = new CountDownLatch(1);
-        CountDownLatch leaseStolen = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
         CompletableFuture<Throwable> refused = new CompletableFuture<>();
         Skiplock skiplock = worker("slow", context -> {
             try {
                 context.step("expensive", counted("expensive", () -> {
                     insideBody.countDown();
-                    awaitUninterruptibly(leaseStolen); // the heartbeat interrupts us once it sees the lease gone
+                    awaitUninterruptibly(release); // the heartbeat interrupts us once it sees the lease gone
                     return "stale result";
                 }));
                 context.step("next", counted("next", () -> "run twice"));
@@ -384,15 +386,7 @@ abstract class WorkflowContract extends ContractBase {
         });
         Job job = skiplock.enqueue(flow("slow").withMaxAttempts(1));
         insideBody.await();
-
-        database.stealLease(skiplock.dataSource(), job.id(), "another-worker"); // a new token: this execution is stale
-        Jdbc.update(skiplock.dataSource(), "INSERT INTO skiplock_job_steps (job_id, name, kind, output)"
-                + " VALUES (?, 'expensive', 'step', '\"the new execution''s result\"')", database.id(job.id()));
-        leaseStolen.countDown();
-
-        assertThat(refused.get()).isInstanceOf(JobStateException.class)
-                .hasMessageContaining("step expensive of job " + job.id() + " not recorded");
-        assertThat(ran.get("next")).as("the next step's body").isNull();
+        return new InsideAStep(skiplock, job, release, refused);
     }
 
     @Test
