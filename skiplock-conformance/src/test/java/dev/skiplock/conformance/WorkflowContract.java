@@ -819,6 +819,48 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(interrupted.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
     }
 
+    // The same, when the completion's statement itself fails (here at its preparation) and the
+    // handler catches the failure: the execution was left committing, where no stop reaches it.
+    @Test
+    void anExecutionWhoseCompletionInItsTransactionFailedCanStillBeStopped() throws Exception {
+        CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+        CompletableFuture<Throwable> failed = new CompletableFuture<>();
+        Skiplock client = client();
+        AtomicBoolean armed = new AtomicBoolean();
+        String completeJobs = dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(client).resourceRoot()
+                + "/sql/jobs.sql").get("complete_jobs").jdbcSql();
+        javax.sql.DataSource failingOnce = BeforeStatement.onceArmed(client.dataSource(), completeJobs, armed, () -> {
+            throw new SQLException("the test's failure of complete_jobs", "XX000");
+        });
+        Skiplock skiplock = started(Skiplock.builder().dataSource(failingOnce)
+                .config(fastConfig().queue("default", 4).build()).handler("invoice", Flow.class, context -> {
+                    context.inTransaction(connection -> {
+                        armed.set(true);
+                        try {
+                            context.completeInTransaction(connection, "paid");
+                            failed.complete(null);
+                        } catch (RuntimeException failure) {
+                            failed.complete(failure); // goes on with other work in the same transaction, which commits
+                        }
+                        return null;
+                    });
+                    database.stealLease(client.dataSource(), context.job().id(), "another-worker"); // now stale
+                    try {
+                        blockUntilInterrupted();
+                        interrupted.complete(false);
+                    } catch (InterruptedException stopped) {
+                        interrupted.complete(true);
+                    }
+                    return JobOutcome.complete();
+                }));
+
+        skiplock.enqueue(flow("invoice").withMaxAttempts(1));
+
+        assertThat(failed.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the completion's failure").isNotNull();
+        // the heartbeat finds the lease gone and stops the execution
+        assertThat(interrupted.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    }
+
     private static void insertInvoice(Connection connection, UUID jobId) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO invoices VALUES (?, 100)")) {
             insert.setString(1, jobId.toString());

@@ -200,10 +200,21 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             lines = java.util.List.copyOf(transactionLines);
             linesWithCompletion = lines.size();
         }
-        boolean applied = execution.storeCall(() -> {
-            services.stores().events().appendLogs(connection, lines); // before the status, as always
-            return services.stores().jobs().completeJobs(connection, completion);
-        });
+        boolean applied;
+        try {
+            applied = execution.storeCall(() -> {
+                services.stores().events().appendLogs(connection, lines); // before the status, as always
+                return services.stores().jobs().completeJobs(connection, completion);
+            });
+        } catch (RuntimeException | Error e) {
+            // Nothing known to be completed: a handler that catches this and commits its transaction
+            // must leave an execution that runs, which the heartbeat keeps and a stop reaches.
+            synchronized (transactionLines) {
+                linesWithCompletion = 0; // written again by the completer if they did commit: kept once
+            }
+            execution.commitAbandoned();
+            throw e;
+        }
         if (!applied) {
             connection.rollback();
             synchronized (transactionLines) {
