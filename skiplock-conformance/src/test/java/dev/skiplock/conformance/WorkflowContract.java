@@ -804,12 +804,7 @@ abstract class WorkflowContract extends ContractBase {
                 }
                 return null;
             });
-            try {
-                blockUntilInterrupted();
-                interrupted.complete(false);
-            } catch (InterruptedException stopped) {
-                interrupted.complete(true);
-            }
+            blockRecordingTheStop(interrupted);
             return JobOutcome.complete();
         });
 
@@ -845,12 +840,7 @@ abstract class WorkflowContract extends ContractBase {
                         return null;
                     });
                     database.stealLease(client.dataSource(), context.job().id(), "another-worker"); // now stale
-                    try {
-                        blockUntilInterrupted();
-                        interrupted.complete(false);
-                    } catch (InterruptedException stopped) {
-                        interrupted.complete(true);
-                    }
+                    blockRecordingTheStop(interrupted);
                     return JobOutcome.complete();
                 }));
 
@@ -859,6 +849,16 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(failed.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the completion's failure").isNotNull();
         // the heartbeat finds the lease gone and stops the execution
         assertThat(interrupted.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    }
+
+    /** Blocks the handler until the engine interrupts it (true) or an hour passes (false). */
+    private static void blockRecordingTheStop(CompletableFuture<Boolean> interrupted) {
+        try {
+            blockUntilInterrupted();
+            interrupted.complete(false);
+        } catch (InterruptedException stopped) {
+            interrupted.complete(true);
+        }
     }
 
     private static void insertInvoice(Connection connection, UUID jobId) throws SQLException {
