@@ -81,6 +81,23 @@ final class BeforeStatement {
         });
     }
 
+    /**
+     * Runs {@code action} once, before a connection lent by the pool next begins a transaction
+     * ({@code setAutoCommit(false)}; on SQLite that takes the write lock) on the thread the test put
+     * in {@code armed} (which it clears): the action runs before that thread's transaction, with no
+     * lock of it held, while other threads' transactions pass by.
+     */
+    static DataSource onceArmedBeginning(DataSource pool, java.util.concurrent.atomic.AtomicReference<Thread> armed,
+            Action action) {
+        return lending(pool, (connection, called, given) -> {
+            if (called.getName().equals("setAutoCommit") && Boolean.FALSE.equals(given[0])
+                    && armed.compareAndSet(Thread.currentThread(), null)) {
+                action.run();
+            }
+            return call(connection, called, given);
+        });
+    }
+
     /** Preparing {@code sql} fails every time, as a role without rights on its table makes it. */
     static DataSource failing(DataSource pool, String sql) {
         return onPrepare(pool, sql, () -> {

@@ -511,6 +511,38 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(done.result().asText()).isEqualTo("timed out / timed out");
     }
 
+    /**
+     * A wait of no time for a signal delivered while the wait is being written: whatever the first
+     * execution's wait returned, the replayed wait returns the same. Forced by delivering the signal
+     * just before the handler's transaction that writes the wait's checkpoint begins. Before, the
+     * first execution returned nothing (it had read before the delivery) and the replay the payload.
+     */
+    @Test
+    void aWaitOfNoTimeReturnsWhenReplayedWhatItFirstReturned() throws Exception {
+        Skiplock client = client();
+        java.util.concurrent.atomic.AtomicReference<UUID> waiting = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Thread> armed = new java.util.concurrent.atomic.AtomicReference<>();
+        javax.sql.DataSource deliveringFirst = BeforeStatement.onceArmedBeginning(client.dataSource(), armed,
+                () -> client.signal(waiting.get(), "approval", "yes"));
+        Skiplock skiplock = started(Skiplock.builder().dataSource(deliveringFirst)
+                .config(fastConfig().queue("default", 4).build()).handler("approve", Flow.class, context -> {
+                    waiting.set(context.job().id());
+                    if (ran.computeIfAbsent("wait", name -> new AtomicInteger()).incrementAndGet() == 1) {
+                        armed.set(Thread.currentThread());
+                    }
+                    String answer = context.awaitSignal("approval", Duration.ZERO).map(JsonNode::asText).orElse("none");
+                    String branch = context.step("branch", String.class, () -> answer);
+                    context.sleep("pause", Duration.ofMillis(100)); // the attempt ends; the handler runs again
+                    return JobOutcome.complete(answer + " / " + branch);
+                }));
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(flow("approve")).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        String[] answers = done.result().asText().split(" / ");
+        assertThat(answers[0]).as("the replayed wait, against the first").isEqualTo(answers[1]);
+    }
+
     @Test
     void theFirstSignalOfANameWinsAndALaterOneIsRefused() throws Exception {
         Skiplock client = client();
