@@ -111,6 +111,42 @@ abstract class ServiceContract extends ContractBase {
                 .containsExactlyElementsOf(ids.subList(2, ids.size()));
     }
 
+    /** Following a job retried after it failed goes on past its first terminal status into the next attempt's. */
+    @Test
+    void followingARetriedJobGoesOnIntoItsNextAttempt() throws Exception {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"false\"]}}");
+        awaitJob(id, "failed");
+        assertThat(http.post("/api/v1/jobs/" + id + "/retry", "").status()).isEqualTo(202);
+
+        List<JsonNode> events = within(() -> http.streamLines("/api/v1/jobs/" + id + "/events?follow=true", Map.of()))
+                .stream().map(Json::read).toList();
+
+        assertThat(events.stream().filter(event -> event.get("type").asText().equals("status")
+                        && event.get("status").asText().equals("failed")).map(event -> event.get("attempt").asInt()).toList())
+                .containsExactly(1, 2);
+        assertThat(events.getLast().get("status").asText()).isEqualTo("failed");
+    }
+
+    /** A stream resumed at or past a finished job's last event ends at once instead of keeping alive for good. */
+    @Test
+    void aStreamResumedPastTheEndOfAFinishedJobEnds() throws Exception {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"hi\"]}}");
+        awaitJob(id, "succeeded");
+        List<String> ids = http.streamLines("/api/v1/jobs/" + id + "/events/stream", Map.of()).stream()
+                .filter(line -> line.startsWith("id: ")).toList();
+
+        for (String lastEventId : List.of(ids.getLast().substring(4), "999999999")) {
+            List<String> resumed = within(() -> http.streamLines("/api/v1/jobs/" + id + "/events/stream",
+                    Map.of("Last-Event-ID", lastEventId)));
+            assertThat(resumed).as("resumed after " + lastEventId).isEmpty();
+        }
+    }
+
+    /** What {@code call} returns, or a failure once it has taken longer than {@link #WAIT} (a stream that never ends). */
+    private static <T> T within(java.util.function.Supplier<T> call) throws Exception {
+        return CompletableFuture.supplyAsync(call).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
     @Test
     void cancellingARunningSleepStopsItWithinTwoSeconds() {
         String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"sleep\", \"30\"]}}");

@@ -15,7 +15,8 @@ import java.util.UUID;
 
 /**
  * A job's events: the whole list, an NDJSON stream ({@code ?follow=true}) and SSE with
- * {@code Last-Event-ID}. Streams end after the terminal status event. Followers wait on
+ * {@code Last-Event-ID}. Streams end after the terminal status event of a job still terminal
+ * ({@link #stream}). Followers wait on
  * {@link JobClient#awaitEvents}, woken by the worker or a notification, not by tight polling.
  */
 final class EventsApi {
@@ -29,17 +30,31 @@ final class EventsApi {
         this.auth = auth;
     }
 
-    /** Waits up to {@code millis} for events after {@code after}; empty on timeout. */
+    /** A job's events, and whether the job has ended. */
     private interface Source {
+        /** Waits up to {@code millis} for events after {@code after}; empty on timeout. */
         List<JobEvent> await(long after, long millis) throws InterruptedException;
+
+        /** Whether the job is terminal now (a retry may have queued it again since its terminal event). */
+        boolean terminal();
     }
 
     /** The job's events through the caller's client, durable or in-memory (404 if there is no such job). */
     private Source source(Context ctx, UUID id) {
         JobClient client = auth.client(ctx, id);
         client.get(id).orElseThrow(() -> ApiError.notFound("job"));
-        return (after, millis) -> millis == 0 ? client.events(id, after, PAGE)
-                : client.awaitEvents(id, after, PAGE, Duration.ofMillis(millis));
+        return new Source() {
+            @Override
+            public List<JobEvent> await(long after, long millis) throws InterruptedException {
+                return millis == 0 ? client.events(id, after, PAGE)
+                        : client.awaitEvents(id, after, PAGE, Duration.ofMillis(millis));
+            }
+
+            @Override
+            public boolean terminal() {
+                return client.get(id).map(job -> job.status().isTerminal()).orElse(true); // deleted: nothing more comes
+            }
+        };
     }
 
     void register(RoutesConfig routes) {
@@ -114,6 +129,12 @@ final class EventsApi {
         String line(JobEvent event);
     }
 
+    /**
+     * Sends the events after {@code after} as they come, and ends after the terminal status event
+     * of a job that is still terminal: the stream of a job retried since its first terminal event
+     * goes on to the next attempt's. A stream resumed at or past the end of a terminal job ends at
+     * once rather than keeping alive for good.
+     */
     private static void stream(Context ctx, Source source, long after, String contentType, Format format)
             throws Exception {
         ctx.status(200);
@@ -121,6 +142,10 @@ final class EventsApi {
         ctx.res().setHeader("Cache-Control", "no-cache");
         OutputStream out = ctx.res().getOutputStream();
         out.flush();
+        // terminal first, events after: events written before it ended are then all read
+        if (source.terminal() && source.await(after, 0).isEmpty()) {
+            return;
+        }
         long last = after;
         while (true) {
             List<JobEvent> events = source.await(last, KEEP_ALIVE.toMillis());
@@ -129,17 +154,16 @@ final class EventsApi {
                 continue;
             }
             StringBuilder chunk = new StringBuilder();
-            boolean terminal = false;
+            boolean endsTerminal = false; // whether the last status event sent is a terminal one
             for (JobEvent event : events) {
                 chunk.append(format.line(event));
                 last = event.seq();
-                terminal |= event.isTerminal();
-                if (terminal) {
-                    break;
+                if ("status".equals(event.type())) {
+                    endsTerminal = event.isTerminal();
                 }
             }
             write(out, chunk.toString());
-            if (terminal) {
+            if (endsTerminal && source.terminal()) {
                 return;
             }
         }

@@ -37,8 +37,10 @@ public final class LogsCommand implements Callable<Integer> {
     }
 
     /**
-     * Follows until the terminal status; returns 0 if the job succeeded, 1 if not (for --wait).
-     * {@code quiet} prints only the job's own output; {@code live} adds the {@link StatusLine}.
+     * Follows until the server ends the stream, after the terminal status of a job still terminal
+     * (a job retried since an earlier terminal status is followed into its next attempt); returns 0
+     * if the job succeeded, 1 if not (for --wait). {@code quiet} prints only the job's own output;
+     * {@code live} adds the {@link StatusLine}.
      */
     static int follow(ApiClient client, String id, boolean quiet, boolean live) {
         AtomicReference<String> terminal = new AtomicReference<>();
@@ -50,12 +52,11 @@ public final class LogsCommand implements Callable<Integer> {
                         print(event);
                     }
                 });
-                boolean end = event.path("type").asText().equals("status")
-                        && JobStatus.fromWireName(event.path("status").asText()).isTerminal();
-                if (end) {
-                    terminal.set(event.path("status").asText());
+                if (event.path("type").asText().equals("status")) {
+                    String status = event.path("status").asText();
+                    terminal.set(JobStatus.fromWireName(status).isTerminal() ? status : null);
                 }
-                return end;
+                return false;
             });
         }
         return "succeeded".equals(terminal.get()) ? 0 : 1;

@@ -61,8 +61,8 @@ export const post = path => api(path, {method: 'POST'});
  * Follows /events/stream (SSE) through fetch, since EventSource cannot send a bearer token. Calls
  * onEvent with each event's JSON; after a dropped connection it resumes from the last id it saw,
  * until the stream ends with the job's terminal event or signal aborts. Starts after event lastId
- * when one is given; resolves to the last id seen (a retried job's stream ends at its earlier
- * terminal event: the caller follows again from there).
+ * when one is given; resolves to the last id seen (the server goes on past the terminal event of a
+ * job retried since; one retried just after its stream ended is followed again by the caller).
  */
 export async function followEvents(jobId, onEvent, signal, lastId = null) {
   while (!signal.aborted) {

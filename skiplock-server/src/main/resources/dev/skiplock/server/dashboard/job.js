@@ -44,8 +44,8 @@ export function job(main, id) {
     else if (event.type === 'step') steps.append(stepItem(event));
     if (event.type === 'status' || event.type === 'progress') refresh().catch(notify);
   };
-  // A retried job's stream ends at its earlier terminal event: while the job is not terminal (as
-  // read after the stream ended), follow on from the last event seen.
+  // A job retried just after its stream ended: while the job is not terminal (as read after the
+  // stream ended), follow on from the last event seen.
   const follow = async lastId => {
     const seen = await followEvents(id, onEvent, aborter.signal, lastId);
     if (aborter.signal.aborted) return;
