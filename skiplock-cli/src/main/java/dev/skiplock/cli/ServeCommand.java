@@ -120,12 +120,14 @@ final class ServeCommand implements Callable<Integer> {
             }
             work.forEach(builder::queue);
         }
+        ServerConfig serverConfig = new ServerConfig(host, port, maxBody, allowCommands, toolMap, tokenMap,
+                noQueue ? maxConcurrent : null, file.cron());
+        SkiplockServer.check(serverConfig); // before the database is touched: refused options change nothing
         Skiplock skiplock = workerOptions.builder(cli.options().jdbcUrl(), builder.build()).build();
         SkiplockServer server;
         try {
             skiplock.start();
-            server = SkiplockServer.start(skiplock, new ServerConfig(host, port, maxBody, allowCommands, toolMap,
-                    tokenMap, noQueue ? maxConcurrent : null, file.cron()));
+            server = SkiplockServer.start(skiplock, serverConfig);
         } catch (RuntimeException e) {
             skiplock.close();
             throw e;

@@ -12,6 +12,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -143,6 +145,35 @@ abstract class CliContract extends ContractBase {
         Run refused = cli("--db", database.url(), "bench", "latency", "--processes", "2");
         assertThat(refused.exit()).isEqualTo(2);
         assertThat(refused.err()).contains("--processes: only with MODE drain");
+    }
+
+    /**
+     * {@code serve} refuses options it cannot serve with by name (exit 2) before it touches the
+     * database: a fresh SQLite file named by {@code --db} is not even created.
+     */
+    @Test
+    void serveRefusesBadOptionsBeforeTouchingTheDatabase(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path fresh = dir.resolve("never.db");
+        Path config = dir.resolve("skiplock.yaml");
+        Files.writeString(config, """
+                cron:
+                  - {name: report, schedule: "0 3 * * *", job: {kind: x}}
+                  - {name: report, schedule: "0 3 * * 1", job: {kind: y}}
+                """);
+        Map<String, List<String>> refusals = Map.of(
+                "port:", List.of("--port", "70000"),
+                "host:", List.of("--host", "0.0.0.0", "--port", "0"),
+                "cron[1].name:", List.of("--port", "0", "--config", config.toString()));
+        refusals.forEach((field, options) -> {
+            List<String> args = new ArrayList<>(List.of("--db", "jdbc:sqlite:" + fresh, "serve"));
+            args.addAll(options);
+            Run refused = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(WAIT,
+                    () -> cli(args.toArray(String[]::new)));
+
+            assertThat(refused.exit()).as(String.join(" ", options)).isEqualTo(2);
+            assertThat(refused.err()).as(String.join(" ", options)).contains(field);
+            assertThat(fresh).as("the database of " + String.join(" ", options)).doesNotExist();
+        });
     }
 
     /**

@@ -34,6 +34,13 @@ final class Auth {
     private final Skiplock skiplock;
 
     Auth(Map<String, String> tenantByHash, Skiplock skiplock) {
+        checkTokens(tenantByHash);
+        this.tenantByHash = Map.copyOf(tenantByHash);
+        this.skiplock = skiplock;
+    }
+
+    /** Refuses a token whose hash is not a SHA-256 in hex or whose tenant is not a name. */
+    static void checkTokens(Map<String, String> tenantByHash) {
         tenantByHash.forEach((hash, tenant) -> {
             if (!hash.matches("[0-9a-f]{64}")) {
                 throw new IllegalArgumentException("tokens: expected '<tenant> <sha256-hex>' lines, got hash '" + hash + "'");
@@ -42,8 +49,6 @@ final class Auth {
                 Names.check("tokens", tenant);
             }
         });
-        this.tenantByHash = Map.copyOf(tenantByHash);
-        this.skiplock = skiplock;
     }
 
     boolean enabled() {

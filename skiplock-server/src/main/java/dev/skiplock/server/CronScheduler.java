@@ -112,6 +112,15 @@ public final class CronScheduler implements AutoCloseable {
                 clock);
     }
 
+    /** Refuses invalid {@code entries} as {@link #create} does, without a scheduler. */
+    static void check(List<CronEntry> entries, SubmitParser parser) {
+        try {
+            validated(entries, parser);
+        } catch (ApiError e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
     static CronScheduler create(List<CronEntry> entries, SubmitParser parser, Skiplock skiplock, Clock clock) {
         try {
             return new CronScheduler(validated(entries, parser), skiplock, clock);

@@ -67,14 +67,27 @@ public final class SkiplockServer implements AutoCloseable {
         return JobJson.job(job);
     }
 
-    /** Starts serving {@code skiplock}; returns once the port is bound. */
-    public static SkiplockServer start(Skiplock skiplock, ServerConfig config) {
+    /**
+     * Refuses a configuration the server would refuse at {@link #start}, with the same
+     * {@code IllegalArgumentException} naming the field, without a database: tool names, tokens, the
+     * loopback rule and the {@code cron} entries. A caller that checks first changes nothing (no
+     * migration, no worker row) for a configuration that cannot serve.
+     */
+    public static void check(ServerConfig config) {
         Tools tools = new Tools(config.tools(), config.allowCommands());
-        Auth auth = new Auth(config.tokens(), skiplock);
-        if (!auth.enabled() && !isLoopback(config.host())) {
+        Auth.checkTokens(config.tokens());
+        if (config.tokens().isEmpty() && !isLoopback(config.host())) {
             throw new IllegalArgumentException("host: without tokens the server listens on loopback only; "
                     + "configure --tokens to listen on " + config.host());
         }
+        CronScheduler.check(config.cron(), new SubmitParser(tools));
+    }
+
+    /** Starts serving {@code skiplock}; returns once the port is bound. */
+    public static SkiplockServer start(Skiplock skiplock, ServerConfig config) {
+        check(config);
+        Tools tools = new Tools(config.tools(), config.allowCommands());
+        Auth auth = new Auth(config.tokens(), skiplock);
         SubmitParser parser = new SubmitParser(tools);
         CronScheduler cron = CronScheduler.create(config.cron(), parser, skiplock, skiplock.config().clock()).start();
         JobsApi jobs = new JobsApi(auth, parser, config.maxBodyBytes(), config.fallbackCap());
