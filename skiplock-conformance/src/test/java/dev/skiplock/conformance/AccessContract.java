@@ -229,6 +229,10 @@ abstract class AccessContract extends ContractBase {
             assertThat(finished.body()).contains("\"status\":\"succeeded\"");
             assertThat(call(port, "POST", "/api/v1/jobs", null,
                     "{\"kind\": \"command\", \"args\": {\"argv\": [\"true\"]}}").statusCode()).isEqualTo(200);
+            HttpResponse<String> inMemory = call(port, "POST", "/api/v1/jobs", null,
+                    "{\"kind\": \"command\", \"durable\": false, \"args\": {\"argv\": [\"true\"]}}");
+            assertThat(inMemory.statusCode()).as("an in-memory job, as API.md's fallback mode answers").isEqualTo(200);
+            assertThat(inMemory.body()).contains("\"status\":\"succeeded\"");
         }
     }
 }

@@ -93,8 +93,8 @@ final class JobsApi {
 
     private void submit(Context ctx) throws InterruptedException {
         JobRequest request = withCallersTrace(ctx, parser.parse(Requests.body(ctx, maxBodyBytes), ""));
-        if (fallbackSlots != null && request.durable()) {
-            runNow(ctx, request);
+        if (fallbackSlots != null) {
+            runNow(ctx, request); // in-memory jobs too: fallback mode answers every job finished, or 429
             return;
         }
         Enqueued enqueued = auth.client(ctx).enqueueOrReuse(request);
