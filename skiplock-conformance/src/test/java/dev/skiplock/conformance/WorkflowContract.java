@@ -512,6 +512,34 @@ abstract class WorkflowContract extends ContractBase {
     }
 
     /**
+     * A step's output is returned as stored the first time too: a map whose keys PostgreSQL's jsonb
+     * orders its own way iterates in the same order in the first execution and in its replay.
+     * Before, the first execution saw the order it wrote, the replay jsonb's.
+     */
+    @Test
+    void aStepsOutputIsTheSameValueInEveryExecution() throws Exception {
+        Skiplock skiplock = worker("order", context -> {
+            Map<?, ?> output = context.step("lookup", Map.class, () -> {
+                Map<String, Object> written = new java.util.LinkedHashMap<>();
+                written.put("name", "ada");
+                written.put("id", 7);
+                written.put("a", true);
+                return written;
+            });
+            String keys = String.join(",", output.keySet().stream().map(String::valueOf).toList());
+            String first = context.step("first-keys", String.class, () -> keys);
+            context.sleep("pause", Duration.ofMillis(100)); // the attempt ends; the handler runs again
+            return JobOutcome.complete(first + " / " + keys);
+        });
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(flow("order")).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        String[] seen = done.result().asText().split(" / ");
+        assertThat(seen[1]).as("the replay's keys, against the first execution's").isEqualTo(seen[0]);
+    }
+
+    /**
      * A wait of no time for a signal delivered while the wait is being written: whatever the first
      * execution's wait returned, the replayed wait returns the same. Forced by delivering the signal
      * just before the handler's transaction that writes the wait's checkpoint begins. Before, the

@@ -75,7 +75,7 @@ final class MemoryContext<A> extends ExecutionView<A> {
         public StepStore.Recorded record(String name, StepStore.Kind kind, String outputJson, Long waitMillis,
                 String eventStatus) {
             return job.recordStep(execution, name, kind, outputJson, waitMillis, eventStatus)
-                    ? StepStore.Recorded.WRITTEN : StepStore.Recorded.FENCED;
+                    ? StepStore.Recorded.written(outputJson) : StepStore.Recorded.FENCED;
         }
 
         @Override

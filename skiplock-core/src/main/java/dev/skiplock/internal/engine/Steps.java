@@ -187,8 +187,10 @@ public final class Steps {
      */
     private Checkpoint record(String name, Kind kind, String json, Long waitMillis, String eventStatus) {
         StepStore.Recorded recorded = call(() -> store.record(name, kind, json, waitMillis, eventStatus));
-        Checkpoint stored = switch (recorded) {
-            case WRITTEN -> new Checkpoint(name, kind, json == null ? null : Json.read(json), waitMillis);
+        Checkpoint stored = switch (recorded.outcome()) {
+            // as stored, not as sent: a replay reads the stored form, and must see the same value
+            case WRITTEN -> new Checkpoint(name, kind, recorded.storedOutput() == null ? null
+                    : Json.read(recorded.storedOutput()), waitMillis);
             case FOUND -> reload().get(name);
             case FENCED -> null;
         };

@@ -54,8 +54,23 @@ public final class StepStore {
         return steps;
     }
 
-    /** What a write of a checkpoint came to. */
-    public enum Recorded {
+    /**
+     * What a write of a checkpoint came to.
+     *
+     * @param storedOutput a written step's output as the database stored it (PostgreSQL's jsonb
+     *                     orders an object's keys its own way), which every later execution reads
+     */
+    public record Recorded(Outcome outcome, String storedOutput) {
+        public static final Recorded FOUND = new Recorded(Outcome.FOUND, null);
+        public static final Recorded FENCED = new Recorded(Outcome.FENCED, null);
+
+        public static Recorded written(String storedOutput) {
+            return new Recorded(Outcome.WRITTEN, storedOutput);
+        }
+    }
+
+    /** Whether a checkpoint was written. */
+    public enum Outcome {
         /** written, with its step event */
         WRITTEN,
         /** a checkpoint of that name was there already, and {@code attempt} still holds the job */
@@ -76,11 +91,12 @@ public final class StepStore {
     public Recorded recordStep(HeldAttempt attempt, String name, Kind kind, String outputJson, Long waitMillis,
             String eventStatus) {
         return sql.inTransaction(connection -> {
-            int recorded = sql.update(connection, "record_step", Params.of("job_id", attempt.id(), "token", attempt.token(),
-                    "name", name, "kind", kind.wireName(), "output", outputJson, "wait_ms", waitMillis));
-            if (recorded == 1) {
+            List<Recorded> written = sql.query(connection, "record_step", Params.of("job_id", attempt.id(),
+                    "token", attempt.token(), "name", name, "kind", kind.wireName(), "output", outputJson,
+                    "wait_ms", waitMillis), row -> Recorded.written(row.getString("output")));
+            if (!written.isEmpty()) {
                 sql.query(connection, "append_step_event", eventParams(attempt, name, eventStatus, null), row -> 1);
-                return Recorded.WRITTEN;
+                return written.getFirst();
             }
             boolean held = !sql.query(connection, "lease_held", Params.of("job_id", attempt.id(), "token", attempt.token()),
                     row -> 1).isEmpty();

@@ -12,12 +12,15 @@ ORDER BY created_at, name
 -- job row is locked FOR SHARE until the transaction ends, so a reaper clearing the lease waits
 -- for the checkpoint rather than letting a reaped execution's write land after it. A checkpoint of
 -- that name already there (this write sent again after its commit answer was lost) is kept.
+-- Returns the output as stored (jsonb orders an object's keys its own way), which the first
+-- execution returns as later ones read it.
 INSERT INTO skiplock_job_steps (job_id, name, kind, output, wake_at)
 SELECT j.id, :name, :kind, CAST(:output AS jsonb), now() + CAST(:wait_ms AS bigint) * interval '1 millisecond'
 FROM skiplock_jobs AS j
 WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
 FOR SHARE
 ON CONFLICT (job_id, name) DO NOTHING
+RETURNING output
 
 -- name: lease_held
 -- Whether the execution holding :token still runs the job: read in record_step's transaction when

@@ -10,11 +10,13 @@ ORDER BY created_at, name
 -- A finished step (its output) or the start of a durable wait (wake_at = now + :wait_ms), fenced
 -- on the lease token like every write of a running job: a stale execution records nothing. A
 -- checkpoint of that name already there (this write sent again after its commit answer was lost) is kept.
+-- Returns the output as stored, which the first execution returns as later ones read it.
 INSERT INTO skiplock_job_steps (job_id, name, kind, output, wake_at)
 SELECT j.id, :name, :kind, :output, CAST(unixepoch('subsec') * 1000 AS INTEGER) + :wait_ms
 FROM skiplock_jobs AS j
 WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
 ON CONFLICT (job_id, name) DO NOTHING
+RETURNING output
 
 -- name: lease_held
 -- Whether the execution holding :token still runs the job: read in record_step's transaction when
