@@ -61,6 +61,57 @@ class PostgresWorkflowTest extends WorkflowContract {
     }
 
     /**
+     * The same while the handler's completion failed (its statement, once, after the handler's log
+     * line was written in the transaction, which holds the job row's lock) and the handler caught
+     * the failure and stays in its transaction: the execution counts as committing until the
+     * transaction ends. Before, it ran again at once, and the heartbeat waited on that lock, so no
+     * lease of the worker was extended until the transaction ended.
+     */
+    @Test
+    void theHeartbeatGoesOnWhileAHandlerStaysInATransactionWhoseCompletionFailed() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Skiplock client = client();
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        String completeJobs = dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(client).resourceRoot()
+                + "/sql/jobs.sql").get("complete_jobs").jdbcSql();
+        javax.sql.DataSource failingOnce = BeforeStatement.onceArmed(client.dataSource(), completeJobs, armed, () -> {
+            throw new SQLException("the test's failure of complete_jobs", "XX000");
+        });
+        java.util.UUID[] other = new java.util.UUID[1];
+        Skiplock worker = started(Skiplock.builder().dataSource(failingOnce)
+                .config(fastConfig().queue("default", 2).build())
+                .handler("blocker", Flow.class, context -> {
+                    release.await();
+                    return JobOutcome.complete();
+                })
+                .handler("invoice", Flow.class, context -> {
+                    context.inTransaction(connection -> {
+                        context.log("stdout", "written in the transaction, before the completion");
+                        armed.set(true);
+                        try {
+                            context.completeInTransaction(connection, "paid");
+                        } catch (RuntimeException failed) {
+                            // stays in the transaction, whose log line holds the job row's lock
+                        }
+                        java.time.Instant before = lockedUntil(client, other[0]);
+                        org.awaitility.Awaitility.await().atMost(WAIT)
+                                .until(() -> lockedUntil(client, other[0]).isAfter(before));
+                        return null;
+                    });
+                    return JobOutcome.complete("paid after all");
+                }));
+        other[0] = worker.enqueue(JobRequest.of("blocker", new Flow("b"))).id();
+        awaitStatus(worker, other[0], JobStatus.RUNNING);
+
+        Job done = worker.awaitTerminal(worker.enqueue(JobRequest.of("invoice", new Flow("i"))).id(), WAIT);
+        release.countDown();
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("paid after all");
+        assertThat(worker.metrics().leasesLost()).isZero();
+    }
+
+    /**
      * A step event and a completion of the same job, forced to overlap: the completion has written
      * the terminal status (not yet committed) when the handler's step event is sent. The event's
      * statement waits for the completion's row lock (FOR SHARE), then finds the job no longer
@@ -98,6 +149,71 @@ class PostgresWorkflowTest extends WorkflowContract {
                 .findFirst().orElseThrow();
         assertThat(events).filteredOn(event -> event.seq() > terminal).isEmpty();
         assertThat(events).extracting(dev.skiplock.JobEvent::type).doesNotContain("step");
+    }
+
+    /**
+     * A wait of no time whose checkpoint takes the job row while a delivery of its signal waits for
+     * that row behind another share lock (the test's): the wait reads before the delivery commits
+     * and returns nothing, and its replay must return nothing too. Before, the signal counted as
+     * sent when its transaction began, before the wait ended, and the replay returned it.
+     */
+    @Test
+    void aWaitOfNoTimeThatOvertookAWaitingDeliveryReturnsNothingOnReplayToo() throws Exception {
+        Skiplock client = client();
+        java.util.concurrent.CountDownLatch handlerReady = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch deliveryWaits = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch waitRecorded = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CompletableFuture<Void> delivered = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.atomic.AtomicInteger executions = new java.util.concurrent.atomic.AtomicInteger();
+        Skiplock worker = started(builder(config -> config.queue("default", 2)).handler("approve", Flow.class, context -> {
+            boolean first = executions.incrementAndGet() == 1;
+            if (first) {
+                handlerReady.countDown();
+                deliveryWaits.await();
+            }
+            String answer = context.awaitSignal("approval", java.time.Duration.ZERO)
+                    .map(com.fasterxml.jackson.databind.JsonNode::asText).orElse("none");
+            String branch = context.step("branch", String.class, () -> answer);
+            if (first) {
+                waitRecorded.countDown();
+                delivered.get(); // the delivery commits before the replay
+            }
+            context.sleep("pause", java.time.Duration.ofMillis(100)); // the attempt ends; the handler runs again
+            return JobOutcome.complete(branch + " / " + answer);
+        }));
+        Job job = worker.enqueue(JobRequest.of("approve", new Flow("a")));
+        handlerReady.await();
+
+        try (Connection holder = client.dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            try (PreparedStatement share = holder.prepareStatement("SELECT 1 FROM skiplock_jobs WHERE id = ? FOR SHARE")) {
+                share.setObject(1, job.id());
+                share.executeQuery().close();
+            }
+            java.util.concurrent.CompletableFuture.runAsync(() -> client.signal(job.id(), "approval", "yes"))
+                    .whenComplete((done, failure) -> {
+                        if (failure != null) {
+                            delivered.completeExceptionally(failure);
+                        } else {
+                            delivered.complete(null);
+                        }
+                    });
+            org.awaitility.Awaitility.await().atMost(WAIT).until(() -> deliveryWaitsOnALock(client));
+            deliveryWaits.countDown(); // the handler's wait now takes the row beside the test's share lock
+            assertThat(waitRecorded.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            holder.rollback(); // the delivery goes on
+        }
+        delivered.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+
+        Job done = worker.awaitTerminal(job.id(), WAIT);
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).as("first execution / replay").isEqualTo("none / none");
+    }
+
+    /** Whether a delivery's lock_signal_target waits for a row lock (the heartbeat may wait too: not counted). */
+    private static boolean deliveryWaitsOnALock(Skiplock client) {
+        return Jdbc.query(client.dataSource(), "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                + " AND query LIKE 'SELECT status, attempt, queue FROM skiplock_jobs%'", row -> row.getLong(1)).getFirst() > 0;
     }
 
     private static boolean stepEventWaitsOnALock(Skiplock client) {

@@ -39,6 +39,8 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     private final java.util.List<EventStore.LogLine> transactionLines = new java.util.ArrayList<>();
     /** How many of {@link #transactionLines} a completion wrote in the transaction: gone from the buffer once it commits. */
     private int linesWithCompletion;
+    /** Whether a completion was written in the open transaction (guarded by {@link #transactionLines}). */
+    private boolean completionApplied;
     /**
      * The place of the next line of each stream in this attempt (the key that stores a line once):
      * from 0 in a claimed attempt; from what is recorded where an adopter resumes one, since the
@@ -159,6 +161,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
      * completer, and an execution whose completion rolled back can be stopped again.
      */
     private void endTransaction(boolean committed) {
+        boolean completed;
         synchronized (transactionLines) {
             if (committed) {
                 transactionLines.subList(0, linesWithCompletion).clear(); // committed with the job's status
@@ -167,9 +170,11 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             linesWithCompletion = 0;
             transactionLines.forEach(services.completer()::submitLog);
             transactionLines.clear();
+            completed = committed && completionApplied;
+            completionApplied = false;
         }
-        if (!committed) {
-            execution.commitAbandoned();
+        if (!completed) {
+            execution.commitAbandoned(); // no completion committed (rolled back, or its statement failed)
         }
     }
 
@@ -207,12 +212,13 @@ final class ExecutionContext<A> extends ExecutionView<A> {
                 return services.stores().jobs().completeJobs(connection, completion);
             });
         } catch (RuntimeException | Error e) {
-            // Nothing known to be completed: a handler that catches this and commits its transaction
-            // must leave an execution that runs, which the heartbeat keeps and a stop reaches.
+            // Nothing known to be completed. The execution stays committing while the transaction
+            // is open (it may hold the job row's lock, which the heartbeat must not wait for), and
+            // runs again when the transaction ends (endTransaction), whether the handler catches
+            // this and commits or not: the heartbeat then keeps it and a stop reaches it.
             synchronized (transactionLines) {
                 linesWithCompletion = 0; // written again by the completer if they did commit: kept once
             }
-            execution.commitAbandoned();
             throw e;
         }
         if (!applied) {
@@ -224,6 +230,9 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             throw new JobStateException("job " + execution.job().id() + " was not completed: this execution no longer"
                     + " holds its lease (reaped, or taken by another worker); the transaction was rolled back",
                     execution.job());
+        }
+        synchronized (transactionLines) {
+            completionApplied = true;
         }
         execution.completedInTransaction();
     }

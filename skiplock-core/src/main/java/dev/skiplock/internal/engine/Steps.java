@@ -29,7 +29,7 @@ public final class Steps {
         /** Every checkpoint of the job, by name. */
         Map<String, Checkpoint> load();
 
-        /** Records a checkpoint with its event, unless one of that name is there or this execution may no longer write. */
+        /** Records a checkpoint with its event; says whether it was written, one of that name was there, or this execution may no longer write. */
         StepStore.Recorded record(String name, Kind kind, String outputJson, Long waitMillis, String eventStatus);
 
         /** A step event without a checkpoint (started, failed). */
