@@ -310,6 +310,9 @@ abstract class CronContract extends ContractBase {
                 new CronEntry("nightly", "0 3 * * *", null, Json.read("{\"kind\": \"x\", \"uniqueKey\": \"k\"}"))))))
                 .hasMessageStartingWith("cron[0].job.uniqueKey:");
         assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
+                new CronEntry("never", "0 0 30 2 *", null, Json.read("{\"kind\": \"x\"}"))))))
+                .hasMessageStartingWith("cron[0].schedule:");
+        assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
                 new CronEntry("report", "0 3 * * *", null, Json.read("{\"kind\": \"x\"}")),
                 new CronEntry("report", "0 3 * * 1", null, Json.read("{\"kind\": \"y\"}"))))))
                 .hasMessageStartingWith("cron[1].name:");

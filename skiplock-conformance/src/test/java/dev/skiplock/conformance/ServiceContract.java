@@ -127,6 +127,33 @@ abstract class ServiceContract extends ContractBase {
         assertThat(events.getLast().get("status").asText()).isEqualTo("failed");
     }
 
+    /**
+     * The same when the first attempt's terminal event is the last of a page of the stream's reads
+     * (a thousand events) and the next attempt has already ended: its events are on the next page.
+     */
+    @Test
+    void followingARetriedJobGoesOnPastAPageEndingAtTheFirstAttemptsEnd() throws Exception {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"sh\", \"-c\", \"seq 1 1100; exit 1\"]}}");
+        awaitJob(id, "failed");
+        assertThat(http.post("/api/v1/jobs/" + id + "/retry", "").status()).isEqualTo(202);
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).until(() -> http.get("/api/v1/jobs/" + id).json(),
+                job -> job.get("status").asText().equals("failed") && job.get("attempt").asInt() == 2);
+        List<JsonNode> all = new ArrayList<>();
+        http.get("/api/v1/jobs/" + id + "/events").json().get("events").forEach(all::add);
+        int firstEnd = 0;
+        while (!(all.get(firstEnd).get("type").asText().equals("status") && all.get(firstEnd).get("status").asText().equals("failed"))) {
+            firstEnd++;
+        }
+        String pageStart = all.get(firstEnd - 1000).get("seq").asText(); // the page after it ends at the first failure
+
+        List<JsonNode> resumed = within(() -> http.streamLines("/api/v1/jobs/" + id + "/events/stream",
+                Map.of("Last-Event-ID", pageStart))).stream().filter(line -> line.startsWith("data: "))
+                .map(line -> Json.read(line.substring(6))).toList();
+
+        assertThat(resumed.getLast().get("status").asText()).isEqualTo("failed");
+        assertThat(resumed.getLast().get("attempt").asInt()).as("the stream's last event's attempt").isEqualTo(2);
+    }
+
     /** A stream resumed at or past a finished job's last event ends at once instead of keeping alive for good. */
     @Test
     void aStreamResumedPastTheEndOfAFinishedJobEnds() throws Exception {

@@ -194,12 +194,17 @@ public final class CronScheduler implements AutoCloseable {
             return now -> ZonedDateTime.ofInstant(Instant.ofEpochMilli((now.toInstant().toEpochMilli() / step + 1) * step),
                     now.getZone());
         }
+        ExecutionTime execution;
         try {
-            ExecutionTime execution = ExecutionTime.forCron(UNIX.parse(schedule));
-            return now -> execution.nextExecution(now).orElseThrow();
+            execution = ExecutionTime.forCron(UNIX.parse(schedule));
         } catch (IllegalArgumentException e) {
             throw ApiError.invalid(prefix + "schedule", "not a cron expression or @every: " + e.getMessage());
         }
+        if (execution.nextExecution(ZonedDateTime.now(java.time.ZoneOffset.UTC)).isEmpty()) {
+            // such as "0 0 30 2 *": refused here rather than failing the scheduler's start
+            throw ApiError.invalid(prefix + "schedule", "'" + schedule + "' never fires");
+        }
+        return now -> execution.nextExecution(now).orElseThrow();
     }
 
     /** Starts firing on the {@code skiplock-cron} thread (nothing to do without schedules). Returns this. */

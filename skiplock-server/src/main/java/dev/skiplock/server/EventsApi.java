@@ -163,7 +163,9 @@ final class EventsApi {
                 }
             }
             write(out, chunk.toString());
-            if (endsTerminal && source.terminal()) {
+            // terminal first, events after (as at the start): a page may end at an earlier attempt's
+            // terminal event with the next attempt's events on the next page
+            if (endsTerminal && source.terminal() && source.await(last, 0).isEmpty()) {
                 return;
             }
         }
