@@ -185,7 +185,11 @@ public interface JobContext<A> {
      * never commit. From here on nothing stops the execution, and nothing more is written for the
      * job: call it last, just before the transaction ends (the job's row stays locked until then).
      * If the transaction does not commit after all, the attempt fails (retried per policy); what the
-     * handler returns is not written. Durable jobs only.
+     * handler returns is not written. If the completion itself fails (its statement throws), nothing
+     * is known to be completed: end the transaction promptly, since until it ends the execution's
+     * lease is not extended (the transaction may hold the job's row); it then runs on, and what the
+     * handler returns is its outcome. Call it once per transaction; {@code inTransaction} does not
+     * nest. Durable jobs only.
      *
      * @throws IllegalArgumentException if {@code connection} is not the one {@link #inTransaction} gave
      */

@@ -78,8 +78,10 @@ class PostgresWorkflowTest extends WorkflowContract {
             throw new SQLException("the test's failure of complete_jobs", "XX000");
         });
         java.util.UUID[] other = new java.util.UUID[1];
+        // a lease of 10 s: the job's own lease is not extended while the transaction is open, and a
+        // slow machine must not let it lapse before the test's transaction ends
         Skiplock worker = started(Skiplock.builder().dataSource(failingOnce)
-                .config(fastConfig().queue("default", 2).build())
+                .config(fastConfig().leaseTtl(java.time.Duration.ofSeconds(10)).queue("default", 2).build())
                 .handler("blocker", Flow.class, context -> {
                     release.await();
                     return JobOutcome.complete();

@@ -154,6 +154,48 @@ abstract class ServiceContract extends ContractBase {
         assertThat(resumed.getLast().get("attempt").asInt()).as("the stream's last event's attempt").isEqualTo(2);
     }
 
+    /**
+     * An in-memory job's handler that ignores its cancel logs on after the job's terminal event, more
+     * lines than a page of the stream's reads: the stream still ends, with what came after that
+     * event. Before, a page holding only such lines made it forget the terminal event, and it kept
+     * alive for good.
+     */
+    @Test
+    void aStreamEndsAfterTheTerminalEventThoughTheHandlerLogsOn() throws Exception {
+        java.util.concurrent.CountDownLatch cancelled = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch burstWritten = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+        Skiplock chatty = started(builder(config -> config.queue("default", 1)).handler("chatty", JsonNode.class,
+                context -> {
+                    context.log("stdout", "started");
+                    awaitIgnoringInterrupts(cancelled);
+                    for (int line = 0; line < 1500; line++) {
+                        context.log("stdout", "still here " + line); // ignores its cancel, as a handler may
+                    }
+                    burstWritten.countDown();
+                    awaitIgnoringInterrupts(stop);
+                    return dev.skiplock.JobOutcome.complete();
+                }));
+        try (SkiplockServer own = SkiplockServer.start(chatty, new ServerConfig("127.0.0.1", 0, 1 << 20, false, Map.of()))) {
+            dev.skiplock.Job job = chatty.enqueue(dev.skiplock.JobRequest.of("chatty", null).withDurable(false));
+            await().atMost(WAIT).until(() -> chatty.events(job.id(), 0, 100).stream()
+                    .anyMatch(event -> event.type().equals("log")));
+            chatty.cancel(job.id());
+            await().atMost(WAIT).until(() -> chatty.get(job.id()).orElseThrow().status().isTerminal());
+            cancelled.countDown();
+            assertThat(burstWritten.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+            Http ownHttp = new Http(own.port());
+            List<JsonNode> events = within(() -> ownHttp.streamLines("/api/v1/jobs/" + job.id() + "/events?follow=true",
+                    Map.of())).stream().map(Json::read).toList();
+
+            assertThat(events).anyMatch(event -> event.path("status").asText().equals("cancelled"));
+        } finally {
+            cancelled.countDown();
+            stop.countDown();
+        }
+    }
+
     /** A stream resumed at or past a finished job's last event ends at once instead of keeping alive for good. */
     @Test
     void aStreamResumedPastTheEndOfAFinishedJobEnds() throws Exception {

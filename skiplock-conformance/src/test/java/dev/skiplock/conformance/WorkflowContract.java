@@ -912,6 +912,29 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(interrupted.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
     }
 
+    /** One transaction of a handler at a time: a second inside the first is refused, and the first commits. */
+    @Test
+    void inTransactionDoesNotNest() throws Exception {
+        CompletableFuture<Throwable> refused = new CompletableFuture<>();
+        Skiplock skiplock = worker("nested", context -> JobOutcome.complete(context.inTransaction(outer -> {
+            try {
+                context.inTransaction(inner -> "inner");
+                refused.complete(null);
+            } catch (IllegalStateException e) {
+                refused.complete(e);
+            }
+            return "outer";
+        })));
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(flow("nested")).id(), WAIT);
+
+        // (before, on SQLite, the inner transaction waited for the outer's write lock for good)
+        assertThat(refused.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("inTransaction:");
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("outer");
+    }
+
     /** Blocks the handler until the engine interrupts it (true) or an hour passes (false). */
     private static void blockRecordingTheStop(CompletableFuture<Boolean> interrupted) {
         try {

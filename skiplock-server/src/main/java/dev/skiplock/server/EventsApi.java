@@ -147,28 +147,44 @@ final class EventsApi {
             return;
         }
         long last = after;
+        boolean endsTerminal = false; // whether the last status event sent is a terminal one
         while (true) {
             List<JobEvent> events = source.await(last, KEEP_ALIVE.toMillis());
             if (events.isEmpty()) {
                 write(out, contentType.startsWith("text/event-stream") ? ": keep-alive\n\n" : "");
                 continue;
             }
-            StringBuilder chunk = new StringBuilder();
-            boolean endsTerminal = false; // whether the last status event sent is a terminal one
-            for (JobEvent event : events) {
-                chunk.append(format.line(event));
-                last = event.seq();
-                if ("status".equals(event.type())) {
-                    endsTerminal = event.isTerminal();
+            last = send(out, events, format);
+            endsTerminal = endsTerminal(events, endsTerminal);
+            if (endsTerminal && source.terminal()) {
+                // terminal first, events after (as at the start): what came after the terminal event
+                // goes out; a next attempt (a status event, maybe a page further) is followed on
+                List<JobEvent> rest = source.await(last, 0);
+                if (rest.stream().noneMatch(event -> "status".equals(event.type()))) {
+                    send(out, rest, format);
+                    return;
                 }
             }
-            write(out, chunk.toString());
-            // terminal first, events after (as at the start): a page may end at an earlier attempt's
-            // terminal event with the next attempt's events on the next page
-            if (endsTerminal && source.terminal() && source.await(last, 0).isEmpty()) {
-                return;
+        }
+    }
+
+    /** Sends {@code events}; returns the seq of the last. */
+    private static long send(OutputStream out, List<JobEvent> events, Format format) throws IOException {
+        StringBuilder chunk = new StringBuilder();
+        events.forEach(event -> chunk.append(format.line(event)));
+        write(out, chunk.toString());
+        return events.isEmpty() ? 0 : events.getLast().seq();
+    }
+
+    /** Whether the last status event, {@code events} after those before, is a terminal one. */
+    private static boolean endsTerminal(List<JobEvent> events, boolean before) {
+        boolean terminal = before;
+        for (JobEvent event : events) {
+            if ("status".equals(event.type())) {
+                terminal = event.isTerminal();
             }
         }
+        return terminal;
     }
 
     private static void write(OutputStream out, String text) throws IOException {

@@ -131,6 +131,13 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             throw new IllegalArgumentException("work: is required");
         }
         requireNotCommitting("inTransaction");
+        synchronized (transactionLines) {
+            if (transaction != null) {
+                // one transaction of the handler at a time: its lines and its completion belong to it
+                throw new IllegalStateException("inTransaction: called inside another inTransaction of this"
+                        + " handler; do the work in the one transaction");
+            }
+        }
         // What was logged before goes first; waiting inside the transaction could wait forever on
         // SQLite, whose one writer the transaction is.
         services.completer().awaitWritten();
@@ -180,8 +187,8 @@ final class ExecutionContext<A> extends ExecutionView<A> {
 
     private void requireNotCommitting(String call) {
         if (execution.isCommitting()) {
-            throw new IllegalStateException(call + ": the job was completed in the handler's transaction;"
-                    + " nothing more can be written for it");
+            throw new IllegalStateException(call + ": the job's completion is in the handler's transaction (written,"
+                    + " or failed and not yet ended); nothing more can be written for it until that transaction ends");
         }
     }
 
@@ -196,6 +203,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         if (completion.status() != dev.skiplock.JobStatus.SUCCEEDED) {
             throw new IllegalArgumentException("result: " + completion.error());
         }
+        requireNotCommitting("completeInTransaction");
         if (!execution.beginCommit()) {
             throw new JobStateException("job " + execution.job().id() + " was not completed: this execution was"
                     + " stopped first (cancel, timeout, lost lease or shutdown)", execution.job());

@@ -211,8 +211,9 @@ public final class Steps {
             throw new IllegalStateException("name: " + name + " comes after a sleep or signal wait that ended this attempt");
         }
         if (execution.isCommitting()) {
-            throw new IllegalStateException("name: " + name + " comes after the job was completed in the handler's"
-                    + " transaction; nothing more can be written for it");
+            throw new IllegalStateException("name: " + name + " comes after the job's completion in the handler's"
+                    + " transaction (written, or failed and not yet ended); nothing more can be written for it until"
+                    + " that transaction ends");
         }
         Map<String, Checkpoint> checkpoints = recorded();
         Checkpoint found;

@@ -26,11 +26,13 @@ SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || appended.job_id)
 
 -- name: read_signal
 -- The payload of a delivered signal, if any, unless it came after the job's wait for it had ended
--- (timed out): a wait replays as it ended, whatever comes later.
+-- (timed out): a wait replays as it ended, whatever comes later. A signal sent at the instant the
+-- wait ended counts as after it: a wait of no time reads once it is written, and a signal it could
+-- not see then must not count on a replay (SQLite's milliseconds can tie).
 SELECT g.payload FROM skiplock_job_signals AS g
 WHERE g.job_id = :job_id AND g.name = :name
   AND NOT EXISTS (SELECT 1 FROM skiplock_job_steps AS s
-                  WHERE s.job_id = g.job_id AND s.name = g.name AND s.kind = 'signal' AND s.wake_at < g.sent_at)
+                  WHERE s.job_id = g.job_id AND s.name = g.name AND s.kind = 'signal' AND s.wake_at <= g.sent_at)
 
 -- name: wake_for_signal
 -- A queued job waiting for signal :name (a wait not yet over) that has been delivered runs now
