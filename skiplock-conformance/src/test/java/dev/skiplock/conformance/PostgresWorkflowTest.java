@@ -114,6 +114,67 @@ class PostgresWorkflowTest extends WorkflowContract {
     }
 
     /**
+     * The heartbeat listed its jobs while a handler still ran, and the handler then completed its
+     * job in its own transaction before the heartbeat's statement ran (forced: a pause before the
+     * heartbeat's statement until the completion is written; the handler then waits inside its
+     * transaction until another job's lease was extended). Before, the heartbeat, one statement for
+     * every job of the worker, waited on the completed row's lock: no lease of the worker was
+     * extended until the transaction ended, and another node's reaper could take the other jobs
+     * from a live worker. Nor is the busy job counted as lost. (SQLite has one writer: a handler's
+     * transaction holds every write back, the reapers' too.)
+     */
+    @Test
+    void theHeartbeatGoesOnWhenAHandlerCompletesAfterTheHeartbeatListedItsJob() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch listed = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch completed = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        Skiplock client = client();
+        String heartbeat = dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(client).resourceRoot()
+                + "/sql/jobs.sql").get("heartbeat").jdbcSql();
+        javax.sql.DataSource pausing = BeforeStatement.onceArmed(client.dataSource(), heartbeat, armed, () -> {
+            listed.countDown();
+            if (!completed.await(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                throw new SQLException("the test's handler did not complete its job in time");
+            }
+        });
+        java.util.UUID[] other = new java.util.UUID[1];
+        // a lease of 10 s: the busy job's own lease is not extended while its transaction is open
+        Skiplock worker = started(Skiplock.builder().dataSource(pausing)
+                .config(fastConfig().leaseTtl(java.time.Duration.ofSeconds(10)).queue("default", 2).build())
+                .handler("blocker", Flow.class, context -> {
+                    release.await();
+                    return JobOutcome.complete();
+                })
+                .handler("invoice", Flow.class, context -> {
+                    context.inTransaction(connection -> {
+                        armed.set(true);
+                        if (!listed.await(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                            throw new IllegalStateException("no heartbeat listed the job in time");
+                        }
+                        context.completeInTransaction(connection, "paid");
+                        java.time.Instant before = lockedUntil(client, other[0]);
+                        completed.countDown();
+                        org.awaitility.Awaitility.await().atMost(WAIT)
+                                .until(() -> lockedUntil(client, other[0]).isAfter(before));
+                        return null;
+                    });
+                    return JobOutcome.complete();
+                }));
+        other[0] = worker.enqueue(JobRequest.of("blocker", new Flow("b"))).id();
+        awaitStatus(worker, other[0], JobStatus.RUNNING);
+
+        Job done = worker.awaitTerminal(worker.enqueue(JobRequest.of("invoice", new Flow("i"))).id(), WAIT);
+        release.countDown();
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempt()).isEqualTo(1);
+        assertThat(done.result().asText()).isEqualTo("paid");
+        assertThat(worker.awaitTerminal(other[0], WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(worker.metrics().leasesLost()).isZero();
+    }
+
+    /**
      * A step event and a completion of the same job, forced to overlap: the completion has written
      * the terminal status (not yet committed) when the handler's step event is sent. The event's
      * statement waits for the completion's row lock (FOR SHARE), then finds the job no longer
