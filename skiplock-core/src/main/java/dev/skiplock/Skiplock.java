@@ -318,8 +318,6 @@ public final class Skiplock implements SkiplockClient {
             if (started.get()) {
                 worker.close();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } finally {
             if (ownsDataSource && dataSource instanceof HikariDataSource pool) {
                 pool.close();

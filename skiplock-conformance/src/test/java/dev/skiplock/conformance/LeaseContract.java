@@ -139,4 +139,74 @@ abstract class LeaseContract extends ContractBase {
                         tuple("queued", 1, "released at worker shutdown during attempt 1"),
                         tuple("running", 2, null), tuple("succeeded", 2, null));
     }
+
+    /**
+     * A close called on an interrupted thread (a container's shutdown hook, a test's timeout) still
+     * stops every part of the worker: the job still running is released at once (the interrupt ends
+     * the wait for handlers) and the registry shows the worker stopped; the interrupt is kept.
+     * Before, the first queue's claimer's join threw at once: the other queue's claimer went on
+     * claiming, nothing was released and the worker stayed active in the registry.
+     */
+    @Test
+    void anInterruptedCloseStillStopsTheWholeWorker() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        Skiplock worker = track(builder(config -> config.queue("first", 1).queue("second", 1)
+                .shutdownTimeout(Duration.ofSeconds(30)))
+                .handler("work", Work.class, context -> {
+                    started.countDown();
+                    ContractBase.blockUntilInterrupted();
+                    return JobOutcome.complete();
+                }).build()).start();
+        Job job = worker.enqueue(JobRequest.of("work", new Work("x")).withQueue("second"));
+        assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        Thread.currentThread().interrupt();
+        worker.close();
+        assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+
+        Skiplock client = client();
+        Job released = client.get(job.id()).orElseThrow();
+        assertThat(released.status()).isEqualTo(JobStatus.QUEUED);
+        assertThat(released.lastError()).isEqualTo("released at worker shutdown during attempt 1");
+        assertThat(client.workers()).singleElement().extracting(dev.skiplock.WorkerInfo::status).isEqualTo("stopped");
+    }
+
+    /**
+     * A shutdown waits for a handler that completed its job in its own transaction and has not yet
+     * committed it, as it waits for a running one (forced: the handler waits inside the transaction,
+     * after its completion, until the close has been under way for a moment). Before, the close went
+     * on at once and interrupted the handler's thread: its completion rolled back with its own writes.
+     */
+    @Test
+    void shutdownWaitsForAHandlerCommittingItsOwnCompletion() throws Exception {
+        CountDownLatch completed = new CountDownLatch(1);
+        CountDownLatch mayCommit = new CountDownLatch(1);
+        Skiplock worker = track(builder(config -> config.queue("default", 1).shutdownTimeout(Duration.ofSeconds(30)))
+                .handler("work", Work.class, context -> {
+                    context.inTransaction(connection -> {
+                        context.completeInTransaction(connection, "committed");
+                        completed.countDown();
+                        if (!mayCommit.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                            throw new IllegalStateException("the test did not let the transaction commit");
+                        }
+                        return null;
+                    });
+                    return JobOutcome.complete();
+                }).build()).start();
+        Job job = worker.enqueue(JobRequest.of("work", new Work("x")));
+        assertThat(completed.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+        java.util.concurrent.CompletableFuture<Void> closing = java.util.concurrent.CompletableFuture.runAsync(worker::close);
+        try {
+            closing.get(1, TimeUnit.SECONDS); // a close that does not wait ends here, having stopped the handler
+        } catch (java.util.concurrent.TimeoutException stillWaiting) {
+            // the close waits for the handler
+        }
+        mayCommit.countDown();
+        closing.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+        Job done = client().get(job.id()).orElseThrow();
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("committed");
+    }
 }

@@ -17,10 +17,13 @@ final class Claimers implements Waker {
     }
 
     /** Stops claiming; returns when every claimer's thread has ended. */
-    void stop() throws InterruptedException {
+    /** Stops every queue's claimer; true if the caller was interrupted meanwhile (each is stopped all the same). */
+    boolean stop() {
+        boolean interrupted = false;
         for (QueueClaimer claimer : claimers) {
-            claimer.stop();
+            interrupted |= claimer.stop();
         }
+        return interrupted;
     }
 
     @Override

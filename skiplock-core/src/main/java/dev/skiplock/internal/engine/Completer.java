@@ -137,9 +137,10 @@ final class Completer {
     }
 
     /** Writes what is pending, then stops. */
-    void stop() throws InterruptedException {
+    /** Writes what is pending, then ends; true if the caller was interrupted meanwhile (the wait goes on). */
+    boolean stop() {
         running = false;
-        thread.join();
+        return Threads.joinUninterruptibly(thread);
     }
 
     private void loop() {

@@ -106,18 +106,19 @@ public final class Engine implements Worker {
      * the rest and release their leases so another worker takes them at once.
      */
     @Override
-    public void close() throws InterruptedException {
-        claimers.stop();
+    public void close() {
+        // The closing thread's interrupt ends the wait for handlers early but skips no stage (before,
+        // it skipped every stage after the first queue's claimer: the other queues went on claiming
+        // after close returned, and pending outcomes were dropped); it is restored at the end.
+        boolean interrupted = Thread.interrupted();
+        interrupted |= claimers.stop();
         lookBehinds.shutdownNow();
-        // A wait of this thread, measured by the monotonic timer rather than the configured clock:
-        // a clock a test moves by hand (or a wall clock set back) must not hold up a shutdown.
-        long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
-        while (registry.runningCount() > 0 && System.nanoTime() < deadline) {
-            TimeUnit.MILLISECONDS.sleep(10);
+        if (!interrupted) {
+            interrupted = awaitHandlers();
         }
         releaseStillRunning();
         lostClaims.retry();
-        completer.stop();
+        interrupted |= completer.stop();
         timers.shutdownNow();
         runner.stop();
         try {
@@ -126,6 +127,28 @@ public final class Engine implements Worker {
             LOG.warn("could not mark worker {} stopped: {}", config.workerId(), e.getMessage());
         }
         LOG.info("skiplock worker {} stopped", config.workerId());
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Waits until no handler runs or {@code shutdownTimeout} has passed; true if interrupted. A
+     * handler committing its job's outcome in its own transaction is waited for too: stopping its
+     * thread could roll back a completion the handler was about to commit. The wait is measured by
+     * the monotonic timer rather than the configured clock: a clock a test moves by hand (or a wall
+     * clock set back) must not hold up a shutdown.
+     */
+    private boolean awaitHandlers() {
+        long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
+        try {
+            while (registry.handlersOutstanding() > 0 && System.nanoTime() < deadline) {
+                TimeUnit.MILLISECONDS.sleep(10);
+            }
+            return false;
+        } catch (InterruptedException e) {
+            return true;
+        }
     }
 
     /**

@@ -71,13 +71,14 @@ final class QueueClaimer {
         thread.start();
     }
 
-    void stop() throws InterruptedException {
+    /** Stops claiming and waits for the claimer's thread to end; true if the caller was interrupted meanwhile. */
+    boolean stop() {
         running = false;
         if (lookBehind != null) {
             lookBehind.stop();
         }
         wake();
-        thread.join();
+        return Threads.joinUninterruptibly(thread);
     }
 
     /** New jobs may be claimable now. */

@@ -39,8 +39,13 @@ final class Registry {
         return found;
     }
 
-    long runningCount() {
-        return executions.values().stream().filter(Execution::isRunning).count();
+    /**
+     * Executions whose handler has not returned: running, or committing its job's outcome in its own
+     * transaction (a shutdown waits for both).
+     */
+    long handlersOutstanding() {
+        return executions.values().stream().filter(execution -> execution.isRunning() || execution.isCommitting())
+                .count();
     }
 
     boolean isEmpty() {

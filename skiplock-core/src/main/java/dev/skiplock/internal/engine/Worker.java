@@ -50,5 +50,5 @@ public interface Worker {
     void cancelLocal(UUID jobId);
 
     /** Graceful shutdown (see {@code SkiplockConfig.shutdownTimeout}). */
-    void close() throws InterruptedException;
+    void close();
 }
