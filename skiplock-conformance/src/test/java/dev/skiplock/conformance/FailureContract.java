@@ -150,6 +150,20 @@ abstract class FailureContract extends ContractBase {
         assertThat(done.lastError()).isEqualTo("timed out after 1s in attempt 1");
     }
 
+    /** A job without a limit of its own times out after the worker's default, and says so (before: "after nulls"). */
+    @Test
+    void aJobTimedOutByTheWorkersDefaultSaysAfterHowLong() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1).defaultTimeout(Duration.ofSeconds(1)))
+                .handler("hang", Work.class, context -> {
+                    ContractBase.blockUntilInterrupted(); // the hang under test; the default timeout must end it
+                    return JobOutcome.complete();
+                }));
+        Job job = worker.enqueue(JobRequest.of("hang", new Work("x")).withMaxAttempts(1));
+
+        Job done = awaitStatus(worker, job.id(), JobStatus.TIMED_OUT);
+        assertThat(done.lastError()).isEqualTo("timed out after 1s in attempt 1");
+    }
+
     @Test
     void cancellingAQueuedJobCancelsItAtOnce() {
         Skiplock client = client();

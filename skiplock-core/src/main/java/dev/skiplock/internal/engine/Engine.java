@@ -52,7 +52,7 @@ public final class Engine implements Worker {
         Clock clock = WorkerClock.of(config);
         this.lostClaims = new LostClaims(stores.jobs(), clock);
         this.completer = new Completer(stores, signals, registry, counters, this::completed);
-        Outcomes outcomes = new Outcomes(config.retryPolicy());
+        Outcomes outcomes = new Outcomes(config.retryPolicy(), config.defaultTimeout());
         this.stopper = new Stopper(registry, outcomes, handlers, completer, counters);
         Timeouts timeouts = new Timeouts(timers, clock, stopper);
         this.runner = new JobRunner(stores, config.defaultTimeout(),

@@ -51,8 +51,8 @@ public final class MemoryJobs implements AutoCloseable {
             JobTracing tracing) {
         this.config = config;
         this.handlers = new Handlers(handlers);
-        this.runtime = new MemoryJob.Runtime(timer, handlerThreads, this.handlers, new Outcomes(config.retryPolicy()),
-                new AtomicLong(), signals, config.clock(), config.defaultTimeout(), config, tracing);
+        this.runtime = new MemoryJob.Runtime(timer, handlerThreads, this.handlers,
+                new Outcomes(config.retryPolicy(), config.defaultTimeout()), new AtomicLong(), signals, config.clock(), config.defaultTimeout(), config, tracing);
         timer.setRemoveOnCancelPolicy(true);
     }
 

@@ -16,9 +16,12 @@ final class Outcomes {
     static final int MAX_ERROR_LENGTH = 2000;
 
     private final RetryPolicy defaultPolicy;
+    private final java.time.Duration defaultTimeout;
 
-    Outcomes(RetryPolicy defaultPolicy) {
+    /** {@code defaultTimeout}: the limit of a job that sets none ({@code SkiplockConfig.defaultTimeout}), or null. */
+    Outcomes(RetryPolicy defaultPolicy, java.time.Duration defaultTimeout) {
         this.defaultPolicy = defaultPolicy;
+        this.defaultTimeout = defaultTimeout;
     }
 
     Completion fromHandler(Execution execution, JobOutcome outcome, RetryPolicy kindPolicy) {
@@ -65,7 +68,10 @@ final class Outcomes {
 
     Completion timedOut(Execution execution, RetryPolicy kindPolicy) {
         Job job = execution.job();
-        String message = "timed out after " + job.timeoutSeconds() + "s in attempt " + job.attempt();
+        // the job's own limit, or the worker's default for a job that set none
+        java.time.Duration limit = Timeouts.limitOf(job, defaultTimeout);
+        String message = "timed out after " + (limit == null ? "its limit" : limit.toSeconds() + "s") + " in attempt "
+                + job.attempt();
         return retryOr(execution, JobStatus.TIMED_OUT, message, kindPolicy);
     }
 
