@@ -62,6 +62,9 @@ public final class Main {
                 "Print a bash/zsh completion script for skiplock.", "Enable it in this shell with:", "",
                 "  source <(skiplock completion)", "");
         commandLine.addSubcommand("completion", completion);
+        // Arguments are taken as typed: picocli would read "@file" as a file of arguments, also a
+        // job's own after "--" (curl -d @body.json), and take one "@" of "@@x"
+        commandLine.setExpandAtFiles(false);
         commandLine.setExecutionExceptionHandler(Main::handleFailure);
         commandLine.setParameterExceptionHandler((error, arguments) -> {
             error.getCommandLine().getErr().println("skiplock: " + error.getMessage());

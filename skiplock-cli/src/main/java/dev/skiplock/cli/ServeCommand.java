@@ -123,7 +123,7 @@ final class ServeCommand implements Callable<Integer> {
         ServerConfig serverConfig = new ServerConfig(host, port, maxBody, allowCommands, toolMap, tokenMap,
                 noQueue ? maxConcurrent : null, file.cron());
         SkiplockServer.check(serverConfig); // before the database is touched: refused options change nothing
-        Skiplock skiplock = workerOptions.builder(cli.options().jdbcUrl(), builder.build()).build();
+        Skiplock skiplock = workerOptions.builder(cli.options().jdbcUrl(), WorkerOptions.build(builder, WorkerOptions.OPTION_OF_FIELD)).build();
         SkiplockServer server;
         try {
             skiplock.start();

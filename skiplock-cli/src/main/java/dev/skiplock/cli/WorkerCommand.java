@@ -37,13 +37,23 @@ final class WorkerCommand implements Callable<Integer> {
             description = "how often this worker deletes jobs past --retention (default ${DEFAULT-VALUE})")
     String pruneInterval;
 
+    /** The fields this command sets from its options: the lease options', and its own. */
+    private static final java.util.Map<String, String> OPTION_OF_FIELD;
+
+    static {
+        java.util.Map<String, String> fields = new java.util.HashMap<>(WorkerOptions.OPTION_OF_FIELD);
+        fields.putAll(java.util.Map.of("queue", "--queues", "concurrency", "--concurrency", "retention", "--retention",
+                "pruneInterval", "--prune-interval"));
+        OPTION_OF_FIELD = java.util.Map.copyOf(fields);
+    }
+
     @Override
     public Integer call() throws Exception {
         SkiplockConfig.Builder builder = workerOptions.apply(SkiplockConfig.builder());
         queues.forEach(queue -> builder.queue(queue, concurrency));
         builder.retention(Durations.parse("--retention", retention))
                 .pruneInterval(Durations.parse("--prune-interval", pruneInterval));
-        Skiplock skiplock = workerOptions.builder(cli.options().jdbcUrl(), builder.build()).build();
+        Skiplock skiplock = workerOptions.builder(cli.options().jdbcUrl(), WorkerOptions.build(builder, OPTION_OF_FIELD)).build();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             skiplock.close();

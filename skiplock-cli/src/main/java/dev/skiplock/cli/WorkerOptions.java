@@ -51,6 +51,37 @@ public final class WorkerOptions {
         return builder;
     }
 
+    /** The options of {@link SkiplockConfig}'s fields that these options set. */
+    static final java.util.Map<String, String> OPTION_OF_FIELD = java.util.Map.of("leaseTtl", "--lease",
+            "heartbeatInterval", "--heartbeat", "reaperInterval", "--reaper-interval", "pollInterval", "--poll-interval",
+            "hostId", "--host-id");
+
+    /**
+     * Builds the configuration; a value it refuses is named by its option (exit 2), not by the
+     * library's field ("heartbeatInterval: must be shorter than leaseTtl" → "--heartbeat: … --lease").
+     * {@code optionOfField} maps the fields the command set from its options.
+     */
+    static SkiplockConfig build(SkiplockConfig.Builder builder, java.util.Map<String, String> optionOfField) {
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException refused) {
+            String message = refused.getMessage();
+            int colon = message.indexOf(':');
+            String option = colon < 0 ? null : optionOfField.get(message.substring(0, colon));
+            if (option == null) {
+                throw refused;
+            }
+            message = option + message.substring(colon);
+            for (var named : optionOfField.entrySet()) {
+                if (!named.getKey().equals(named.getKey().toLowerCase(java.util.Locale.ROOT))) {
+                    // a field named in the text (leaseTtl): camel case, never a word of the prose
+                    message = message.replace(named.getKey(), named.getValue());
+                }
+            }
+            throw new IllegalArgumentException(message, refused);
+        }
+    }
+
     SkiplockConfig.Builder apply(SkiplockConfig.Builder builder) {
         if (hostId != null) {
             builder.hostId(hostId);

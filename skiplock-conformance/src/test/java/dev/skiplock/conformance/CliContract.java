@@ -402,6 +402,155 @@ abstract class CliContract extends ContractBase {
         assertThat(cli("signal", "--server", "http://127.0.0.1:1", id, "other").exit()).isEqualTo(Main.EXIT_UNREACHABLE);
     }
 
+    /**
+     * Arguments are taken as typed: picocli's expansion of "@file" is off (a job's "@@x" lost an "@",
+     * and "@FILE" spliced the file's words into the job's argv), and a job id is checked before it
+     * goes into a request's path (an empty one listed the jobs, "../workers" reached another route).
+     */
+    @Test
+    void argumentsAreTakenAsTypedAndIdsAreCheckedBeforeAnyRequest(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        Path words = Files.writeString(dir.resolve("words"), "spliced words");
+        Run submitted = cli("submit", "--server", url, "--queue", "idle", "--", "echo", "@@x", "@" + words);
+        assertThat(submitted.exit()).as(submitted.err()).isZero();
+        JsonNode argv = skiplock.get(UUID.fromString(submitted.out().strip())).orElseThrow().args().path("argv");
+        assertThat(argv.toString()).isEqualTo(jsonArray("echo", "@@x", "@" + words));
+
+        for (String id : List.of("", "../workers", "a b", "1-1-1-1-1")) {
+            for (List<String> command : List.of(List.of("status", id), List.of("cancel", id), List.of("retry", id),
+                    List.of("rm", id), List.of("logs", id), List.of("logs", "-f", id), List.of("signal", id, "go"))) {
+                List<String> args = new ArrayList<>(command);
+                args.addAll(List.of("--server", url));
+                Run refused = cli(args.toArray(String[]::new));
+                assertThat(refused.exit()).as(args.toString()).isEqualTo(Main.EXIT_USAGE);
+                assertThat(refused.err()).as(args.toString()).startsWith("skiplock: ID: not a job id");
+            }
+        }
+    }
+
+    /**
+     * An answer that is not the API's JSON (a proxy's error page, another service on the port) exits
+     * by its status as API.md says: 3 for a 5xx or a success that is not JSON, 2 for a 4xx. Before,
+     * the JSON parser's failure ended it with exit 1, "the job did not succeed".
+     */
+    @Test
+    void anAnswerThatIsNotTheApisJsonExitsByItsStatus() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger status = new java.util.concurrent.atomic.AtomicInteger();
+        com.sun.net.httpserver.HttpServer stub = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        stub.createContext("/", exchange -> {
+            byte[] page = "<html><body>Bad Gateway</body></html>".getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", "text/html");
+            exchange.sendResponseHeaders(status.get(), page.length);
+            exchange.getResponseBody().write(page);
+            exchange.close();
+        });
+        stub.start();
+        try {
+            String stubUrl = "http://127.0.0.1:" + stub.getAddress().getPort();
+            String id = UUID.randomUUID().toString();
+            Map<Integer, Integer> exitOfStatus = Map.of(502, Main.EXIT_UNREACHABLE, 404, Main.EXIT_USAGE,
+                    200, Main.EXIT_UNREACHABLE);
+            exitOfStatus.forEach((answered, exit) -> {
+                status.set(answered);
+                for (List<String> command : List.of(List.of("status", id), List.of("logs", id), List.of("logs", "-f", id),
+                        List.of("submit", "--", "true"))) {
+                    List<String> args = new ArrayList<>(List.of("--server", stubUrl));
+                    args.addAll(command);
+                    Run run = cli(args.toArray(String[]::new));
+                    assertThat(run.exit()).as(answered + " " + args + ": " + run.err()).isEqualTo(exit);
+                    assertThat(run.err()).as(answered + " " + args).startsWith("skiplock: " + stubUrl + " answered HTTP "
+                            + answered).doesNotContain("Exception");
+                }
+            });
+        } finally {
+            stub.stop(0);
+        }
+    }
+
+    /**
+     * {@code submit --kind command --args JSON} enqueues a command job from its args (API.md: any
+     * kind), as {@code submit -- CMD} does; both at once, or a {@code --timeout} the API's whole
+     * seconds cannot hold, are refused by name. Before, the first was refused for want of CMD, and
+     * {@code --timeout 500ms} became a limit of 0 s that the server refused naming timeoutSeconds.
+     */
+    @Test
+    void submitTakesACommandJobsArgsAsJsonAndRefusesWhatItCannotSend() {
+        Run fromArgs = cli("submit", "--server", url, "--queue", "idle", "--kind", "command", "--args",
+                "{\"argv\": [\"echo\", \"hi\"], \"cwd\": \"/tmp\"}");
+        assertThat(fromArgs.exit()).as(fromArgs.err()).isZero();
+        JsonNode args = skiplock.get(UUID.fromString(fromArgs.out().strip())).orElseThrow().args();
+        assertThat(args.path("argv").toString()).isEqualTo(jsonArray("echo", "hi"));
+        assertThat(args.path("cwd").asText()).isEqualTo("/tmp");
+
+        Map<String, List<String>> refusals = Map.of(
+                "skiplock: --args: give the command either after -- or as --args",
+                List.of("--args", "{\"argv\": [\"x\"]}", "--", "ls"),
+                "skiplock: --timeout: must be whole seconds", List.of("--timeout", "500ms", "--", "true"),
+                "skiplock: --timeout: must be whole seconds, at least 1s, e.g. 30s or 5m; got '1500ms'",
+                List.of("--timeout", "1500ms", "--", "true"));
+        refusals.forEach((message, options) -> {
+            List<String> command = new ArrayList<>(List.of("submit", "--server", url, "--queue", "idle"));
+            command.addAll(options);
+            Run refused = cli(command.toArray(String[]::new));
+            assertThat(refused.exit()).as(options.toString()).isEqualTo(Main.EXIT_USAGE);
+            assertThat(refused.err()).as(options.toString()).startsWith(message);
+        });
+        assertThat(skiplock.list(new dev.skiplock.JobQuery(null, "idle", null, 100, null)).jobs())
+                .as("nothing refused was enqueued").hasSize(1);
+    }
+
+    /**
+     * {@code worker} names the option of a value the library refuses, as serve does: before, the
+     * message named the library's fields (concurrency, heartbeatInterval, leaseTtl).
+     */
+    @Test
+    void workerNamesTheOptionOfAValueItRefuses() {
+        Map<String, List<String>> refusals = Map.of(
+                "skiplock: --concurrency: must be between 1 and ", List.of("--concurrency", "0"),
+                "skiplock: --heartbeat: must be shorter than --lease (", List.of("--heartbeat", "30s", "--lease", "20s"),
+                "skiplock: --queues: ", List.of("--queues", "bad name"));
+        refusals.forEach((message, options) -> {
+            List<String> command = new ArrayList<>(List.of("--db", database.url(), "worker"));
+            command.addAll(options);
+            Run refused = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(WAIT,
+                    () -> cli(command.toArray(String[]::new)));
+            assertThat(refused.exit()).as(options.toString()).isEqualTo(Main.EXIT_USAGE);
+            assertThat(refused.err()).as(options.toString()).startsWith(message);
+        });
+    }
+
+    /**
+     * {@code logs ID} prints every recorded event of a job whose log runs to several of the server's
+     * pages, in order, as {@code GET …/events} lists them: both are written a page at a time now,
+     * the whole log never held as one document.
+     */
+    @Test
+    void logsPrintsALogOfSeveralPagesInOrder() throws Exception {
+        Run done = cli("submit", "--server", url, "--wait", "--", "sh", "-c", "seq 1 2500");
+        assertThat(done.exit()).as(done.err()).isZero();
+        String id = done.out().lines().findFirst().orElseThrow();
+        List<String> expected = java.util.stream.IntStream.rangeClosed(1, 2500).mapToObj(String::valueOf).toList();
+
+        Run logs = cli("logs", "--server", url, id);
+
+        assertThat(logs.exit()).as(logs.err()).isZero();
+        assertThat(logs.out().lines().filter(line -> !line.startsWith("[")).toList()).isEqualTo(expected);
+        JsonNode listed = new Http(server.port()).get("/api/v1/jobs/" + id + "/events").json();
+        List<String> messages = new ArrayList<>();
+        listed.path("events").forEach(event -> {
+            if (event.path("type").asText().equals("log")) {
+                messages.add(event.path("message").asText());
+            }
+        });
+        assertThat(messages).isEqualTo(expected);
+    }
+
+    /** The JSON text of an array of {@code items}, as the CLI sends an argv. */
+    private static String jsonArray(String... items) {
+        return dev.skiplock.cli.CliJson.MAPPER.valueToTree(List.of(items)).toString();
+    }
+
     /** Runs {@code skiplock signal ARGS… WHERE…} (the global options after it) expecting exit 2; returns its stderr. */
     private String signal(List<String> where, String... args) {
         List<String> command = new ArrayList<>(List.of("signal"));

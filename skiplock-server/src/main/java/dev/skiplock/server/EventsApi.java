@@ -1,7 +1,5 @@
 package dev.skiplock.server;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.skiplock.JobEvent;
 import dev.skiplock.JobClient;
 import io.javalin.config.RoutesConfig;
@@ -95,18 +93,28 @@ final class EventsApi {
             stream(ctx, source, 0, "application/x-ndjson", event -> JobJson.event(event) + "\n");
             return;
         }
-        ObjectNode answer = ServerJson.object();
-        ArrayNode list = answer.putArray("events");
+        // Written a page at a time, as the download is: a job's whole log held as one document (a
+        // command's million lines) would outgrow the server's heap, which every other job shares.
+        ctx.status(200);
+        ctx.res().setContentType("application/json");
+        OutputStream out = ctx.res().getOutputStream();
+        String separator = "";
+        StringBuilder chunk = new StringBuilder("{\"events\":[");
         long after = 0;
         while (true) {
             List<JobEvent> page = source.await(after, 0);
-            page.forEach(event -> list.add(JobJson.event(event)));
+            for (JobEvent event : page) {
+                chunk.append(separator).append(JobJson.event(event));
+                separator = ",";
+            }
             if (page.size() < PAGE) {
                 break;
             }
+            write(out, chunk.toString());
+            chunk.setLength(0);
             after = page.getLast().seq();
         }
-        SkiplockServer.json(ctx, 200, answer);
+        write(out, chunk.append("]}").toString());
     }
 
     private void sse(Context ctx) throws Exception {

@@ -16,7 +16,8 @@ import java.util.function.Predicate;
 
 /**
  * A small client of the HTTP API for the CLI. Maps answers to exit codes: 4xx → 2 (bad input, with
- * the server's message), unreachable or 5xx → 3.
+ * the server's message), unreachable or 5xx → 3, and so does an answer that is not the API's JSON
+ * (a proxy's error page, another service on the port): 3 when it is not an error of the request.
  */
 public final class ApiClient {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -48,11 +49,11 @@ public final class ApiClient {
         HttpResponse<InputStream> response = exchange(request("GET", path, null), HttpResponse.BodyHandlers.ofInputStream());
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
             if (response.statusCode() >= 300) {
-                fail(response.statusCode(), CliJson.read(lines.lines().reduce("", String::concat)));
+                fail(response.statusCode(), errorBody(lines.lines().reduce("", String::concat)));
             }
             String line;
             while ((line = lines.readLine()) != null) {
-                if (!line.isBlank() && onLine.test(CliJson.read(line))) {
+                if (!line.isBlank() && onLine.test(answer(response.statusCode(), line))) {
                     return;
                 }
             }
@@ -63,11 +64,33 @@ public final class ApiClient {
 
     private JsonNode send(String method, String path, JsonNode body) {
         HttpResponse<String> response = exchange(request(method, path, body), HttpResponse.BodyHandlers.ofString());
-        JsonNode json = response.body() == null || response.body().isBlank() ? null : CliJson.read(response.body());
+        String text = response.body();
         if (response.statusCode() >= 300) {
-            fail(response.statusCode(), json);
+            fail(response.statusCode(), errorBody(text));
         }
-        return json;
+        return text == null || text.isBlank() ? null : answer(response.statusCode(), text);
+    }
+
+    /** A successful answer's JSON; anything else did not come from Skiplock's API. */
+    private JsonNode answer(int status, String text) {
+        try {
+            return CliJson.read(text);
+        } catch (IllegalStateException e) {
+            throw new CliFailure(3, base + " answered HTTP " + status + " with a body that is not JSON"
+                    + " (is it a Skiplock server?): " + e.getMessage());
+        }
+    }
+
+    /** An error answer's JSON, or null when it has none (its status alone then says what it was). */
+    private static JsonNode errorBody(String text) {
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        try {
+            return CliJson.read(text);
+        } catch (IllegalStateException e) {
+            return null;
+        }
     }
 
     private HttpRequest request(String method, String path, JsonNode body) {
@@ -94,9 +117,9 @@ public final class ApiClient {
         }
     }
 
-    private static void fail(int status, JsonNode body) {
+    private void fail(int status, JsonNode body) {
         String message = body != null && body.path("error").has("message") ? body.path("error").path("message").asText()
-                : "HTTP " + status;
+                : base + " answered HTTP " + status;
         throw new CliFailure(status >= 500 ? 3 : 2, message);
     }
 }

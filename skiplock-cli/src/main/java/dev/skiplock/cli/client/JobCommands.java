@@ -31,7 +31,7 @@ public final class JobCommands {
 
     /** POSTs {@code /api/v1/jobs/{id}/{action}} and prints the job's id and status. */
     static int act(Main cli, String id, String action) {
-        JsonNode job = cli.options().client().post("/api/v1/jobs/" + id + "/" + action, CliJson.object());
+        JsonNode job = cli.options().client().post("/api/v1/jobs/" + JobIds.parse(id) + "/" + action, CliJson.object());
         System.out.println(job.path("id").asText() + " " + job.path("status").asText()
                 + (job.path("cancelRequested").asBoolean() ? " (cancel requested)" : ""));
         return 0;
@@ -47,7 +47,7 @@ public final class JobCommands {
 
         @Override
         public Integer call() {
-            printJson(cli.options().client().get("/api/v1/jobs/" + id));
+            printJson(cli.options().client().get("/api/v1/jobs/" + JobIds.parse(id)));
             return 0;
         }
     }
@@ -144,24 +144,17 @@ public final class JobCommands {
 
         @Override
         public Integer call() {
+            UUID job = JobIds.parse(id);
             Names.check("name", name);
             JsonNode json = payload == null ? NullNode.getInstance() : CliJson.parse("payload", payload);
             if (!cli.options().databaseChosen()) {
-                printJson(cli.options().client().post("/api/v1/jobs/" + id + "/signals/" + name, json));
+                printJson(cli.options().client().post("/api/v1/jobs/" + job + "/signals/" + name, json));
                 return 0;
             }
             try (SkiplockClient client = cli.options().databaseClient()) {
-                printJson(SkiplockServer.jobJson(client.signal(jobId(id), name, json)));
+                printJson(SkiplockServer.jobJson(client.signal(job, name, json)));
             }
             return 0;
-        }
-
-        private static UUID jobId(String text) {
-            try {
-                return UUID.fromString(text);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("ID: not a job id: '" + text + "'");
-            }
         }
     }
 
@@ -178,7 +171,7 @@ public final class JobCommands {
 
         @Override
         public Integer call() {
-            cli.options().client().delete("/api/v1/jobs/" + id + (force ? "?force=true" : ""));
+            cli.options().client().delete("/api/v1/jobs/" + JobIds.parse(id) + (force ? "?force=true" : ""));
             System.out.println(id + (force ? " removed (cancelled first if it was live)" : " removed"));
             return 0;
         }

@@ -27,12 +27,17 @@ public final class LogsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        String job = JobIds.parse(id).toString();
         ApiClient client = cli.options().client();
         if (follow) {
-            follow(client, id, false, cli.options().live());
+            follow(client, job, false, cli.options().live());
             return 0;
         }
-        client.get("/api/v1/jobs/" + id + "/events").path("events").forEach(LogsCommand::print);
+        // the recorded events a line at a time: a job's whole log as one document could outgrow the heap
+        client.stream("/api/v1/jobs/" + job + "/events/download", event -> {
+            print(event);
+            return false;
+        });
         return 0;
     }
 

@@ -41,7 +41,8 @@ public final class SubmitCommand implements Callable<Integer> {
     @Option(names = "--kind", description = "job kind (default: command)")
     String kind;
 
-    @Option(names = "--args", description = "job args as JSON (with --kind)")
+    @Option(names = "--args", description = "job args as JSON (with --kind; for kind command instead of CMD:"
+            + " {\"argv\": [...], \"env\": {...}, \"cwd\": \"...\"} or {\"tool\": \"name\", \"params\": {...}})")
     String args;
 
     @Option(names = "--wait", description = "follow the job (a live status line on a terminal) and exit 0 if it succeeded, 1 if not")
@@ -52,18 +53,22 @@ public final class SubmitCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        boolean commandKind = kind == null || kind.equals("command");
+        boolean hasCommand = command != null && !command.isEmpty();
+        if (hasCommand && !commandKind) {
+            throw new IllegalArgumentException("CMD: only command jobs take a command; use --args for " + kind);
+        }
+        if (hasCommand && args != null) {
+            throw new IllegalArgumentException("--args: give the command either after -- or as --args, not both");
+        }
+        if (commandKind && !hasCommand && args == null) {
+            throw new IllegalArgumentException("CMD: give the command after --, e.g. skiplock submit -- echo hi");
+        }
         ObjectNode body = CliJson.object();
-        if (kind == null || kind.equals("command")) {
-            if (command == null || command.isEmpty()) {
-                throw new IllegalArgumentException("CMD: give the command after --, e.g. skiplock submit -- echo hi");
-            }
-            body.put("kind", "command");
+        body.put("kind", commandKind ? "command" : kind);
+        if (hasCommand) {
             body.putObject("args").set("argv", CliJson.MAPPER.valueToTree(command));
         } else {
-            if (command != null && !command.isEmpty()) {
-                throw new IllegalArgumentException("CMD: only command jobs take a command; use --args for " + kind);
-            }
-            body.put("kind", kind);
             body.set("args", args == null ? CliJson.object() : CliJson.parse("--args", args));
         }
         if (queue != null) {
@@ -76,7 +81,7 @@ public final class SubmitCommand implements Callable<Integer> {
             body.put("maxAttempts", maxAttempts);
         }
         if (timeout != null) {
-            body.put("timeoutSeconds", Durations.parse("--timeout", timeout).toSeconds());
+            body.put("timeoutSeconds", timeoutSeconds());
         }
         if (runAt != null) {
             body.put("runAt", runAt);
@@ -91,5 +96,15 @@ public final class SubmitCommand implements Callable<Integer> {
         String id = client.post("/api/v1/jobs", body).path("id").asText();
         System.out.println(id);
         return await ? LogsCommand.follow(client, id, true, cli.options().live()) : 0;
+    }
+
+    /** {@code --timeout} as the API's {@code timeoutSeconds}: whole seconds, never cut silently (500ms was 0, 1500ms 1). */
+    private long timeoutSeconds() {
+        java.time.Duration limit = Durations.parse("--timeout", timeout);
+        if (limit.toMillis() < 1000 || limit.toMillis() % 1000 != 0) {
+            throw new IllegalArgumentException("--timeout: must be whole seconds, at least 1s, e.g. 30s or 5m; got '"
+                    + timeout + "'");
+        }
+        return limit.toSeconds();
     }
 }
