@@ -30,7 +30,7 @@ public final class SkiplockExtension implements BeforeAllCallback, AfterAllCallb
     @Override
     public void beforeAll(ExtensionContext context) {
         if (settings(context).scope() == SkiplockTest.Scope.CLASS) {
-            context.getStore(NAMESPACE).put(CLASS_DATABASE, SkiplockTestDatabase.create(settings(context).database()));
+            classDatabase(context);
         }
     }
 
@@ -41,7 +41,7 @@ public final class SkiplockExtension implements BeforeAllCallback, AfterAllCallb
 
     @Override
     public void afterAll(ExtensionContext context) {
-        close(context, CLASS_DATABASE);
+        close(context, CLASS_DATABASE + context.getUniqueId());
     }
 
     @Override
@@ -65,12 +65,7 @@ public final class SkiplockExtension implements BeforeAllCallback, AfterAllCallb
     private static SkiplockTestDatabase database(ExtensionContext context) {
         SkiplockTest settings = settings(context);
         if (settings.scope() == SkiplockTest.Scope.CLASS) {
-            SkiplockTestDatabase database = context.getStore(NAMESPACE).get(CLASS_DATABASE, SkiplockTestDatabase.class);
-            if (database == null) {
-                throw new ParameterResolutionException("no Skiplock test database: is the class registered with"
-                        + " @SkiplockTest or @ExtendWith(SkiplockExtension.class)?");
-            }
-            return database;
+            return classDatabase(context);
         }
         if (context.getTestMethod().isEmpty()) {
             throw new ParameterResolutionException("a Skiplock database per test (scope TEST) is injected into test"
@@ -80,9 +75,32 @@ public final class SkiplockExtension implements BeforeAllCallback, AfterAllCallb
                 key -> SkiplockTestDatabase.create(settings.database()), SkiplockTestDatabase.class);
     }
 
+    /**
+     * The database of the test class {@code context} belongs to, created at its first use: with one
+     * test instance per class, JUnit builds the instance (its constructor's parameters) before
+     * {@code beforeAll}. Kept in the class's own store under the class's id (a {@code @Nested}
+     * class's store also sees the enclosing class's entries), which {@code afterAll} empties.
+     */
+    private static SkiplockTestDatabase classDatabase(ExtensionContext context) {
+        ExtensionContext classContext = context;
+        while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {
+            classContext = classContext.getParent().get();
+        }
+        SkiplockTest.Database kind = settings(context).database();
+        return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(CLASS_DATABASE + classContext.getUniqueId(),
+                key -> SkiplockTestDatabase.create(kind), SkiplockTestDatabase.class);
+    }
+
+    /** The {@link SkiplockTest} of the test's class or, for a {@code @Nested} class, of the nearest class around it. */
     private static SkiplockTest settings(ExtensionContext context) {
-        return AnnotationSupport.findAnnotation(context.getRequiredTestClass(), SkiplockTest.class)
-                .orElse(Defaults.class.getAnnotation(SkiplockTest.class));
+        for (Class<?> type = context.getRequiredTestClass(); type != null;
+                type = java.lang.reflect.Modifier.isStatic(type.getModifiers()) ? null : type.getEnclosingClass()) {
+            java.util.Optional<SkiplockTest> found = AnnotationSupport.findAnnotation(type, SkiplockTest.class);
+            if (found.isPresent()) {
+                return found.get();
+            }
+        }
+        return Defaults.class.getAnnotation(SkiplockTest.class);
     }
 
     private static void close(ExtensionContext context, String key) {
