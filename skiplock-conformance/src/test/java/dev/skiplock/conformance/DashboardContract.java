@@ -90,7 +90,13 @@ abstract class DashboardContract extends ContractBase {
     @BeforeEach
     void startServer() {
         skiplock = started(builder(config -> config.queue("default", 4))
-                .handler("command", JsonNode.class, SkiplockServer.commandRunner()));
+                .handler("command", JsonNode.class, SkiplockServer.commandRunner())
+                .handler("progress", JsonNode.class, context -> {
+                    for (int step = 1; step <= context.args().path("steps").asInt(); step++) {
+                        context.progress(Map.of("step", step));
+                    }
+                    return dev.skiplock.JobOutcome.complete();
+                }));
         server = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", 0, 1024 * 1024, true, Map.of()));
         http = new Http(server.port());
         wait = new WebDriverWait(browser, WAIT);
@@ -227,6 +233,28 @@ abstract class DashboardContract extends ContractBase {
                 .isEqualTo(List.of(10_000L, "2001", "12000"));
         assertThat(browser.findElement(By.id("log-trimmed")).getText())
                 .startsWith("The first 2,000 lines are not shown here: the last 10,000 are.");
+        assertNoConsoleErrors();
+    }
+
+    /**
+     * A job's page reads the job once at a time however many status or progress events come: before,
+     * it read the job once per event, so a job that reported progress 2,500 times sent 2,500 reads
+     * when its page opened, answered in any order.
+     */
+    @Test
+    void aJobsPageReadsTheJobOnceAtATimeWhateverItsEvents() {
+        String id = submit("{\"kind\": \"progress\", \"args\": {\"steps\": 2500}}");
+        awaitJob(id, "succeeded");
+        open(server.port(), "/#/jobs");
+        browser.executeScript("performance.setResourceTimingBufferSize(100000); performance.clearResourceTimings()");
+
+        browser.executeScript("location.hash = arguments[0]", "#/jobs/" + id);
+
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("stream-state"), "The job has finished"));
+        Number reads = (Number) browser.executeScript("return performance.getEntriesByType('resource')"
+                + ".filter(entry => new URL(entry.name).pathname === arguments[0]).length", "/api/v1/jobs/" + id);
+        assertThat(reads.intValue()).isBetween(1, 99);
+        assertThat(browser.findElement(By.id("job-progress")).getText()).contains("2500");
         assertNoConsoleErrors();
     }
 

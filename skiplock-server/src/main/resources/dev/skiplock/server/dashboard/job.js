@@ -32,13 +32,13 @@ export function job(main, id) {
   const aborter = new AbortController();
   const appendLog = logAppender(log, trimmed, aborter.signal);
   let current = null;
-  const refresh = async () => {
+  const refresh = oneAtATime(async () => {
     current = await api(path);
     fill(status, statusBadge(current.status));
     renderFields(fields, current);
     renderProgress(progress, current.progress);
     renderActions(actions, current, path, refresh);
-  };
+  });
   const onEvent = event => {
     if (event.type === 'log') appendLog(event);
     else if (event.type === 'step') steps.append(stepItem(event));
@@ -63,6 +63,33 @@ export function job(main, id) {
     else notify(error);
   });
   return () => aborter.abort();
+}
+
+/**
+ * Runs task one call at a time: a call while one runs asks for one more run after it, and every
+ * call made meanwhile resolves with that run. A job that reported progress 10,000 times sent as
+ * many reads of the job when its page replayed the events, answered in any order.
+ */
+function oneAtATime(task) {
+  let running = null;
+  let again = false;
+  return () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false;
+          await task();
+        } while (again);
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  };
 }
 
 /**
