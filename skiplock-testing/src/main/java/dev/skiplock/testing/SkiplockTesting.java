@@ -27,8 +27,9 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Time: which jobs are available is decided by the database's clock ({@code available_at}
  * compared with its {@code now()}). {@link #drain} runs what the database finds available;
  * {@link #runNow} makes one job available now; {@link #runDue} lets a {@link TestClock} say what
- * is due, and says exactly what it moves. Retry delays, snoozes and waits still pass in real time
- * too: one shorter than the call itself may run again within it.
+ * is due, and says exactly what it moves. Under {@link #drain} and {@link #runNow} retry delays,
+ * snoozes and waits pass in real time: one shorter than the call itself may run again within it;
+ * {@link #runDue} holds them back until its clock reaches them.
  *
  * <p>The statements behind this class are {@code postgres.sql} / {@code sqlite.sql} of this package.
  * Not thread-safe per builder (it sets the builder's config for the worker and puts it back).
@@ -40,6 +41,11 @@ public final class SkiplockTesting {
     private static final long IDLE_CHECK_NANOS = Duration.ofMillis(10).toNanos();
     private static final int MAX_ROUNDS = 1_000;
     private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * The jobs {@link #runDue} rescheduled by a test's clock, with their queues: held back again by
+     * the next call while not due by its clock (their times may lie in the database's past).
+     */
+    private static final Map<UUID, String> RESCHEDULED = new java.util.concurrent.ConcurrentHashMap<>();
 
     private SkiplockTesting() {
     }
@@ -130,7 +136,9 @@ public final class SkiplockTesting {
      * <li>a job claimed in that round that is queued again was given a time by the database (retry
      * backoff, snooze, wait: its now plus the delay): that time, and the {@code wake_at} of the
      * waits it recorded, are moved by (clock's instant − database's now), so the delay counts from
-     * the test's clock.</li>
+     * the test's clock. While the call runs such a job is held back (1000 years ahead) until the
+     * clock reaches its time, also in later calls: with the clock behind the database's, its time
+     * lies in the database's past, where the worker would claim it at once.</li>
      * </ol>
      * Nothing else moves: not a job of another queue, not one that did not run (its
      * {@code available_at} is compared with the clock as it is: a {@code runAt} your code computed
@@ -143,8 +151,26 @@ public final class SkiplockTesting {
      */
     public static List<Job> runDue(Skiplock.Builder app, TestClock clock, String... queues) {
         Map<String, Integer> served = served(app, queues);
+        try (Skiplock reader = worker(app, Map.of())) {
+            Run run = new Run(reader, served);
+            Map<UUID, String> held = run.holdRescheduled(clock.instant());
+            Map<UUID, String> claimed;
+            try {
+                claimed = runRounds(app, clock, served, run, held);
+            } finally {
+                // once the worker has stopped (it would claim them at once): back to their times by
+                // the test's clock, to be held again by the next call
+                run.sql.update(reader.dataSource(), "release_jobs_held", Map.of("ids", run.json(ids(held))));
+                RESCHEDULED.putAll(held);
+            }
+            return run.jobs(claimed);
+        }
+    }
+
+    /** {@link #runDue}'s rounds, on a worker of their own; returns the jobs claimed (id → tenant). */
+    private static Map<UUID, String> runRounds(Skiplock.Builder app, TestClock clock, Map<String, Integer> served,
+            Run run, Map<UUID, String> held) {
         try (Skiplock worker = worker(app, served)) {
-            Run run = new Run(worker, served);
             Map<UUID, String> claimed = new LinkedHashMap<>();
             Instant since = run.now();
             worker.start();
@@ -153,6 +179,7 @@ public final class SkiplockTesting {
                 // Waits end before their jobs become available: the running worker may claim a job the
                 // moment it is, and its replay must find the wait over.
                 run.update("end_due_waits", Map.of("test_now", run.sql.time(testNow)));
+                run.releaseHeldDue(held, testNow);
                 int due = run.update("make_due", Map.of("test_now", run.sql.time(testNow)));
                 run.awaitIdle();
                 Map<UUID, String> ran = run.startedSince(since);
@@ -160,17 +187,21 @@ public final class SkiplockTesting {
                 long shift = Duration.between(databaseNow, testNow).toMillis();
                 Map<String, Object> shifted = Map.of("since", run.sql.time(since), "shift_ms", shift);
                 since = databaseNow;
-                run.update("shift_rescheduled", shifted);
+                held.putAll(run.held("shift_and_hold_rescheduled", shifted));
                 run.update("shift_new_waits", shifted);
                 claimed.keySet().removeAll(ran.keySet());
                 claimed.putAll(ran);
                 if (due == 0 && ran.isEmpty()) {
-                    return run.jobs(claimed);
+                    return claimed;
                 }
             }
             throw new AssertionError("runDue: jobs of " + served.keySet() + " still due after " + MAX_ROUNDS
                     + " rounds (a job that snoozes for no time?)");
         }
+    }
+
+    private static List<String> ids(Map<UUID, String> jobs) {
+        return jobs.keySet().stream().map(UUID::toString).toList();
     }
 
     /** Follows {@code before}'s job until the attempt after {@code before.attempt()} ends. */
@@ -230,16 +261,19 @@ public final class SkiplockTesting {
         }
     }
 
-    /** One call's worker, its statements and the queues it serves. */
+    /**
+     * One call's statements and the queues it serves, run through {@code instance}: the call's
+     * worker, or for {@link #runDue} an instance serving no queue, which outlives its worker.
+     */
     private static final class Run {
-        private final Skiplock worker;
+        private final Skiplock instance;
         private final TestSql sql;
         private final String queues;
         private final long deadline = System.nanoTime() + MAX_WAIT.toNanos();
 
-        Run(Skiplock worker, Map<String, Integer> served) {
-            this.worker = worker;
-            this.sql = TestSql.of(worker.driverName());
+        Run(Skiplock instance, Map<String, Integer> served) {
+            this.instance = instance;
+            this.sql = TestSql.of(instance.driverName());
             this.queues = json(List.copyOf(served.keySet()));
         }
 
@@ -252,18 +286,18 @@ public final class SkiplockTesting {
         }
 
         Instant now() {
-            return sql.now(worker.dataSource());
+            return sql.now(instance.dataSource());
         }
 
         int update(String statement, Map<String, Object> parameters) {
             Map<String, Object> all = new LinkedHashMap<>(parameters);
             all.put("queues", queues);
-            return sql.update(worker.dataSource(), statement, all);
+            return sql.update(instance.dataSource(), statement, all);
         }
 
         /** Waits until no job of the queues runs or is available (checked every 10 ms). */
         void awaitIdle() {
-            while (sql.query(worker.dataSource(), "busy_jobs", Map.of("queues", queues), row -> row.getLong(1))
+            while (sql.query(instance.dataSource(), "busy_jobs", Map.of("queues", queues), row -> row.getLong(1))
                     .getFirst() > 0) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new AssertionError("jobs of " + queues + " still run or are available after " + MAX_WAIT);
@@ -275,17 +309,49 @@ public final class SkiplockTesting {
             }
         }
 
+        /**
+         * Holds back the jobs an earlier call rescheduled (of this call's queues) that are not due
+         * by {@code testNow}; returns them (id → queue). The rest are no longer held over calls.
+         */
+        Map<UUID, String> holdRescheduled(Instant testNow) {
+            List<String> candidates = new ArrayList<>();
+            RESCHEDULED.forEach((id, queue) -> {
+                if (queues.contains(JSON.valueToTree(queue).toString())) {
+                    candidates.add(id.toString());
+                }
+            });
+            candidates.forEach(id -> RESCHEDULED.remove(UUID.fromString(id)));
+            return held("hold_rescheduled_not_due", Map.of("ids", json(candidates), "test_now", sql.time(testNow)));
+        }
+
+        /** Brings back to their times the jobs of {@code held} due by {@code testNow}, and forgets them. */
+        void releaseHeldDue(Map<UUID, String> held, Instant testNow) {
+            if (!held.isEmpty()) {
+                held("release_held_due", Map.of("ids", json(ids(held)), "test_now", sql.time(testNow)))
+                        .keySet().forEach(held::remove);
+            }
+        }
+
+        /** Runs {@code statement}, which returns the jobs it moved: id → queue. */
+        Map<UUID, String> held(String statement, Map<String, Object> parameters) {
+            Map<String, Object> all = new LinkedHashMap<>(parameters);
+            all.put("queues", queues);
+            Map<UUID, String> moved = new LinkedHashMap<>();
+            sql.query(instance.dataSource(), statement, all, row -> moved.put(sql.id(row, "id"), row.getString("queue")));
+            return moved;
+        }
+
         /** The jobs claimed since {@code since}: id → tenant. */
         Map<UUID, String> startedSince(Instant since) {
             Map<UUID, String> started = new LinkedHashMap<>();
-            sql.query(worker.dataSource(), "started_since", Map.of("queues", queues, "since", sql.time(since)),
+            sql.query(instance.dataSource(), "started_since", Map.of("queues", queues, "since", sql.time(since)),
                     row -> started.put(sql.id(row, "id"), row.getString("tenant")));
             return started;
         }
 
         List<Job> jobs(Map<UUID, String> tenants) {
             List<Job> jobs = new ArrayList<>();
-            tenants.forEach((id, tenant) -> worker.tenant(tenant).get(id).ifPresent(jobs::add));
+            tenants.forEach((id, tenant) -> instance.tenant(tenant).get(id).ifPresent(jobs::add));
             return jobs;
         }
     }

@@ -54,12 +54,31 @@ SELECT id, tenant FROM skiplock_jobs
 WHERE queue IN (SELECT value FROM json_each(:queues)) AND started_at >= :since
 ORDER BY started_at, id
 
--- name: shift_rescheduled
+-- name: shift_and_hold_rescheduled
 -- runDue: a job claimed since :since and queued again (retry backoff, snooze, durable wait) was
--- given now + delay by the database; + :shift_ms counts that delay from the test's clock instead.
-UPDATE skiplock_jobs SET available_at = available_at + :shift_ms
+-- given now + delay by the database; + :shift_ms counts that delay from the test's clock instead,
+-- and the job is held 1000 years ahead while the call runs (as hold_jobs): with the test's clock
+-- behind the database's, its time would lie in the database's past, and the worker claim it at once.
+UPDATE skiplock_jobs SET available_at = available_at + :shift_ms + 31556952000000
 WHERE status = 'queued' AND queue IN (SELECT value FROM json_each(:queues))
   AND started_at >= :since AND available_at > CAST(unixepoch('subsec') * 1000 AS INTEGER)
+RETURNING id, queue
+
+-- name: hold_rescheduled_not_due
+-- runDue, before its worker starts: of the jobs :ids that an earlier call rescheduled, those of
+-- :queues still queued and not due by :test_now are held 1000 years ahead again.
+UPDATE skiplock_jobs SET available_at = available_at + 31556952000000
+WHERE id IN (SELECT value FROM json_each(:ids))
+  AND status = 'queued' AND queue IN (SELECT value FROM json_each(:queues))
+  AND available_at > :test_now
+RETURNING id, queue
+
+-- name: release_held_due
+-- runDue: of the held jobs :ids, those due by :test_now come back to their time (make_due follows).
+UPDATE skiplock_jobs SET available_at = available_at - 31556952000000
+WHERE id IN (SELECT value FROM json_each(:ids))
+  AND available_at - 31556952000000 <= :test_now
+RETURNING id, queue
 
 -- name: shift_new_waits
 -- runDue: likewise the waits those executions recorded (wake_at = now + duration).

@@ -195,6 +195,37 @@ abstract class SkiplockTestingContract {
         assertThat(client.get(job.id()).orElseThrow().status()).isEqualTo(JobStatus.SUCCEEDED);
     }
 
+    /**
+     * A retry runDue scheduled by a test clock behind the database's (a fixed date in the past, or
+     * {@code new TestClock()} a few seconds into a test) waits for that clock, in the same call and
+     * in the next ones. Before, its time, counted from the test's clock, lay in the database's past:
+     * the worker ran it again at once, and one call ran every attempt.
+     */
+    @Test
+    void aRetryWaitsForATestClockBehindTheDatabase(SkiplockClient client, Skiplock.Builder app) {
+        TestClock clock = new TestClock(java.time.Instant.now().minus(Duration.ofHours(2)).truncatedTo(
+                java.time.temporal.ChronoUnit.MILLIS));
+        AtomicInteger attempts = new AtomicInteger();
+        Skiplock.Builder failing = app.handler("flaky", Email.class, new RetryPolicy(Duration.ofHours(1),
+                Duration.ofHours(1), 0), context -> {
+            attempts.incrementAndGet();
+            throw new IllegalStateException("always fails");
+        });
+        Job job = client.enqueue(JobRequest.of("flaky", new Email("ada@example.com")).withMaxAttempts(3));
+
+        assertThat(SkiplockTesting.runDue(failing, clock, "default")).singleElement()
+                .satisfies(retrying -> assertThat(retrying.status()).isEqualTo(JobStatus.QUEUED));
+        assertThat(attempts).as("one attempt in the first call").hasValue(1);
+        assertThat(SkiplockTesting.runDue(failing, clock, "default")).as("nothing due yet").isEmpty();
+        assertThat(client.get(job.id()).orElseThrow().availableAt()).as("between calls, its time by the test's clock")
+                .isBetween(clock.instant().plus(Duration.ofMinutes(59)), clock.instant().plus(Duration.ofHours(1)));
+        clock.advance(Duration.ofHours(1));
+
+        assertThat(SkiplockTesting.runDue(failing, clock, "default")).singleElement()
+                .satisfies(retried -> assertThat(retried.attempt()).isEqualTo(2));
+        assertThat(attempts).hasValue(2);
+    }
+
     @Test
     void aDurableSleepEndsWhenTheClockPassedIt(SkiplockClient client, Skiplock.Builder app, TestClock clock) {
         AtomicInteger afterSleep = new AtomicInteger();
