@@ -38,10 +38,12 @@ WHERE wake_at > now() AND wake_at <= :test_now
                  WHERE status = 'queued' AND queue IN (SELECT jsonb_array_elements_text(CAST(:queues AS jsonb))))
 
 -- name: busy_jobs
--- drain: it is over when no job of :queues runs and none is available.
+-- drain: it is over when no job of :queues runs and none is available (a paused queue's jobs are
+-- not: the worker claims none of them).
 SELECT count(*) FROM skiplock_jobs
 WHERE queue IN (SELECT jsonb_array_elements_text(CAST(:queues AS jsonb)))
-  AND (status = 'running' OR (status = 'queued' AND available_at <= now()))
+  AND (status = 'running' OR (status = 'queued' AND available_at <= now()
+                              AND queue NOT IN (SELECT queue FROM skiplock_queues WHERE paused)))
 
 -- name: started_since
 -- drain: the jobs claimed since :since (started_at is set at each claim, kept when requeued).

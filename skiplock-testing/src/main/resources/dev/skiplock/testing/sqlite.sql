@@ -39,13 +39,15 @@ WHERE wake_at > CAST(unixepoch('subsec') * 1000 AS INTEGER) AND wake_at <= :test
                  WHERE status = 'queued' AND queue IN (SELECT value FROM json_each(:queues)))
 
 -- name: busy_jobs
--- drain: it is over when no job of :queues runs and none is available. The running and the queued
--- jobs are counted from their partial indexes, apart: as one test on the queue, SQLite read every
--- job of the queue, finished ones too, by skiplock_jobs_by_queue (migration 0024), at each poll.
+-- drain: it is over when no job of :queues runs and none is available (a paused queue's jobs are
+-- not: the worker claims none of them). The running and the queued jobs are counted from their
+-- partial indexes, apart: as one test on the queue, SQLite read every job of the queue, finished
+-- ones too, by skiplock_jobs_by_queue (migration 0024), at each poll.
 SELECT (SELECT count(*) FROM skiplock_jobs INDEXED BY skiplock_jobs_running
         WHERE status = 'running' AND queue IN (SELECT value FROM json_each(:queues)))
      + (SELECT count(*) FROM skiplock_jobs INDEXED BY skiplock_jobs_claimable
         WHERE status = 'queued' AND queue IN (SELECT value FROM json_each(:queues))
+          AND queue NOT IN (SELECT queue FROM skiplock_queues WHERE paused)
           AND available_at <= CAST(unixepoch('subsec') * 1000 AS INTEGER))
 
 -- name: started_since

@@ -151,6 +151,27 @@ abstract class SkiplockTestingContract {
         assertThat(SkiplockTesting.drain(mail, "mail")).isEmpty();
     }
 
+    /**
+     * A paused queue's jobs are left where they are: drain and runDue return at once, as the worker
+     * claims none of them. Before, they counted as available: each call waited its whole minute and
+     * failed saying jobs were still available.
+     */
+    @Test
+    void drainAndRunDueLeaveAPausedQueuesJobs(SkiplockClient client, Skiplock.Builder app, TestClock clock) {
+        Job paused = client.enqueue(JobRequest.of("email.send", new Email("ada@example.com")).withQueue("mail"));
+        Skiplock.Builder mail = withMail(app);
+        try (Skiplock admin = mail.build()) {
+            admin.pauseQueue("mail");
+        }
+
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            assertThat(SkiplockTesting.drain(mail, "mail")).isEmpty();
+            assertThat(SkiplockTesting.runDue(mail, clock, "mail")).isEmpty();
+        });
+        assertThat(client.get(paused.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+        assertThat(sent).hasValue(0);
+    }
+
     @Test
     void aJobForInAnHourRunsOnlyOnceTheClockReachesIt(SkiplockClient client, Skiplock.Builder app, TestClock clock) {
         Skiplock.Builder mail = withMail(app);
