@@ -11,10 +11,20 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * ({@code skiplock.queues.<name>.concurrency}, {@code skiplock.retention.finished}) and of the
  * worker's flags ({@code --lease}, {@code --heartbeat}, {@code --reaper-interval},
  * {@code --poll-interval}, {@code --prune-interval}). Defaults are {@link SkiplockConfig}'s.
- * Durations take Spring's forms: {@code 30s}, {@code 500ms}, {@code 7d}.
+ * Durations take Spring's forms: {@code 30s}, {@code 500ms}, {@code 7d}. A queue name with a dot
+ * goes in brackets ({@code skiplock.queues[mail.high].concurrency}; in YAML {@code "[mail.high]":}):
+ * Spring reads {@code skiplock.queues.mail.high.concurrency} as queue {@code mail}, so an unknown
+ * {@code skiplock.*} key stops the context, naming it, rather than leaving a queue unserved.
  */
-@ConfigurationProperties("skiplock")
+@ConfigurationProperties(prefix = "skiplock", ignoreUnknownFields = false)
 public class SkiplockProperties {
+    /** The properties of the {@link SkiplockConfig} fields these set, for the messages of values it refuses. */
+    private static final Map<String, String> PROPERTY_OF_FIELD = Map.of("leaseTtl", "skiplock.lease",
+            "heartbeatInterval", "skiplock.heartbeat", "reaperInterval", "skiplock.reaper-interval",
+            "pollInterval", "skiplock.poll-interval", "shutdownTimeout", "skiplock.shutdown-timeout",
+            "defaultMaxAttempts", "skiplock.default-max-attempts", "retention", "skiplock.retention.finished",
+            "pruneInterval", "skiplock.retention.prune-interval", "workerId", "skiplock.worker-id",
+            "concurrency", "skiplock.queues.<name>.concurrency");
     /** Whether to build a Skiplock on the application's DataSource. */
     private boolean enabled = true;
 
@@ -63,7 +73,32 @@ public class SkiplockProperties {
             builder.workerId(workerId);
         }
         queues.forEach((name, queue) -> builder.queue(name, queue.getConcurrency()));
-        return builder.build();
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException refused) {
+            // not chained: Spring reports a failed start by its root cause, which must name the property
+            throw new IllegalArgumentException(namedByProperty(refused.getMessage()));
+        }
+    }
+
+    /**
+     * {@code message} of a value {@link SkiplockConfig} refused ("heartbeatInterval: must be shorter
+     * than leaseTtl"), naming the properties instead ("skiplock.heartbeat: … skiplock.lease").
+     */
+    private static String namedByProperty(String message) {
+        int colon = message.indexOf(':');
+        String property = colon < 0 ? null : PROPERTY_OF_FIELD.get(message.substring(0, colon));
+        if (property == null) {
+            return message;
+        }
+        String named = property + message.substring(colon);
+        for (Map.Entry<String, String> field : PROPERTY_OF_FIELD.entrySet()) {
+            if (!field.getKey().equals(field.getKey().toLowerCase(java.util.Locale.ROOT))) {
+                // a field named in the text (leaseTtl): camel case, never a word of the prose
+                named = named.replace(field.getKey(), field.getValue());
+            }
+        }
+        return named;
     }
 
     /** One queue's settings ({@code skiplock.queues.<name>.*}). */

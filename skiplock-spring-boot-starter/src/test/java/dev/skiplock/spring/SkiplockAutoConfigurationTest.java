@@ -129,6 +129,31 @@ class SkiplockAutoConfigurationTest {
                 });
     }
 
+    /**
+     * A queue name with a dot binds in brackets; without them Spring reads queue "mail" and a key
+     * "high.concurrency" it cannot place, which now stops the context naming the key (before, queue
+     * mail.high was silently left unserved, and a queue "mail" served instead).
+     */
+    @Test
+    void aQueueNameWithADotBindsInBracketsAndIsRefusedWithoutThem() {
+        runner().withPropertyValues("skiplock.queues[mail.high].concurrency=3").run(context ->
+                assertThat(context.getBean(Skiplock.class).config().queues()).containsEntry("mail.high", 3).hasSize(1));
+        runner().withPropertyValues("skiplock.queues.mail.high.concurrency=3").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("skiplock.queues.mail.high.concurrency"));
+    }
+
+    /** A value SkiplockConfig refuses is named by its property (before: by the Java field, heartbeatInterval). */
+    @Test
+    void aRefusedValueIsNamedByItsProperty() {
+        runner().withPropertyValues("skiplock.heartbeat=40s").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageStartingWith("skiplock.heartbeat: must be shorter than skiplock.lease"));
+        runner().withPropertyValues("skiplock.queues.mail.concurrency=0").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageStartingWith("skiplock.queues.<name>.concurrency: must be between 1 and "));
+    }
+
     @Test
     void theBuildDescribesEveryPropertyForIdeCompletion() throws Exception {
         try (var metadata = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
