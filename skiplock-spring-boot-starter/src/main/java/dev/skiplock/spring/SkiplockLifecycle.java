@@ -14,8 +14,11 @@ public final class SkiplockLifecycle implements SmartLifecycle {
     /** Below the web server's phases (Boot: {@code DEFAULT_PHASE - 1024} and {@code - 2048}). */
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SkiplockLifecycle.class);
+
     private final Skiplock skiplock;
     private volatile boolean running;
+    private volatile boolean closed;
 
     public SkiplockLifecycle(Skiplock skiplock) {
         this.skiplock = skiplock;
@@ -23,6 +26,10 @@ public final class SkiplockLifecycle implements SmartLifecycle {
 
     @Override
     public void start() {
+        if (closed) {
+            LOG.warn("the context started again after a stop: Skiplock was closed at the stop and runs no worker now");
+            return;
+        }
         skiplock.start();
         running = true;
     }
@@ -31,6 +38,7 @@ public final class SkiplockLifecycle implements SmartLifecycle {
     @Override
     public void stop() {
         running = false;
+        closed = true;
         skiplock.close();
     }
 

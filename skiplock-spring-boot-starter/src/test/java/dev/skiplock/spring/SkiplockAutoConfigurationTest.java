@@ -154,6 +154,21 @@ class SkiplockAutoConfigurationTest {
                         .hasMessageStartingWith("skiplock.queues.<name>.concurrency: must be between 1 and "));
     }
 
+    /**
+     * A context stopped and started again goes on without a worker, as SkiplockLifecycle says: a
+     * closed Skiplock does not start again (before, the start threw "this Skiplock instance is closed").
+     */
+    @Test
+    void aContextStoppedAndStartedAgainGoesOnWithoutAWorker() {
+        runner().withPropertyValues("skiplock.queues.default.concurrency=1").run(context -> {
+            SkiplockLifecycle lifecycle = context.getBean(SkiplockLifecycle.class);
+            assertThat(lifecycle.isRunning()).isTrue();
+            context.stop();
+            context.start();
+            assertThat(lifecycle.isRunning()).isFalse();
+        });
+    }
+
     @Test
     void theBuildDescribesEveryPropertyForIdeCompletion() throws Exception {
         try (var metadata = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
