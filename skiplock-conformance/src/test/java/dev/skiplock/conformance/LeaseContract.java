@@ -82,6 +82,46 @@ abstract class LeaseContract extends ContractBase {
         assertThat(worker.metrics().succeeded()).isZero();
     }
 
+    /**
+     * A worker whose heartbeat cannot extend its lease (forced: every heartbeat statement waits in
+     * the pool until the test ends, as one hung on a connection cut without a reset would) stops
+     * the execution once the lease has passed by its own clock, counted as a lost lease: past it,
+     * another worker may take the job. Before, the handler ran on for good: only a heartbeat's
+     * answer, or an adoption by this worker, stopped it (no reaper runs here).
+     */
+    @Test
+    void anExecutionWhoseLeaseCouldNotBeExtendedStopsWhenTheLeaseEnds() throws Exception {
+        CountDownLatch heartbeatsMayRun = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicBoolean interrupted = new AtomicBoolean();
+        Skiplock client = client();
+        String heartbeat = dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(client).resourceRoot()
+                + "/sql/jobs.sql").get("heartbeat").jdbcSql();
+        javax.sql.DataSource hanging = BeforeStatement.eachTime(client.dataSource(), heartbeat,
+                () -> heartbeatsMayRun.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        try {
+            Skiplock worker = started(Skiplock.builder().dataSource(hanging)
+                    .config(fastConfig().reaperInterval(Duration.ofMinutes(10)).queue("default", 1).build())
+                    .handler("work", Work.class, context -> {
+                        started.countDown();
+                        try {
+                            ContractBase.blockUntilInterrupted(); // long work; a lease that lapsed must end it
+                        } catch (InterruptedException e) {
+                            interrupted.set(true);
+                        }
+                        return JobOutcome.complete();
+                    }));
+            worker.enqueue(JobRequest.of("work", new Work("x")));
+            assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+            await().atMost(WAIT).untilTrue(interrupted);
+            assertThat(worker.metrics().leasesLost()).isEqualTo(1);
+            assertThat(worker.metrics().succeeded()).isZero();
+        } finally {
+            heartbeatsMayRun.countDown();
+        }
+    }
+
     @Test
     void gracefulShutdownLetsRunningJobsFinish() throws Exception {
         CountDownLatch started = new CountDownLatch(1);

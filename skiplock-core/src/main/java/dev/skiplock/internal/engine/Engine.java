@@ -42,6 +42,8 @@ public final class Engine implements Worker {
     private final ScheduledThreadPoolExecutor timers = Timers.create();
     /** The claimers' look-behinds (LookBehind): reads that may wait on the database, kept off the timers. */
     private final ScheduledThreadPoolExecutor lookBehinds = Timers.single("skiplock-look-behind");
+    /** The lease watch (LeaseKeeper.stopLapsed), apart from the timers: a hung heartbeat holds one of them. */
+    private final ScheduledThreadPoolExecutor leaseWatch = Timers.single("skiplock-lease-watch");
 
     public Engine(SkiplockConfig config, Stores stores, Map<String, HandlerBinding<?>> bindings,
             Counters counters, EventSignals signals, DataSource dataSource, ExecutionHook hook, JobTracing tracing) {
@@ -72,7 +74,7 @@ public final class Engine implements Worker {
     public void start() {
         leaseKeeper.registerWorker();
         completer.start();
-        leaseKeeper.start(timers);
+        leaseKeeper.start(timers, leaseWatch);
         if (config.retention() != null) {
             new Retention(stores, config.retention()).start(timers, config.pruneInterval());
         }
@@ -120,6 +122,7 @@ public final class Engine implements Worker {
         lostClaims.retry();
         interrupted |= completer.stop();
         timers.shutdownNow();
+        leaseWatch.shutdownNow();
         runner.stop();
         try {
             leaseKeeper.stopWorker();

@@ -60,6 +60,11 @@ final class Execution {
     /** When this worker took the attempt, and when its outcome was handed over (run-time meter). */
     private final long takenNanos = System.nanoTime();
     private volatile long outcomeNanos;
+    /**
+     * When (System.nanoTime) the lease last began: at this worker taking the job (its claim's
+     * answer), then at each heartbeat that extended it (sent before its statement).
+     */
+    private volatile long leaseRenewedNanos = takenNanos;
 
     /** An execution of {@code claimed} that gives back its queue's slot and hold through {@code slots}. */
     Execution(Claimed claimed, Slots slots) {
@@ -95,6 +100,16 @@ final class Execution {
     long runNanos() {
         long end = outcomeNanos;
         return (end == 0 ? System.nanoTime() : end) - takenNanos;
+    }
+
+    /** A heartbeat sent at {@code sentNanos} (System.nanoTime) extended the lease. */
+    void leaseRenewed(long sentNanos) {
+        leaseRenewedNanos = sentNanos;
+    }
+
+    /** Whether {@code leaseNanos} have passed at {@code nowNanos} since the lease last began. */
+    boolean leaseLapsed(long nowNanos, long leaseNanos) {
+        return nowNanos - leaseRenewedNanos - leaseNanos > 0;
     }
 
     /** The lease this execution's writes are fenced on. */

@@ -37,6 +37,12 @@ final class LeaseKeeper {
     private final SkiplockConfig config;
     private final JobStore store;
     private final WorkerStore workers;
+    /** How often, at most, the lease watch looks (its lag past a lease's end). */
+    private static final long WATCH_MILLIS = 1000;
+    /** Passes of a heartbeat after the first for leases whose rows another transaction held, and the first pause. */
+    private static final int BUSY_PASSES = 4;
+    private static final long FIRST_BUSY_PAUSE_MILLIS = 10;
+
     private final Parts parts;
     /** Orders a heartbeat's registration of this worker against its stop (see touchWorker). */
     private final ReentrantLock registryRow = new ReentrantLock();
@@ -49,9 +55,17 @@ final class LeaseKeeper {
         this.parts = parts;
     }
 
-    void start(ScheduledExecutorService timers) {
+    /**
+     * Starts the heartbeat and the reaper on {@code timers}, and on {@code leaseWatch}, a thread of
+     * its own (a heartbeat hung on a dead connection holds a timer), the check that stops an
+     * execution whose lease this worker could not extend in time ({@link #stopLapsed}).
+     */
+    void start(ScheduledExecutorService timers, ScheduledExecutorService leaseWatch) {
         long heartbeat = config.heartbeatInterval().toMillis();
         timers.scheduleWithFixedDelay(() -> Timers.guarded("heartbeat", this::heartbeat), heartbeat, heartbeat,
+                TimeUnit.MILLISECONDS);
+        long watch = Math.min(heartbeat, WATCH_MILLIS);
+        leaseWatch.scheduleWithFixedDelay(() -> Timers.guarded("lease watch", this::stopLapsed), watch, watch,
                 TimeUnit.MILLISECONDS);
         long reaper = config.reaperInterval().toMillis();
         // A random first delay spreads the reapers of many nodes started together.
@@ -83,12 +97,10 @@ final class LeaseKeeper {
         if (held.isEmpty()) {
             return;
         }
-        List<HeartbeatAck> acks = store.heartbeat(config.leaseTtl().toMillis(),
-                held.stream().map(Execution::attempt).toList());
-        Map<HeldAttempt, Boolean> alive = new HashMap<>();
-        acks.forEach(ack -> alive.put(ack.lease(), ack.cancelRequested()));
+        Map<HeldAttempt, HeartbeatAck> alive = extend(held);
         for (Execution execution : held) {
-            Boolean cancelRequested = alive.get(execution.attempt());
+            HeartbeatAck ack = alive.get(execution.attempt());
+            Boolean cancelRequested = ack == null ? null : ack.cancelRequested();
             if (cancelRequested == null) {
                 // Only a running handler can be stopped; an outcome already waiting in the completer
                 // is fenced there instead.
@@ -97,6 +109,67 @@ final class LeaseKeeper {
                 }
             } else if (cancelRequested) {
                 parts.stopper().stop(execution, Execution.StopReason.CANCEL);
+            }
+        }
+    }
+
+    /**
+     * Extends the leases of {@code held}; returns the database's answer for each still held. The
+     * statement skips a row another transaction holds rather than wait for it (one wait would hold
+     * up every other lease of the worker): mostly the job's own log, step or progress write, for a
+     * few milliseconds. Those are asked again, after short pauses, so that a job that writes often
+     * still has its lease extended; one still held after the last pass (a completion in the
+     * handler's own transaction, an operator's lock) is extended at the next heartbeat.
+     */
+    private Map<HeldAttempt, HeartbeatAck> extend(List<Execution> held) {
+        Map<HeldAttempt, Execution> asked = new HashMap<>();
+        held.forEach(execution -> asked.put(execution.attempt(), execution));
+        Map<HeldAttempt, HeartbeatAck> alive = new HashMap<>();
+        long pauseMillis = FIRST_BUSY_PAUSE_MILLIS;
+        for (int pass = 0; ; pass++) {
+            long sent = System.nanoTime(); // before the statement: the database's lease begins after it
+            Map<HeldAttempt, HeartbeatAck> answered = new HashMap<>();
+            store.heartbeat(config.leaseTtl().toMillis(), asked.keySet()).forEach(ack -> answered.put(ack.lease(), ack));
+            for (Map.Entry<HeldAttempt, Execution> entry : asked.entrySet()) {
+                HeartbeatAck ack = answered.get(entry.getKey());
+                if (ack == null) {
+                    alive.remove(entry.getKey()); // lost since an earlier pass found its row held
+                } else {
+                    alive.put(entry.getKey(), ack);
+                    if (ack.extended()) {
+                        entry.getValue().leaseRenewed(sent);
+                    }
+                }
+            }
+            asked.keySet().removeIf(attempt -> !answered.containsKey(attempt) || answered.get(attempt).extended());
+            if (asked.isEmpty() || pass == BUSY_PASSES) {
+                return alive;
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(pauseMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the timers are shutting down
+                return alive;
+            }
+            pauseMillis *= 2;
+        }
+    }
+
+    /**
+     * Stops each running execution whose lease has passed by this worker's clock since it last began
+     * (no heartbeat could extend it: the database unreachable, a heartbeat hung on a connection cut
+     * without a reset). Past its lease another worker may take the job, and the two would run it at
+     * once; fencing keeps this one's outcome out, but not its work. Counted as a lost lease.
+     */
+    void stopLapsed() {
+        long now = System.nanoTime();
+        long lease = config.leaseTtl().toNanos();
+        for (Execution execution : parts.registry().snapshot()) {
+            if (execution.isRunning() && execution.leaseLapsed(now, lease)) {
+                LOG.warn("job {} attempt {}: its lease could not be extended for {} (database unreachable?); stopping"
+                        + " its execution, as another worker may take the job now", execution.job().id(),
+                        execution.job().attempt(), config.leaseTtl());
+                parts.stopper().stop(execution, Execution.StopReason.LEASE_LOST);
             }
         }
     }

@@ -395,7 +395,7 @@ public final class JobStore {
         }
         var params = Params.of("lease_ms", leaseMillis, "held", heldJson(held));
         return withConnection(connection -> sql.query(connection, "heartbeat", params,
-                row -> new HeartbeatAck(lease(row), row.getBoolean("cancel_requested"))));
+                row -> new HeartbeatAck(lease(row), row.getBoolean("cancel_requested"), row.getBoolean("extended"))));
     }
 
     /**

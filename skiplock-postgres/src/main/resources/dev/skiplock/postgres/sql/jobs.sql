@@ -418,13 +418,17 @@ WITH h AS (
       AND set_config('synchronous_commit', 'off', true) IS NOT NULL
     RETURNING j.id, j.attempt, j.lease_token AS token, j.cancel_requested
 )
-SELECT id, attempt, token, cancel_requested FROM extended
+SELECT id, attempt, token, cancel_requested, true AS extended FROM extended
 UNION ALL
 -- A skipped row is still held while the statement's snapshot shows it running under the token:
--- its lease is not extended this time (nor taken by a reaper, which skips locked rows too). The
--- holder's change, if it took the lease, shows at the next heartbeat.
-SELECT j.id, j.attempt, j.lease_token, j.cancel_requested
-FROM h JOIN skiplock_jobs AS j ON j.id = h.id AND j.lease_token = h.token AND j.status = 'running'
+-- its lease is not extended by this pass (nor taken by a reaper, which skips locked rows too), and
+-- LeaseKeeper asks again shortly. The holder's change, if it took the lease, shows then. Read
+-- through the primary key from the batch, as above (OFFSET 0 keeps the planner from turning it
+-- into a scan of the running jobs on stale statistics).
+SELECT row.id, row.attempt, row.lease_token, row.cancel_requested, false
+FROM h CROSS JOIN LATERAL (
+    SELECT j.id, j.attempt, j.lease_token, j.cancel_requested FROM skiplock_jobs AS j
+    WHERE j.id = h.id AND j.lease_token = h.token AND j.status = 'running' OFFSET 0) AS row
 WHERE NOT EXISTS (SELECT 1 FROM locked WHERE locked.id = h.id)
 
 -- name: complete_jobs

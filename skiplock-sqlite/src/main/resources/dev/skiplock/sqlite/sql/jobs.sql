@@ -424,7 +424,7 @@ UPDATE skiplock_jobs
 SET locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER) + :lease_ms
 FROM (SELECT value ->> '$.id' AS id, value ->> '$.token' AS token FROM json_each(:held)) AS h
 WHERE skiplock_jobs.id = h.id AND skiplock_jobs.lease_token = h.token AND skiplock_jobs.status = 'running'
-RETURNING id, attempt, lease_token AS token, cancel_requested
+RETURNING id, attempt, lease_token AS token, cancel_requested, 1 AS extended
 
 -- name: complete_jobs
 -- Fenced finalize of many jobs in one statement: written only while the job's lease token is the
