@@ -29,7 +29,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #runNow} makes one job available now; {@link #runDue} lets a {@link TestClock} say what
  * is due, and says exactly what it moves. Under {@link #drain} and {@link #runNow} retry delays,
  * snoozes and waits pass in real time: one shorter than the call itself may run again within it;
- * {@link #runDue} holds them back until its clock reaches them.
+ * {@link #runDue} holds them back until its clock reaches them (unless shorter than a round).
  *
  * <p>The statements behind this class are {@code postgres.sql} / {@code sqlite.sql} of this package.
  * Not thread-safe per builder (it sets the builder's config for the worker and puts it back).
@@ -136,9 +136,11 @@ public final class SkiplockTesting {
      * <li>a job claimed in that round that is queued again was given a time by the database (retry
      * backoff, snooze, wait: its now plus the delay): that time, and the {@code wake_at} of the
      * waits it recorded, are moved by (clock's instant − database's now), so the delay counts from
-     * the test's clock. While the call runs such a job is held back (1000 years ahead) until the
-     * clock reaches its time, also in later calls: with the clock behind the database's, its time
-     * lies in the database's past, where the worker would claim it at once.</li>
+     * the test's clock. From then on such a job is held back (1000 years ahead while a call runs)
+     * until the clock reaches its time, also in later calls: with the clock behind the database's,
+     * its time lies in the database's past, where the worker would claim it at once. A delay
+     * shorter than a round (the worker's 50 ms poll and a statement) may still end before the
+     * hold, and the job run again in that round.</li>
      * </ol>
      * Nothing else moves: not a job of another queue, not one that did not run (its
      * {@code available_at} is compared with the clock as it is: a {@code runAt} your code computed
@@ -159,9 +161,10 @@ public final class SkiplockTesting {
                 claimed = runRounds(app, clock, served, run, held);
             } finally {
                 // once the worker has stopped (it would claim them at once): back to their times by
-                // the test's clock, to be held again by the next call
-                run.sql.update(reader.dataSource(), "release_jobs_held", Map.of("ids", run.json(ids(held))));
+                // the test's clock, to be held again by the next call (remembered first, whatever
+                // the release meets)
                 RESCHEDULED.putAll(held);
+                run.sql.update(reader.dataSource(), "release_jobs_held", Map.of("ids", run.json(ids(held))));
             }
             return run.jobs(claimed);
         }
@@ -310,8 +313,9 @@ public final class SkiplockTesting {
         }
 
         /**
-         * Holds back the jobs an earlier call rescheduled (of this call's queues) that are not due
-         * by {@code testNow}; returns them (id → queue). The rest are no longer held over calls.
+         * Holds back the jobs an earlier call rescheduled (of this call's queues, in this call's
+         * database: the ids are the jobs' own) that are still queued and not due by {@code testNow};
+         * returns them (id → queue). A job is forgotten once it comes back due.
          */
         Map<UUID, String> holdRescheduled(Instant testNow) {
             List<String> candidates = new ArrayList<>();
@@ -320,7 +324,6 @@ public final class SkiplockTesting {
                     candidates.add(id.toString());
                 }
             });
-            candidates.forEach(id -> RESCHEDULED.remove(UUID.fromString(id)));
             return held("hold_rescheduled_not_due", Map.of("ids", json(candidates), "test_now", sql.time(testNow)));
         }
 
@@ -328,7 +331,10 @@ public final class SkiplockTesting {
         void releaseHeldDue(Map<UUID, String> held, Instant testNow) {
             if (!held.isEmpty()) {
                 held("release_held_due", Map.of("ids", json(ids(held)), "test_now", sql.time(testNow)))
-                        .keySet().forEach(held::remove);
+                        .keySet().forEach(id -> {
+                            held.remove(id);
+                            RESCHEDULED.remove(id);
+                        });
             }
         }
 

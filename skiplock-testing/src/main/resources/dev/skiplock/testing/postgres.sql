@@ -15,12 +15,14 @@ SELECT id FROM skiplock_jobs
 WHERE queue = :queue AND status = 'queued' AND id <> :id AND available_at <= now()
 
 -- name: hold_jobs
--- runNow: those jobs become available in 1000 years (hold_jobs and release_jobs_held add and subtract the same).
-UPDATE skiplock_jobs SET available_at = available_at + interval '1000 years'
+-- runNow: those jobs become available in 1000 years (hold_jobs and release_jobs_held add and subtract the same
+-- interval, in hours: years and days would be calendar arithmetic, which a February 29 or a time zone's
+-- clock change makes no identity).
+UPDATE skiplock_jobs SET available_at = available_at + interval '8765820 hours'
 WHERE CAST(id AS text) IN (SELECT jsonb_array_elements_text(CAST(:ids AS jsonb)))
 
 -- name: release_jobs_held
-UPDATE skiplock_jobs SET available_at = available_at - interval '1000 years'
+UPDATE skiplock_jobs SET available_at = available_at - interval '8765820 hours'
 WHERE CAST(id AS text) IN (SELECT jsonb_array_elements_text(CAST(:ids AS jsonb)))
 
 -- name: make_due
@@ -56,7 +58,7 @@ ORDER BY started_at, id
 -- given now() + delay by the database; + :shift_ms counts that delay from the test's clock instead,
 -- and the job is held 1000 years ahead while the call runs (as hold_jobs): with the test's clock
 -- behind the database's, its time would lie in the database's past, and the worker claim it at once.
-UPDATE skiplock_jobs SET available_at = available_at + :shift_ms * interval '1 millisecond' + interval '1000 years'
+UPDATE skiplock_jobs SET available_at = available_at + :shift_ms * interval '1 millisecond' + interval '8765820 hours'
 WHERE status = 'queued' AND queue IN (SELECT jsonb_array_elements_text(CAST(:queues AS jsonb)))
   AND started_at >= :since AND available_at > now()
 RETURNING id, queue
@@ -64,7 +66,7 @@ RETURNING id, queue
 -- name: hold_rescheduled_not_due
 -- runDue, before its worker starts: of the jobs :ids that an earlier call rescheduled, those of
 -- :queues still queued and not due by :test_now are held 1000 years ahead again.
-UPDATE skiplock_jobs SET available_at = available_at + interval '1000 years'
+UPDATE skiplock_jobs SET available_at = available_at + interval '8765820 hours'
 WHERE CAST(id AS text) IN (SELECT jsonb_array_elements_text(CAST(:ids AS jsonb)))
   AND status = 'queued' AND queue IN (SELECT jsonb_array_elements_text(CAST(:queues AS jsonb)))
   AND available_at > :test_now
@@ -72,9 +74,9 @@ RETURNING id, queue
 
 -- name: release_held_due
 -- runDue: of the held jobs :ids, those due by :test_now come back to their time (make_due follows).
-UPDATE skiplock_jobs SET available_at = available_at - interval '1000 years'
+UPDATE skiplock_jobs SET available_at = available_at - interval '8765820 hours'
 WHERE CAST(id AS text) IN (SELECT jsonb_array_elements_text(CAST(:ids AS jsonb)))
-  AND available_at - interval '1000 years' <= :test_now
+  AND available_at - interval '8765820 hours' <= :test_now
 RETURNING id, queue
 
 -- name: shift_new_waits
