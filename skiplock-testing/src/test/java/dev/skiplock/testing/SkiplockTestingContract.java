@@ -224,8 +224,21 @@ abstract class SkiplockTestingContract {
      */
     @Test
     void aRetryWaitsForATestClockBehindTheDatabase(SkiplockClient client, Skiplock.Builder app) {
-        TestClock clock = new TestClock(java.time.Instant.now().minus(Duration.ofHours(2)).truncatedTo(
-                java.time.temporal.ChronoUnit.MILLIS));
+        aRetryWaitsFor(new TestClock(java.time.Instant.now().minus(Duration.ofHours(2)).truncatedTo(
+                java.time.temporal.ChronoUnit.MILLIS)), client, app);
+    }
+
+    /**
+     * The same on a February 29: the hold is taken away as it was added (on PostgreSQL, 1000 years
+     * added and taken away were calendar arithmetic, and a retry held from 2000-02-29 came back on
+     * February 28, due at once).
+     */
+    @Test
+    void aRetryWaitsForATestClockOnAFebruary29(SkiplockClient client, Skiplock.Builder app) {
+        aRetryWaitsFor(new TestClock(java.time.Instant.parse("2000-02-29T12:00:00Z")), client, app);
+    }
+
+    private void aRetryWaitsFor(TestClock clock, SkiplockClient client, Skiplock.Builder app) {
         AtomicInteger attempts = new AtomicInteger();
         Skiplock.Builder failing = app.handler("flaky", Email.class, new RetryPolicy(Duration.ofHours(1),
                 Duration.ofHours(1), 0), context -> {
