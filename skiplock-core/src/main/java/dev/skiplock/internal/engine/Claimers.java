@@ -17,11 +17,15 @@ final class Claimers implements Waker {
     }
 
     /** Stops claiming; returns when every claimer's thread has ended. */
-    /** Stops every queue's claimer; true if the caller was interrupted meanwhile (each is stopped all the same). */
-    boolean stop() {
+    /**
+     * Stops every queue's claimer, waiting for them at most {@code limit} in all; true if the caller
+     * was interrupted meanwhile (each is stopped all the same).
+     */
+    boolean stop(java.time.Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
         boolean interrupted = false;
         for (QueueClaimer claimer : claimers) {
-            interrupted |= claimer.stop();
+            interrupted |= claimer.stop(deadline);
         }
         return interrupted;
     }

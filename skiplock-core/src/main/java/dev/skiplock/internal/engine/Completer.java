@@ -136,11 +136,19 @@ final class Completer {
         pending.add(new PendingLine(line));
     }
 
-    /** Writes what is pending, then stops. */
-    /** Writes what is pending, then ends; true if the caller was interrupted meanwhile (the wait goes on). */
-    boolean stop() {
+    /**
+     * Writes what is pending, then ends (a write that keeps failing is given up after its backoff
+     * reaches 5 s), waiting at most {@code limit}: a statement hung on a connection cut without a
+     * reset must not hold the shutdown for good. True if the caller was interrupted meanwhile.
+     */
+    boolean stop(java.time.Duration limit) {
         running = false;
-        return Threads.joinUninterruptibly(thread);
+        boolean interrupted = Threads.joinUninterruptibly(thread, limit);
+        if (thread.isAlive()) {
+            LOG.warn("the completer did not end within {} (a statement hung?); going on with the shutdown: outcomes"
+                    + " not written leave their leases to lapse, and the reaper hands their jobs on", limit);
+        }
+        return interrupted;
     }
 
     private void loop() {

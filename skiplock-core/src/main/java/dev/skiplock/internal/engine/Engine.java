@@ -26,6 +26,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class Engine implements Worker {
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+    /**
+     * How long a close waits at least for the claimers to stop and for the outcomes pending to be
+     * written (or {@code shutdownTimeout} if longer): a statement hung on a connection cut without a
+     * reset must not hold the close for good.
+     */
+    private static final java.time.Duration CLAIMERS_LIMIT = java.time.Duration.ofSeconds(5);
+    private static final java.time.Duration OUTCOMES_LIMIT = java.time.Duration.ofSeconds(30);
 
     private final SkiplockConfig config;
     private final Stores stores;
@@ -113,14 +120,14 @@ public final class Engine implements Worker {
         // it skipped every stage after the first queue's claimer: the other queues went on claiming
         // after close returned, and pending outcomes were dropped); it is restored at the end.
         boolean interrupted = Thread.interrupted();
-        interrupted |= claimers.stop();
+        interrupted |= claimers.stop(atLeast(CLAIMERS_LIMIT));
         lookBehinds.shutdownNow();
         if (!interrupted) {
             interrupted = awaitHandlers();
         }
         releaseStillRunning();
         lostClaims.retry();
-        interrupted |= completer.stop();
+        interrupted |= completer.stop(atLeast(OUTCOMES_LIMIT));
         timers.shutdownNow();
         leaseWatch.shutdownNow();
         runner.stop();
@@ -133,6 +140,11 @@ public final class Engine implements Worker {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** {@code limit}, or the configured {@code shutdownTimeout} if longer. */
+    private java.time.Duration atLeast(java.time.Duration limit) {
+        return limit.compareTo(config.shutdownTimeout()) >= 0 ? limit : config.shutdownTimeout();
     }
 
     /**

@@ -71,14 +71,23 @@ final class QueueClaimer {
         thread.start();
     }
 
-    /** Stops claiming and waits for the claimer's thread to end; true if the caller was interrupted meanwhile. */
-    boolean stop() {
+    /**
+     * Stops claiming and waits until the claimer's thread ends or {@code deadlineNanos} (System.nanoTime)
+     * passes; true if the caller was interrupted meanwhile.
+     */
+    boolean stop(long deadlineNanos) {
         running = false;
         if (lookBehind != null) {
             lookBehind.stop();
         }
         wake();
-        return Threads.joinUninterruptibly(thread);
+        boolean interrupted = Threads.joinUninterruptibly(thread,
+                java.time.Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime())));
+        if (thread.isAlive()) {
+            LOG.warn("the claimer of queue {} did not stop in time (a statement hung?); going on with the shutdown",
+                    queue);
+        }
+        return interrupted;
     }
 
     /** New jobs may be claimable now. */
