@@ -546,6 +546,36 @@ abstract class CliContract extends ContractBase {
         assertThat(messages).isEqualTo(expected);
     }
 
+    /**
+     * {@code logs ID} exits 3 when the database fails after the server has begun to send the log
+     * (forced: the server's second read of the job's events fails): the status was sent with the
+     * first page, so the failure comes as an error line at the end. Before, the CLI printed the
+     * first page and that line as an event, and exited 0.
+     */
+    @Test
+    void logsExitsThreeWhenTheDatabaseFailsAfterTheFirstPage() throws Exception {
+        Run done = cli("submit", "--server", url, "--wait", "--", "sh", "-c", "seq 1 1500");
+        assertThat(done.exit()).as(done.err()).isZero();
+        String id = done.out().lines().findFirst().orElseThrow();
+        String listEvents = dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(skiplock).resourceRoot()
+                + "/sql/events.sql").get("list_events").jdbcSql();
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        javax.sql.DataSource failingSecond = BeforeStatement.eachTime(client().dataSource(), listEvents, () -> {
+            if (reads.incrementAndGet() == 2) {
+                throw new java.sql.SQLException("the test's failure of the second page", "08006");
+            }
+        });
+        Skiplock reader = track(Skiplock.builder().dataSource(failingSecond).config(fastConfig().build()).build());
+        try (SkiplockServer failing = SkiplockServer.start(reader,
+                new ServerConfig("127.0.0.1", 0, 1024 * 1024, true, Map.of()))) {
+            Run logs = cli("logs", "--server", "http://127.0.0.1:" + failing.port(), id);
+
+            assertThat(logs.exit()).as(logs.err()).isEqualTo(Main.EXIT_UNREACHABLE);
+            assertThat(logs.err()).contains("skiplock: database unavailable");
+            assertThat(reads).hasValue(2);
+        }
+    }
+
     /** The JSON text of an array of {@code items}, as the CLI sends an argv. */
     private static String jsonArray(String... items) {
         return dev.skiplock.cli.CliJson.MAPPER.valueToTree(List.of(items)).toString();

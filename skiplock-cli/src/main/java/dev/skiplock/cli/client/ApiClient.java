@@ -53,7 +53,16 @@ public final class ApiClient {
             }
             String line;
             while ((line = lines.readLine()) != null) {
-                if (!line.isBlank() && onLine.test(answer(response.statusCode(), line))) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                JsonNode json = answer(response.statusCode(), line);
+                if (json.path("error").isObject()) {
+                    // the server failed after it sent its status (a database failure at a later page):
+                    // its error comes as the stream's last line
+                    fail(json.path("error").path("code").asText().equals("unavailable") ? 503 : 500, json);
+                }
+                if (onLine.test(json)) {
                     return;
                 }
             }
