@@ -10,7 +10,6 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.ResumableHandler;
 import dev.skiplock.Skiplock;
-import dev.skiplock.internal.sql.SqlFile;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -95,8 +94,8 @@ abstract class BackgroundLoopsContract extends ContractBase {
     @Test
     void aTouchThatMeetsAnErrorStillExtendsTheLeases() throws Exception {
         Skiplock client = client();
-        String touch = statement(client, "workers", "touch_worker");
-        String heartbeat = statement(client, "jobs", "heartbeat");
+        String touch = BeforeStatement.sql(client, "workers", "touch_worker");
+        String heartbeat = BeforeStatement.sql(client, "jobs", "heartbeat");
         AtomicBoolean armed = new AtomicBoolean();
         List<String> statements = new CopyOnWriteArrayList<>();
         DataSource pool = BeforeStatement.eachTime(BeforeStatement.eachTime(client.dataSource(), touch, () -> {
@@ -129,7 +128,7 @@ abstract class BackgroundLoopsContract extends ContractBase {
     void aFailedClaimWaitsOutItsBackoffThroughWakeUps() {
         Skiplock client = client();
         List<Long> failedClaims = new CopyOnWriteArrayList<>();
-        DataSource pool = BeforeStatement.eachTime(client.dataSource(), statement(client, "jobs", "claim_jobs"), () -> {
+        DataSource pool = BeforeStatement.eachTime(client.dataSource(), BeforeStatement.sql(client, "jobs", "claim_jobs"), () -> {
             if (onThread("skiplock-claim-") && failedClaims.size() < 2) { // the claimer's first two, not the warm-up's
                 failedClaims.add(System.nanoTime());
                 throw new SQLException("the test's failure of a claim");
@@ -195,19 +194,19 @@ abstract class BackgroundLoopsContract extends ContractBase {
     private void heartbeatGivingBackALostClaim(List<String> statements, Clock clock, BeforeStatement.Action beforeGiveBack) {
         Skiplock client = client();
         AtomicBoolean claimArmed = new AtomicBoolean(true);
-        DataSource claimFailing = BeforeStatement.eachTime(client.dataSource(), statement(client, "jobs", "claim_jobs"), () -> {
+        DataSource claimFailing = BeforeStatement.eachTime(client.dataSource(), BeforeStatement.sql(client, "jobs", "claim_jobs"), () -> {
             // the claimer's first claim, not the warm-up's rehearsal
             if (onThread("skiplock-claim-") && claimArmed.compareAndSet(true, false)) {
                 throw new SQLException("the test's failure of a claim");
             }
         });
-        DataSource givingBack = BeforeStatement.eachTime(claimFailing, statement(client, "jobs", "unclaim_jobs"), () -> {
+        DataSource givingBack = BeforeStatement.eachTime(claimFailing, BeforeStatement.sql(client, "jobs", "unclaim_jobs"), () -> {
             if (onThread("skiplock-timer-")) { // the heartbeat's give-back, not the claimer's at once
                 beforeGiveBack.run();
                 statements.add("give-back");
             }
         });
-        DataSource pool = BeforeStatement.eachTime(givingBack, statement(client, "workers", "touch_worker"),
+        DataSource pool = BeforeStatement.eachTime(givingBack, BeforeStatement.sql(client, "workers", "touch_worker"),
                 () -> statements.add("touch"));
         started(Skiplock.builder().dataSource(pool).config(fastConfig().queue("default", 1).clock(clock).build()));
     }
@@ -341,10 +340,6 @@ abstract class BackgroundLoopsContract extends ContractBase {
         return Thread.currentThread().getName().startsWith(prefix);
     }
 
-    /** The text of {@code name} in the driver's {@code sql/<file>.sql}, as a connection prepares it. */
-    private static String statement(Skiplock client, String file, String name) {
-        return SqlFile.load(FastPathContract.driver(client).resourceRoot() + "/sql/" + file + ".sql").get(name).jdbcSql();
-    }
 
     /**
      * A worker of one slot on queue default whose connections throw an Error instead of preparing
@@ -352,7 +347,7 @@ abstract class BackgroundLoopsContract extends ContractBase {
      */
     private Skiplock.Builder workerMeetingAnError(String statement, AtomicBoolean armed) {
         Skiplock client = client();
-        DataSource meetingAnError = BeforeStatement.onceArmed(client.dataSource(), statement(client, "jobs", statement),
+        DataSource meetingAnError = BeforeStatement.onceArmed(client.dataSource(), BeforeStatement.sql(client, "jobs", statement),
                 armed, () -> {
                     // any Error (an OutOfMemoryError would take down the test's JVM: surefire exits on one)
                     throw new StackOverflowError("the test's error, thrown preparing " + statement);

@@ -18,6 +18,12 @@ final class BeforeStatement {
     private BeforeStatement() {
     }
 
+    /** The text of {@code name} in the driver's {@code sql/<file>.sql} of {@code instance}, as a connection prepares it. */
+    static String sql(dev.skiplock.Skiplock instance, String file, String name) {
+        return dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(instance).resourceRoot() + "/sql/" + file
+                + ".sql").get(name).jdbcSql();
+    }
+
     /** The test's action; what it throws, preparing the statement throws instead. */
     interface Action {
         void run() throws Exception;

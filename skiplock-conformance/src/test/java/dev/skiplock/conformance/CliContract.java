@@ -557,8 +557,7 @@ abstract class CliContract extends ContractBase {
         Run done = cli("submit", "--server", url, "--wait", "--", "sh", "-c", "seq 1 1500");
         assertThat(done.exit()).as(done.err()).isZero();
         String id = done.out().lines().findFirst().orElseThrow();
-        String listEvents = dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(skiplock).resourceRoot()
-                + "/sql/events.sql").get("list_events").jdbcSql();
+        String listEvents = BeforeStatement.sql(skiplock, "events", "list_events");
         java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
         javax.sql.DataSource failingSecond = BeforeStatement.eachTime(client().dataSource(), listEvents, () -> {
             if (reads.incrementAndGet() == 2) {

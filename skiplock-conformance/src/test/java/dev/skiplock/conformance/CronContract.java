@@ -186,8 +186,7 @@ abstract class CronContract extends ContractBase {
     }
 
     private static String claimCronSlot(Skiplock client) {
-        return dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(client).resourceRoot() + "/sql/cron.sql")
-                .get("claim_cron_slot").jdbcSql();
+        return BeforeStatement.sql(client, "cron", "claim_cron_slot");
     }
 
     /** A name of the longest allowed length: its slots must not share one truncated key. */

@@ -95,8 +95,7 @@ abstract class LeaseContract extends ContractBase {
         CountDownLatch started = new CountDownLatch(1);
         AtomicBoolean interrupted = new AtomicBoolean();
         Skiplock client = client();
-        String heartbeat = dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(client).resourceRoot()
-                + "/sql/jobs.sql").get("heartbeat").jdbcSql();
+        String heartbeat = BeforeStatement.sql(client, "jobs", "heartbeat");
         javax.sql.DataSource hanging = BeforeStatement.eachTime(client.dataSource(), heartbeat,
                 () -> heartbeatsMayRun.await(WAIT.toSeconds(), TimeUnit.SECONDS));
         try {
@@ -133,8 +132,7 @@ abstract class LeaseContract extends ContractBase {
         CountDownLatch claimHangs = new CountDownLatch(1);
         AtomicBoolean armed = new AtomicBoolean();
         Skiplock client = client();
-        String claim = dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(client).resourceRoot()
-                + "/sql/jobs.sql").get("claim_jobs").jdbcSql();
+        String claim = BeforeStatement.sql(client, "jobs", "claim_jobs");
         javax.sql.DataSource hanging = BeforeStatement.eachTime(client.dataSource(), claim, () -> {
             if (armed.get()) {
                 claimHangs.countDown();

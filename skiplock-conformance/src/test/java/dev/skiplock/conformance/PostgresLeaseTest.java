@@ -38,8 +38,7 @@ class PostgresLeaseTest extends LeaseContract {
     void aJobWhoseRowIsHeldForAMomentKeepsItsLease() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         Skiplock client = client();
-        String heartbeat = dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(client).resourceRoot()
-                + "/sql/jobs.sql").get("heartbeat").jdbcSql();
+        String heartbeat = BeforeStatement.sql(client, "jobs", "heartbeat");
         AtomicReference<java.util.UUID> target = new AtomicReference<>();
         AtomicInteger pass = new AtomicInteger();
         AtomicReference<Instant> heldAt = new AtomicReference<>();

@@ -8,7 +8,6 @@ import dev.skiplock.Job;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
-import dev.skiplock.internal.sql.SqlFile;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -45,8 +44,7 @@ class PostgresReaperPlanTest extends ContractBase {
                 .withQueue("parking"));
         Job stranded = DependencyRaceContract.strandedWaitingJob(client, database, unfinished);
 
-        String search = SqlFile.load(FastPathContract.driver(client).resourceRoot() + "/sql/jobs.sql")
-                .get("find_settleable_jobs").jdbcSql();
+        String search = BeforeStatement.sql(client, "jobs", "find_settleable_jobs");
         try (HikariDataSource pool = poolWithJitOn()) {
             JitAtSearch watched = new JitAtSearch(pool, search);
             try {

@@ -72,8 +72,7 @@ class PostgresWorkflowTest extends WorkflowContract {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         Skiplock client = client();
         java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
-        String completeJobs = dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(client).resourceRoot()
-                + "/sql/jobs.sql").get("complete_jobs").jdbcSql();
+        String completeJobs = BeforeStatement.sql(client, "jobs", "complete_jobs");
         javax.sql.DataSource failingOnce = BeforeStatement.onceArmed(client.dataSource(), completeJobs, armed, () -> {
             throw new SQLException("the test's failure of complete_jobs", "XX000");
         });
@@ -130,8 +129,7 @@ class PostgresWorkflowTest extends WorkflowContract {
         java.util.concurrent.CountDownLatch completed = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
         Skiplock client = client();
-        String heartbeat = dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(client).resourceRoot()
-                + "/sql/jobs.sql").get("heartbeat").jdbcSql();
+        String heartbeat = BeforeStatement.sql(client, "jobs", "heartbeat");
         javax.sql.DataSource pausing = BeforeStatement.onceArmed(client.dataSource(), heartbeat, armed, () -> {
             listed.countDown();
             if (!completed.await(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {

@@ -883,8 +883,7 @@ abstract class WorkflowContract extends ContractBase {
         CompletableFuture<Throwable> failed = new CompletableFuture<>();
         Skiplock client = client();
         AtomicBoolean armed = new AtomicBoolean();
-        String completeJobs = dev.skiplock.internal.sql.SqlFile.load(FastPathContract.driver(client).resourceRoot()
-                + "/sql/jobs.sql").get("complete_jobs").jdbcSql();
+        String completeJobs = BeforeStatement.sql(client, "jobs", "complete_jobs");
         javax.sql.DataSource failingOnce = BeforeStatement.onceArmed(client.dataSource(), completeJobs, armed, () -> {
             throw new SQLException("the test's failure of complete_jobs", "XX000");
         });
