@@ -77,30 +77,22 @@ class PostgresWorkflowTest extends WorkflowContract {
             throw new SQLException("the test's failure of complete_jobs", "XX000");
         });
         java.util.UUID[] other = new java.util.UUID[1];
-        // a lease of 10 s: the job's own lease is not extended while the transaction is open, and a
-        // slow machine must not let it lapse before the test's transaction ends
-        Skiplock worker = started(Skiplock.builder().dataSource(failingOnce)
-                .config(fastConfig().leaseTtl(java.time.Duration.ofSeconds(10)).queue("default", 2).build())
-                .handler("blocker", Flow.class, context -> {
-                    release.await();
-                    return JobOutcome.complete();
-                })
-                .handler("invoice", Flow.class, context -> {
-                    context.inTransaction(connection -> {
-                        context.log("stdout", "written in the transaction, before the completion");
-                        armed.set(true);
-                        try {
-                            context.completeInTransaction(connection, "paid");
-                        } catch (RuntimeException failed) {
-                            // stays in the transaction, whose log line holds the job row's lock
-                        }
-                        java.time.Instant before = lockedUntil(client, other[0]);
-                        org.awaitility.Awaitility.await().atMost(WAIT)
-                                .until(() -> lockedUntil(client, other[0]).isAfter(before));
-                        return null;
-                    });
-                    return JobOutcome.complete("paid after all");
-                }));
+        Skiplock worker = blockerAndInvoice(failingOnce, release, context -> {
+            context.inTransaction(connection -> {
+                context.log("stdout", "written in the transaction, before the completion");
+                armed.set(true);
+                try {
+                    context.completeInTransaction(connection, "paid");
+                } catch (RuntimeException failed) {
+                    // stays in the transaction, whose log line holds the job row's lock
+                }
+                java.time.Instant before = lockedUntil(client, other[0]);
+                org.awaitility.Awaitility.await().atMost(WAIT)
+                        .until(() -> lockedUntil(client, other[0]).isAfter(before));
+                return null;
+            });
+            return JobOutcome.complete("paid after all");
+        });
         other[0] = worker.enqueue(JobRequest.of("blocker", new Flow("b"))).id();
         awaitStatus(worker, other[0], JobStatus.RUNNING);
 
@@ -137,28 +129,21 @@ class PostgresWorkflowTest extends WorkflowContract {
             }
         });
         java.util.UUID[] other = new java.util.UUID[1];
-        // a lease of 10 s: the busy job's own lease is not extended while its transaction is open
-        Skiplock worker = started(Skiplock.builder().dataSource(pausing)
-                .config(fastConfig().leaseTtl(java.time.Duration.ofSeconds(10)).queue("default", 2).build())
-                .handler("blocker", Flow.class, context -> {
-                    release.await();
-                    return JobOutcome.complete();
-                })
-                .handler("invoice", Flow.class, context -> {
-                    context.inTransaction(connection -> {
-                        armed.set(true);
-                        if (!listed.await(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                            throw new IllegalStateException("no heartbeat listed the job in time");
-                        }
-                        context.completeInTransaction(connection, "paid");
-                        java.time.Instant before = lockedUntil(client, other[0]);
-                        completed.countDown();
-                        org.awaitility.Awaitility.await().atMost(WAIT)
-                                .until(() -> lockedUntil(client, other[0]).isAfter(before));
-                        return null;
-                    });
-                    return JobOutcome.complete();
-                }));
+        Skiplock worker = blockerAndInvoice(pausing, release, context -> {
+            context.inTransaction(connection -> {
+                armed.set(true);
+                if (!listed.await(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("no heartbeat listed the job in time");
+                }
+                context.completeInTransaction(connection, "paid");
+                java.time.Instant before = lockedUntil(client, other[0]);
+                completed.countDown();
+                org.awaitility.Awaitility.await().atMost(WAIT)
+                        .until(() -> lockedUntil(client, other[0]).isAfter(before));
+                return null;
+            });
+            return JobOutcome.complete();
+        });
         other[0] = worker.enqueue(JobRequest.of("blocker", new Flow("b"))).id();
         awaitStatus(worker, other[0], JobStatus.RUNNING);
 
@@ -280,6 +265,23 @@ class PostgresWorkflowTest extends WorkflowContract {
     private static boolean stepEventWaitsOnALock(Skiplock client) {
         return Jdbc.query(client.dataSource(), "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
                 + " AND query LIKE '%''step''%'", row -> row.getLong(1)).getFirst() > 0;
+    }
+
+    /**
+     * A started worker on {@code pool} running kind {@code blocker} (until {@code release}) and kind
+     * {@code invoice}, two at once, with a lease of 10 s: the invoice's own lease is not extended
+     * while its transaction holds its row, and a slow machine must not let it lapse before the
+     * test's transaction ends.
+     */
+    private Skiplock blockerAndInvoice(javax.sql.DataSource pool, java.util.concurrent.CountDownLatch release,
+            dev.skiplock.JobHandler<Flow> invoice) {
+        return started(Skiplock.builder().dataSource(pool)
+                .config(fastConfig().leaseTtl(java.time.Duration.ofSeconds(10)).queue("default", 2).build())
+                .handler("blocker", Flow.class, context -> {
+                    release.await();
+                    return JobOutcome.complete();
+                })
+                .handler("invoice", Flow.class, invoice));
     }
 
     private static java.time.Instant lockedUntil(Skiplock client, java.util.UUID id) {
