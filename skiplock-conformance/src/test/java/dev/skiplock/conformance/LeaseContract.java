@@ -136,7 +136,7 @@ abstract class LeaseContract extends ContractBase {
         javax.sql.DataSource hanging = BeforeStatement.eachTime(client.dataSource(), claim, () -> {
             if (armed.get()) {
                 claimHangs.countDown();
-                claimsMayRun.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                claimsMayRun.await(3 * WAIT.toSeconds(), TimeUnit.SECONDS); // past the close's bound below
             }
         });
         try {
@@ -147,7 +147,10 @@ abstract class LeaseContract extends ContractBase {
 
             java.util.concurrent.CompletableFuture<Void> closing = java.util.concurrent.CompletableFuture.runAsync(worker::close);
 
-            closing.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            // its wait for the claimer is 5 s; on SQLite the hung claim also holds the write lock, which
+            // the worker's stop in the registry waits for (10 s at most), and the pool's close then
+            // waits for the claim's connection (about 21 s in all here)
+            closing.get(45, TimeUnit.SECONDS);
         } finally {
             claimsMayRun.countDown();
         }

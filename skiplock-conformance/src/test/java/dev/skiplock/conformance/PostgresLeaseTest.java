@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -41,7 +40,7 @@ class PostgresLeaseTest extends LeaseContract {
         String heartbeat = BeforeStatement.sql(client, "jobs", "heartbeat");
         AtomicReference<java.util.UUID> target = new AtomicReference<>();
         AtomicInteger pass = new AtomicInteger();
-        AtomicReference<Instant> heldAt = new AtomicReference<>();
+        AtomicReference<Instant> before = new AtomicReference<>();
         Connection holder = client.dataSource().getConnection();
         holder.setAutoCommit(false);
         javax.sql.DataSource pausing = BeforeStatement.eachTime(client.dataSource(), heartbeat, () -> {
@@ -49,14 +48,7 @@ class PostgresLeaseTest extends LeaseContract {
                 return;
             }
             switch (pass.incrementAndGet()) {
-                case 1 -> {
-                    try (PreparedStatement lock = holder.prepareStatement(
-                            "SELECT 1 FROM skiplock_jobs WHERE id = ? FOR SHARE")) {
-                        lock.setObject(1, target.get());
-                        lock.executeQuery().close();
-                    }
-                    heldAt.set(Instant.now());
-                }
+                case 1 -> before.set(lockRow(holder, target.get(), "FOR SHARE"));
                 case 2 -> holder.commit();
                 default -> { }
             }
@@ -71,11 +63,10 @@ class PostgresLeaseTest extends LeaseContract {
                     }));
             Job job = worker.enqueue(JobRequest.of("work", new Work("x")));
             awaitStatus(worker, job.id(), JobStatus.RUNNING);
-            Instant before = lockedUntil(client, job.id());
             target.set(job.id());
 
-            await().atMost(WAIT).until(() -> heldAt.get() != null);
-            await().atMost(Duration.ofSeconds(4)).until(() -> lockedUntil(client, job.id()).isAfter(before));
+            await().atMost(WAIT).until(() -> before.get() != null);
+            await().atMost(Duration.ofSeconds(4)).until(() -> lockedUntil(client, job.id()).isAfter(before.get()));
             assertThat(pass.get()).as("the round's second pass extended it").isEqualTo(2);
             release.countDown();
 
@@ -87,6 +78,54 @@ class PostgresLeaseTest extends LeaseContract {
             release.countDown();
             holder.rollback();
             holder.close();
+        }
+    }
+
+    /**
+     * The job's own log, step and step-event writes lock its row FOR KEY SHARE, which the heartbeat
+     * does not skip (forced: the test holds it so for the whole time): the lease is extended at the
+     * first pass of the next round. Before, those writes took FOR SHARE and the heartbeat FOR
+     * UPDATE: a job that logs all the time could have every pass find its row held, its lease lapse
+     * and its execution stopped by the lease watch (third reader).
+     */
+    @Test
+    void aJobWhoseOwnWritesHoldItsRowKeepsItsLease() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        Skiplock client = client();
+        try (Connection holder = client.dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            try {
+                Skiplock worker = started(builder(config -> config.leaseTtl(Duration.ofSeconds(30))
+                        .heartbeatInterval(Duration.ofMillis(500)).queue("default", 1))
+                        .handler("work", Work.class, context -> {
+                            release.await();
+                            return JobOutcome.complete("done");
+                        }));
+                Job job = worker.enqueue(JobRequest.of("work", new Work("x")));
+                awaitStatus(worker, job.id(), JobStatus.RUNNING);
+                Instant before = lockRow(holder, job.id(), "FOR KEY SHARE");
+
+                await().atMost(WAIT).until(() -> lockedUntil(client, job.id()).isAfter(before));
+                holder.rollback(); // the completion takes the row FOR UPDATE, which does wait for KEY SHARE
+                release.countDown();
+                assertThat(worker.awaitTerminal(job.id(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+                assertThat(worker.metrics().leasesLost()).isZero();
+            } finally {
+                release.countDown();
+                holder.rollback();
+            }
+        }
+    }
+
+    /** Locks the job's row on {@code holder} (in its open transaction) with {@code lock}; returns its locked_until then. */
+    private static Instant lockRow(Connection holder, java.util.UUID id, String lock) throws java.sql.SQLException {
+        try (PreparedStatement select = holder.prepareStatement(
+                "SELECT locked_until FROM skiplock_jobs WHERE id = ? " + lock)) {
+            select.setObject(1, id);
+            try (java.sql.ResultSet row = select.executeQuery()) {
+                row.next();
+                return row.getTimestamp(1).toInstant();
+            }
         }
     }
 

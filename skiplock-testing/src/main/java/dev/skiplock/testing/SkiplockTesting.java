@@ -315,7 +315,8 @@ public final class SkiplockTesting {
         /**
          * Holds back the jobs an earlier call rescheduled (of this call's queues, in this call's
          * database: the ids are the jobs' own) that are still queued and not due by {@code testNow};
-         * returns them (id → queue). A job is forgotten once it comes back due.
+         * returns them (id → queue). Those of this database it does not hold (due, run, deleted) are
+         * forgotten; so is one that comes back due later.
          */
         Map<UUID, String> holdRescheduled(Instant testNow) {
             List<String> candidates = new ArrayList<>();
@@ -324,7 +325,14 @@ public final class SkiplockTesting {
                     candidates.add(id.toString());
                 }
             });
-            return held("hold_rescheduled_not_due", Map.of("ids", json(candidates), "test_now", sql.time(testNow)));
+            if (candidates.isEmpty()) {
+                return new LinkedHashMap<>();
+            }
+            Map<UUID, String> held = held("hold_rescheduled_not_due",
+                    Map.of("ids", json(candidates), "test_now", sql.time(testNow)));
+            sql.query(instance.dataSource(), "jobs_present", Map.of("ids", json(candidates)), row -> sql.id(row, "id"))
+                    .stream().filter(id -> !held.containsKey(id)).forEach(RESCHEDULED::remove);
+            return held;
         }
 
         /** Brings back to their times the jobs of {@code held} due by {@code testNow}, and forgets them. */

@@ -68,12 +68,19 @@ RETURNING id, queue
 
 -- name: hold_rescheduled_not_due
 -- runDue, before its worker starts: of the jobs :ids that an earlier call rescheduled, those of
--- :queues still queued and not due by :test_now are held 1000 years ahead again.
-UPDATE skiplock_jobs SET available_at = available_at + 31556952000000
+-- :queues still queued and not due by :test_now are held 1000 years ahead again; one still held (an
+-- earlier call's release failed: more than 500 years ahead) is held as it is.
+UPDATE skiplock_jobs SET available_at = CASE
+        WHEN available_at < CAST(unixepoch('subsec') * 1000 AS INTEGER) + 15778476000000
+        THEN available_at + 31556952000000 ELSE available_at END
 WHERE id IN (SELECT value FROM json_each(:ids))
   AND status = 'queued' AND queue IN (SELECT value FROM json_each(:queues))
   AND available_at > :test_now
 RETURNING id, queue
+
+-- name: jobs_present
+-- runDue: which of the jobs :ids this database holds (the ids of rescheduled jobs it may forget).
+SELECT id FROM skiplock_jobs WHERE id IN (SELECT value FROM json_each(:ids))
 
 -- name: release_held_due
 -- runDue: of the held jobs :ids, those due by :test_now come back to their time (make_due follows).

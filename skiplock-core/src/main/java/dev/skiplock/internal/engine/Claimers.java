@@ -23,9 +23,10 @@ final class Claimers implements Waker {
      */
     boolean stop(java.time.Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
+        claimers.forEach(QueueClaimer::stop); // all at once: one that hangs must not keep the others claiming
         boolean interrupted = false;
         for (QueueClaimer claimer : claimers) {
-            interrupted |= claimer.stop(deadline);
+            interrupted |= claimer.awaitStopped(deadline);
         }
         return interrupted;
     }

@@ -116,10 +116,10 @@ final class LeaseKeeper {
     /**
      * Extends the leases of {@code held}; returns the database's answer for each still held. The
      * statement skips a row another transaction holds rather than wait for it (one wait would hold
-     * up every other lease of the worker): mostly the job's own log, step or progress write, for a
-     * few milliseconds. Those are asked again, after short pauses, so that a job that writes often
-     * still has its lease extended; one still held after the last pass (a completion in the
-     * handler's own transaction, an operator's lock) is extended at the next heartbeat.
+     * up every other lease of the worker): a progress update, another node's short write (the job's
+     * own log and step writes take a lock it does not conflict with). Those are asked again, after
+     * short pauses; one still held after the last pass is tried at the next heartbeat, and stopped
+     * by the lease watch ({@link #stopLapsed}) if its lease ends first.
      */
     private Map<HeldAttempt, HeartbeatAck> extend(List<Execution> held) {
         Map<HeldAttempt, Execution> asked = new HashMap<>();

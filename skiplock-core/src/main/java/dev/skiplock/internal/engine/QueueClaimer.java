@@ -71,16 +71,20 @@ final class QueueClaimer {
         thread.start();
     }
 
-    /**
-     * Stops claiming and waits until the claimer's thread ends or {@code deadlineNanos} (System.nanoTime)
-     * passes; true if the caller was interrupted meanwhile.
-     */
-    boolean stop(long deadlineNanos) {
+    /** Stops claiming: the claimer's thread ends after the round under way ({@link #awaitStopped}). */
+    void stop() {
         running = false;
         if (lookBehind != null) {
             lookBehind.stop();
         }
         wake();
+    }
+
+    /**
+     * Waits until the claimer's thread, {@link #stop stopped}, ends or {@code deadlineNanos}
+     * (System.nanoTime) passes; true if the caller was interrupted meanwhile.
+     */
+    boolean awaitStopped(long deadlineNanos) {
         boolean interrupted = Threads.joinUninterruptibly(thread,
                 java.time.Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime())));
         if (thread.isAlive()) {

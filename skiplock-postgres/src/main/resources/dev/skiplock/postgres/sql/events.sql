@@ -14,9 +14,11 @@ LIMIT :limit
 -- execution that was reaped, adopted by another worker, or already finalized (a handler logging
 -- after its cancel) is dropped, so no line lands after the terminal status, and after adoption
 -- only the adopter writes (it re-reads the execution's output from what was recorded). The rows
--- are locked FOR SHARE first (in id order, like every statement of a worker): adopt_orphans skips
+-- are locked FOR KEY SHARE first (in id order, like every statement of a worker): adopt_orphans skips
 -- (SKIP LOCKED) a row while lines of its old execution are being written and takes it at a later
--- round, so the adopter's count_logs always sees every line written under the old token. A line
+-- round, so the adopter's count_logs always sees every line written under the old token. KEY SHARE
+-- (not SHARE): it holds off the completion, the reaper and adoption (FOR UPDATE) but not the
+-- heartbeat (FOR NO KEY UPDATE), which would otherwise skip a job that logs all the time. A line
 -- carries its place in its attempt's stream: one already stored (its batch committed, the answer
 -- was lost with the connection, and the worker writes the batch again) is skipped (migration 0014).
 WITH lines AS (
@@ -28,7 +30,7 @@ WITH lines AS (
     SELECT j.id, j.lease_token FROM skiplock_jobs AS j
     WHERE j.id IN (SELECT job_id FROM lines)
     ORDER BY j.id
-    FOR SHARE
+    FOR KEY SHARE
 ), appended AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message, line)
     SELECT lines.job_id, lines.attempt, 'log', lines.stream, lines.message, lines.line

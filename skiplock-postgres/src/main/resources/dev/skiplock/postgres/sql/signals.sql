@@ -8,7 +8,7 @@ FOR UPDATE
 -- name: insert_signal
 -- The first delivery of a signal wins; a later one inserts nothing. It is sent when inserted, with
 -- the job row locked (lock_signal_target), not when its transaction began: a wait's checkpoint
--- (record_step, FOR SHARE) can take the row while this delivery waits for it behind another
+-- (record_step, FOR KEY SHARE) can take the row while this delivery waits for it behind another
 -- share lock, and that wait, read before this commits, then ended before the signal came for
 -- every execution alike (read_signal).
 INSERT INTO skiplock_job_signals (job_id, name, payload, sent_at)

@@ -9,8 +9,9 @@ ORDER BY created_at, name
 -- name: record_step
 -- A finished step (its output) or the start of a durable wait (wake_at = now + :wait_ms), fenced
 -- on the lease token like every write of a running job: a stale execution records nothing. The
--- job row is locked FOR SHARE until the transaction ends, so a reaper clearing the lease waits
--- for the checkpoint rather than letting a reaped execution's write land after it. A checkpoint of
+-- job row is locked FOR KEY SHARE until the transaction ends, so a reaper clearing the lease (FOR
+-- UPDATE) waits for the checkpoint rather than letting a reaped execution's write land after it;
+-- the heartbeat (FOR NO KEY UPDATE) does not. A checkpoint of
 -- that name already there (this write sent again after its commit answer was lost) is kept.
 -- Returns the output as stored (jsonb orders an object's keys its own way), which the first
 -- execution returns as later ones read it.
@@ -18,7 +19,7 @@ INSERT INTO skiplock_job_steps (job_id, name, kind, output, wake_at)
 SELECT j.id, :name, :kind, CAST(:output AS jsonb), now() + CAST(:wait_ms AS bigint) * interval '1 millisecond'
 FROM skiplock_jobs AS j
 WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
-FOR SHARE
+FOR KEY SHARE
 ON CONFLICT (job_id, name) DO NOTHING
 RETURNING output
 
@@ -29,14 +30,14 @@ SELECT 1 FROM skiplock_jobs WHERE id = :job_id AND lease_token = :token AND stat
 
 -- name: append_step_event
 -- A step event (started, succeeded, failed, waiting) of the execution holding the lease; followers
--- are told. The row is locked FOR SHARE, as append_logs does: an event is never written after the
+-- are told. The row is locked FOR KEY SHARE, as append_logs does: an event is never written after the
 -- terminal status of a completion that committed while this statement ran.
 WITH appended AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, step, status, message)
     SELECT j.id, j.attempt, 'step', :name, :step_status, :message
     FROM skiplock_jobs AS j
     WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
-    FOR SHARE
+    FOR KEY SHARE
     RETURNING job_id
 )
 SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || appended.job_id)) FROM appended
