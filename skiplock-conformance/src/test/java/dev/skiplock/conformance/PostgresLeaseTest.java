@@ -25,8 +25,8 @@ class PostgresLeaseTest extends LeaseContract {
     }
 
     /**
-     * A running job whose row another transaction holds for a moment when the heartbeat runs (as the
-     * job's own log, step or progress write does; forced: the test holds it FOR SHARE from just
+     * A running job whose row another transaction holds for a moment when the heartbeat runs (as a
+     * progress update or another node's short write does; forced: the test holds it FOR SHARE from just
      * before the heartbeat's statement to just before the statement's next pass) keeps its lease:
      * the heartbeat, which skips a held row rather than wait for it, asks again at once and extends
      * it in the same round, and the job is not taken for lost. Without the second pass its lease went

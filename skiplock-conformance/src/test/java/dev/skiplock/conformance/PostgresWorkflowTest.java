@@ -160,7 +160,7 @@ class PostgresWorkflowTest extends WorkflowContract {
     /**
      * A step event and a completion of the same job, forced to overlap: the completion has written
      * the terminal status (not yet committed) when the handler's step event is sent. The event's
-     * statement waits for the completion's row lock (FOR SHARE), then finds the job no longer
+     * statement waits for the completion's row lock (it takes FOR KEY SHARE), then finds the job no longer
      * running and writes nothing. Before it took the lock, it wrote its event at once, and the event
      * came after the job's terminal status in the stream. (SQLite has one writer: the two cannot overlap.)
      */

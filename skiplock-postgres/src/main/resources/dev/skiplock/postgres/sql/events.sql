@@ -18,7 +18,9 @@ LIMIT :limit
 -- (SKIP LOCKED) a row while lines of its old execution are being written and takes it at a later
 -- round, so the adopter's count_logs always sees every line written under the old token. KEY SHARE
 -- (not SHARE): it holds off the completion, the reaper and adoption (FOR UPDATE) but not the
--- heartbeat (FOR NO KEY UPDATE), which would otherwise skip a job that logs all the time. A line
+-- heartbeat (FOR NO KEY UPDATE), which would otherwise skip a job that logs all the time. So every
+-- statement that ends, takes over or clears a running job's lease must lock its rows FOR UPDATE
+-- explicitly: a plain UPDATE takes FOR NO KEY UPDATE, which does not wait for these writes. A line
 -- carries its place in its attempt's stream: one already stored (its batch committed, the answer
 -- was lost with the connection, and the worker writes the batch again) is skipped (migration 0014).
 WITH lines AS (
