@@ -29,6 +29,11 @@ final class LeaseKeeper {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseKeeper.class);
     /** How long a close waits for a heartbeat's registration before it marks the worker stopped anyway. */
     private static final long STOP_WAIT_SECONDS = 10;
+    /** How often, at most, the lease watch looks (its lag past a lease's end). */
+    private static final long WATCH_MILLIS = 1000;
+    /** Passes of a heartbeat after the first for leases whose rows another transaction held, and the first pause. */
+    private static final int BUSY_PASSES = 4;
+    private static final long FIRST_BUSY_PAUSE_MILLIS = 10;
 
     /** What the lease keeper works with besides the stores: the held executions and whom it tells. */
     record Parts(Registry registry, Counters counters, LostClaims lostClaims, Stopper stopper, Waker claimers) {
@@ -37,12 +42,6 @@ final class LeaseKeeper {
     private final SkiplockConfig config;
     private final JobStore store;
     private final WorkerStore workers;
-    /** How often, at most, the lease watch looks (its lag past a lease's end). */
-    private static final long WATCH_MILLIS = 1000;
-    /** Passes of a heartbeat after the first for leases whose rows another transaction held, and the first pause. */
-    private static final int BUSY_PASSES = 4;
-    private static final long FIRST_BUSY_PAUSE_MILLIS = 10;
-
     private final Parts parts;
     /** Orders a heartbeat's registration of this worker against its stop (see touchWorker). */
     private final ReentrantLock registryRow = new ReentrantLock();
@@ -91,8 +90,8 @@ final class LeaseKeeper {
             // Error too: the task goes on after one, but this tick's leases would be left unextended)
             LOG.warn("could not touch this worker's registry row; extending leases anyway: {}", Timers.reason(e));
         }
-        // An execution completing its job in its own transaction is left out: the transaction holds
-        // the row (a heartbeat would wait for it, holding up every other lease) and ends the lease.
+        // An execution completing its job in its own transaction is left out: the transaction ends the
+        // lease, and holds the row (the statement would only skip it).
         List<Execution> held = parts.registry().snapshot().stream().filter(execution -> !execution.isCommitting()).toList();
         if (held.isEmpty()) {
             return;
@@ -100,14 +99,13 @@ final class LeaseKeeper {
         Map<HeldAttempt, HeartbeatAck> alive = extend(held);
         for (Execution execution : held) {
             HeartbeatAck ack = alive.get(execution.attempt());
-            Boolean cancelRequested = ack == null ? null : ack.cancelRequested();
-            if (cancelRequested == null) {
+            if (ack == null) {
                 // Only a running handler can be stopped; an outcome already waiting in the completer
                 // is fenced there instead.
                 if (execution.isRunning()) {
                     parts.stopper().stop(execution, Execution.StopReason.LEASE_LOST);
                 }
-            } else if (cancelRequested) {
+            } else if (ack.cancelRequested()) {
                 parts.stopper().stop(execution, Execution.StopReason.CANCEL);
             }
         }
