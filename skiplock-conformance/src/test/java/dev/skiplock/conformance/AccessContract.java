@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.Skiplock;
+import dev.skiplock.internal.Json;
 import dev.skiplock.server.ServerConfig;
 import dev.skiplock.server.SkiplockServer;
 import java.net.URI;
@@ -192,6 +193,55 @@ abstract class AccessContract extends ContractBase {
         java.util.List<String> ids = new java.util.ArrayList<>();
         dev.skiplock.internal.Json.read(answer.body()).get("jobs").forEach(job -> ids.add(job.get("id").asText()));
         return ids;
+    }
+
+    /**
+     * Without tokens the server answers its own machine's programs only: a call from another site's
+     * page (its browser adds {@code Origin}) or one addressed to another name (DNS rebinding: the page's
+     * own name re-pointed at 127.0.0.1) is refused and changes nothing. Before, any page the operator
+     * opened could submit a job to the server on 127.0.0.1.
+     */
+    @Test
+    void withoutTokensACallFromAnotherSitesPageOrNameIsRefused() throws Exception {
+        Skiplock skiplock = client();
+        try (SkiplockServer server = SkiplockServer.start(skiplock,
+                new ServerConfig("127.0.0.1", 0, 1 << 20, true, Map.of()))) {
+            int port = server.port();
+            String job = "{\"kind\": \"report\", \"queue\": \"idle\"}";
+            HttpResponse<String> crossSite = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + "/api/v1/jobs")).header("Origin", "http://evil.example").header("Content-Type", "text/plain")
+                    .POST(HttpRequest.BodyPublishers.ofString(job)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(crossSite.statusCode()).as(crossSite.body()).isEqualTo(403);
+            assertThat(Json.read(crossSite.body()).at("/error/field").asText()).isEqualTo("Origin");
+            HttpResponse<String> sandboxed = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + "/api/v1/queues/idle/pause")).header("Origin", "null")
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(sandboxed.statusCode()).as(sandboxed.body()).isEqualTo(403);
+
+            assertThat(rawStatusLine(port, "evil.example:" + port)).contains(" 403 ");
+            assertThat(rawStatusLine(port, "127.0.0.1.evil.example")).contains(" 403 ");
+            assertThat(listed(port, "", null)).as("nothing was enqueued or paused").isEmpty();
+            assertThat(skiplock.pausedQueues()).isEmpty();
+
+            // the server's own pages, the CLI and scripts
+            assertThat(rawStatusLine(port, "localhost:" + port)).contains(" 200 ");
+            assertThat(rawStatusLine(port, "127.0.0.1:" + port)).contains(" 200 ");
+            HttpResponse<String> ownPage = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + "/api/v1/jobs")).header("Origin", "http://127.0.0.1:" + port)
+                    .POST(HttpRequest.BodyPublishers.ofString(job)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(ownPage.statusCode()).as(ownPage.body()).isEqualTo(201);
+        }
+    }
+
+    /** The status line of {@code GET /api/v1/whoami} sent with {@code Host: host} (HttpClient will not send another Host). */
+    private static String rawStatusLine(int port, String host) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+            socket.setSoTimeout((int) WAIT.toMillis());
+            socket.getOutputStream().write(("GET /api/v1/whoami HTTP/1.1\r\nHost: " + host
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            return new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.US_ASCII)).readLine();
+        }
     }
 
     @Test

@@ -21,8 +21,8 @@ import java.util.UUID;
  * Bearer tokens → tenants (API.md). Only SHA-256 hashes of tokens are configured; tenant {@code *}
  * is an admin token: it enqueues as tenant {@code default}, administers queues and workers, and sees
  * and acts on every tenant's jobs (the job's own tenant client, found by {@link Skiplock#tenantOf}).
- * With no tokens every request is tenant {@code default} (its jobs only), and the server only
- * listens on loopback.
+ * With no tokens every request is tenant {@code default} (its jobs only), the server only
+ * listens on loopback, and it answers only its own machine's programs ({@link LocalCallers}).
  */
 final class Auth {
     static final String ADMIN = "*";
@@ -32,11 +32,14 @@ final class Auth {
 
     private final Map<String, String> tenantByHash;
     private final Skiplock skiplock;
+    /** Who a server without tokens answers. */
+    private final LocalCallers localCallers;
 
-    Auth(Map<String, String> tenantByHash, Skiplock skiplock) {
+    Auth(Map<String, String> tenantByHash, Skiplock skiplock, String listenHost) {
         checkTokens(tenantByHash);
         this.tenantByHash = Map.copyOf(tenantByHash);
         this.skiplock = skiplock;
+        this.localCallers = new LocalCallers(listenHost);
     }
 
     /** Refuses a token whose hash is not a SHA-256 in hex or whose tenant is not a name. */
@@ -58,6 +61,7 @@ final class Auth {
     /** Before every {@code /api/v1} call: resolves the caller's tenant or answers 401. */
     void authenticate(Context ctx) {
         if (!enabled()) {
+            localCallers.check(ctx);
             ctx.attribute(TENANT, Skiplock.DEFAULT_TENANT);
             ctx.attribute(IS_ADMIN, true);
             ctx.attribute(ALL_TENANTS, false);

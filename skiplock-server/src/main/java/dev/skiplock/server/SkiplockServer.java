@@ -87,7 +87,7 @@ public final class SkiplockServer implements AutoCloseable {
     public static SkiplockServer start(Skiplock skiplock, ServerConfig config) {
         check(config);
         Tools tools = new Tools(config.tools(), config.allowCommands());
-        Auth auth = new Auth(config.tokens(), skiplock);
+        Auth auth = new Auth(config.tokens(), skiplock, config.host());
         SubmitParser parser = new SubmitParser(tools);
         CronScheduler cron = CronScheduler.create(config.cron(), parser, skiplock, skiplock.config().clock()).start();
         JobsApi jobs = new JobsApi(auth, parser, config.maxBodyBytes(), config.fallbackCap());
