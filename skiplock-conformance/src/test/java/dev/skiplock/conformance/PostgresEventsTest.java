@@ -1,8 +1,79 @@
 package dev.skiplock.conformance;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.skiplock.JobEvent;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
 class PostgresEventsTest extends EventsContract {
     @Override
     protected TestDatabase newDatabase() {
         return new PostgresTestDatabase();
+    }
+
+    /**
+     * A follower misses no event of a running job whose log lines (the completer's thread) and
+     * progress (the handler's) are written at once: the seq is drawn when a row is inserted, not when
+     * it commits, so a progress event committed while an earlier-drawn log line still waited was read
+     * first, and a follower reading after it never saw the line. Forced: the test's transaction holds
+     * the place of the job's first log line (its unique index), so the completer's append_logs draws
+     * its seq and waits; the handler then reports progress, and the follower reads. Before, the
+     * progress event was read there and the log line was lost to the follower.
+     */
+    @Test
+    void aFollowerMissesNoLineWrittenBesideTheHandlersProgress() throws Exception {
+        CountDownLatch mayLog = new CountDownLatch(1);
+        CountDownLatch mayProgress = new CountDownLatch(1);
+        CountDownLatch progressed = new CountDownLatch(1);
+        Skiplock client = client();
+        Skiplock worker = started(builder(config -> config.queue("default", 1)).handler("narrate", Object.class, context -> {
+            mayLog.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+            context.log("stdout", "first line");
+            mayProgress.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+            context.progress(1);
+            progressed.countDown();
+            return JobOutcome.complete();
+        }));
+        UUID id = worker.enqueue(JobRequest.of("narrate", null)).id();
+        awaitStatus(worker, id, JobStatus.RUNNING);
+
+        List<JobEvent> followed = new ArrayList<>();
+        try (Connection holder = client.dataSource().getConnection()) {
+            holder.setAutoCommit(false);
+            Transactions.update(holder, "INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message, line)"
+                    + " VALUES (?, 1, 'log', 'stdout', 'the test holds this place', 0)", id);
+            mayLog.countDown();
+            Transactions.awaitBlocked(client.dataSource(), "jsonb_to_recordset", new CompletableFuture<Void>());
+            mayProgress.countDown();
+            await().atMost(WAIT).until(() -> progressed.getCount() == 0 || progressWaits(client));
+
+            followed.addAll(worker.events(id, 0, 1000));
+            holder.rollback();
+        }
+        assertThat(worker.awaitTerminal(id, WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+        followed.addAll(worker.events(id, followed.isEmpty() ? 0 : followed.getLast().seq(), 1000));
+
+        assertThat(followed).extracting(JobEvent::seq).containsExactlyElementsOf(
+                worker.events(id, 0, 1000).stream().map(JobEvent::seq).toList());
+        assertThat(followed).extracting(JobEvent::message).contains("first line");
+    }
+
+    /** Whether the handler's progress statement waits for a lock (once no writer of the job's events may go before another). */
+    private static boolean progressWaits(Skiplock client) {
+        return Jdbc.query(client.dataSource(), "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                + " AND strpos(query, 'progress') > 0 AND strpos(query, 'UPDATE skiplock_jobs') > 0",
+                row -> row.getLong(1)).getFirst() > 0;
     }
 }

@@ -23,6 +23,7 @@ LIMIT :limit
 -- explicitly: a plain UPDATE takes FOR NO KEY UPDATE, which does not wait for these writes. A line
 -- carries its place in its attempt's stream: one already stored (its batch committed, the answer
 -- was lost with the connection, and the worker writes the batch again) is skipped (migration 0014).
+-- Each job's event turn is taken before a line draws its seq (see update_progress).
 WITH lines AS (
     SELECT l.job_id, l.token, l.attempt, l.stream, l.line, l.message, l.n
     FROM ROWS FROM (jsonb_to_recordset(CAST(:lines AS jsonb))
@@ -33,10 +34,14 @@ WITH lines AS (
     WHERE j.id IN (SELECT job_id FROM lines)
     ORDER BY j.id
     FOR KEY SHARE
+), turns AS (
+    -- in id order, as the rows were locked: two batches take their turns in one order
+    SELECT held.id, held.lease_token FROM held
+    CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(CAST('x' || translate(left(CAST(held.id AS text), 18), '-', '') AS bit(64))::bigint)) AS turn
 ), appended AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message, line)
     SELECT lines.job_id, lines.attempt, 'log', lines.stream, lines.message, lines.line
-    FROM lines JOIN held ON held.id = lines.job_id AND held.lease_token = lines.token
+    FROM lines JOIN turns ON turns.id = lines.job_id AND turns.lease_token = lines.token
     ORDER BY lines.n -- the join may reorder rows; seq must follow the order the lines were written
     ON CONFLICT DO NOTHING
     RETURNING job_id
@@ -55,6 +60,14 @@ WHERE job_id = :job_id AND attempt = :attempt AND type = 'log' AND stream = :str
 
 -- name: update_progress
 -- Fenced like every write of a running job; each accepted update is also a progress event.
+-- A running job's events are written from two threads (log lines by the completer; progress and
+-- step events by the handler), and their row locks (KEY SHARE, NO KEY UPDATE) let them run at once.
+-- A seq is drawn when its row is inserted, not when it commits: a progress event committed while a
+-- log line with a lower seq was still uncommitted would be read first, and a follower reading on
+-- after it would never see the line. So each of those writers takes the job's event turn (a
+-- transaction-level advisory lock keyed by the first 8 bytes of its id, monotone in id order) after
+-- its row is locked and before a seq is drawn; the statements that lock the row FOR UPDATE (a
+-- completion, a signal's delivery) wait for those writers anyway.
 WITH updated AS (
     UPDATE skiplock_jobs SET progress = CAST(:progress AS jsonb)
     WHERE id = :id AND lease_token = :token AND status = 'running'
@@ -62,3 +75,4 @@ WITH updated AS (
 )
 INSERT INTO skiplock_job_events (job_id, attempt, type, data)
 SELECT updated.id, updated.attempt, 'progress', updated.progress FROM updated
+CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(CAST('x' || translate(left(CAST(updated.id AS text), 18), '-', '') AS bit(64))::bigint)) AS turn

@@ -31,13 +31,15 @@ SELECT 1 FROM skiplock_jobs WHERE id = :job_id AND lease_token = :token AND stat
 -- name: append_step_event
 -- A step event (started, succeeded, failed, waiting) of the execution holding the lease; followers
 -- are told. The row is locked FOR KEY SHARE, as append_logs does: an event is never written after the
--- terminal status of a completion that committed while this statement ran.
+-- terminal status of a completion that committed while this statement ran. It takes the job's event
+-- turn before its seq is drawn (see update_progress in events.sql).
 WITH appended AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, step, status, message)
     SELECT j.id, j.attempt, 'step', :name, :step_status, :message
     FROM skiplock_jobs AS j
+    CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(CAST('x' || translate(left(CAST(j.id AS text), 18), '-', '') AS bit(64))::bigint)) AS turn
     WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
-    FOR KEY SHARE
+    FOR KEY SHARE OF j
     RETURNING job_id
 )
 SELECT count(pg_notify('skiplock:' || current_schema(), 'e:' || appended.job_id)) FROM appended
