@@ -244,6 +244,33 @@ abstract class AccessContract extends ContractBase {
         }
     }
 
+    /**
+     * Where only configured tools run, a tool job cannot bring its own environment or directory:
+     * {@code LD_PRELOAD}, {@code PATH} (another program of the tool's name), {@code GIT_SSH_COMMAND}
+     * or {@code PERL5OPT} would run what the caller likes. Refused naming the field, nothing stored.
+     * Before, both were taken.
+     */
+    @Test
+    void whereOnlyToolsRunAToolJobCannotSetItsEnvironmentOrDirectory() throws Exception {
+        Skiplock skiplock = client();
+        try (SkiplockServer server = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", 0, 1 << 20, false,
+                Map.of("greet", java.util.List.of("echo", "hello", "{name}"))))) {
+            int port = server.port();
+            HttpResponse<String> withEnv = call(port, "POST", "/api/v1/jobs", null, "{\"kind\": \"command\", \"args\":"
+                    + " {\"tool\": \"greet\", \"params\": {\"name\": \"x\"}, \"env\": {\"LD_PRELOAD\": \"/tmp/x.so\"}}}");
+            assertThat(withEnv.statusCode()).as(withEnv.body()).isEqualTo(400);
+            assertThat(Json.read(withEnv.body()).at("/error/field").asText()).isEqualTo("args.env");
+            HttpResponse<String> withCwd = call(port, "POST", "/api/v1/jobs", null, "{\"kind\": \"command\", \"args\":"
+                    + " {\"tool\": \"greet\", \"params\": {\"name\": \"x\"}, \"cwd\": \"/tmp\"}}");
+            assertThat(withCwd.statusCode()).as(withCwd.body()).isEqualTo(400);
+            assertThat(Json.read(withCwd.body()).at("/error/field").asText()).isEqualTo("args.cwd");
+            assertThat(listed(port, "", null)).isEmpty();
+
+            assertThat(id(call(port, "POST", "/api/v1/jobs", null, "{\"kind\": \"command\", \"queue\": \"idle\","
+                    + " \"args\": {\"tool\": \"greet\", \"params\": {\"name\": \"x\"}}}"))).isNotEmpty();
+        }
+    }
+
     @Test
     void withoutTokensTheServerRefusesToListenBeyondLoopback() {
         Skiplock skiplock = client();

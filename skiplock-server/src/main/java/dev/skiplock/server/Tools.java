@@ -41,6 +41,16 @@ final class Tools {
             if (args.has("argv")) {
                 throw ApiError.invalid("args.argv", "give either argv or tool, not both");
             }
+            if (!allowCommands) {
+                // The tool's configuration says what runs; an environment or directory of the caller's
+                // (LD_PRELOAD, PATH, GIT_SSH_COMMAND, PERL5OPT...) would run anything it likes.
+                for (String field : List.of("env", "cwd")) {
+                    if (args.has(field)) {
+                        throw ApiError.invalid("args." + field, "a tool runs as configured: " + field
+                                + " is taken only where arbitrary commands are allowed (--allow-commands)");
+                    }
+                }
+            }
             stored.set("argv", toolArgv(args));
             stored.put("tool", args.get("tool").asText());
             stored.set("params", args.has("params") ? args.get("params") : ServerJson.object());
