@@ -96,6 +96,24 @@ abstract class ServiceContract extends ContractBase {
                 .contains("cannot start no-such-program-skiplock: no such executable on PATH");
     }
 
+    /**
+     * A command runs the program its argv names, never a shell's builtin of that name: dash's own
+     * {@code echo} read {@code \t} and {@code \c} in its argument (a tool's parameter, say) and cut the
+     * line short. Before, this logged "a", a tab and "b".
+     */
+    @Test
+    void aCommandNamedLikeAShellBuiltinRunsTheProgram() {
+        String id = submit("""
+                {"kind": "command", "args": {"argv": ["echo", "a\\\\tb\\\\c"]}}""");
+
+        List<JsonNode> events = http.streamLines("/api/v1/jobs/" + id + "/events?follow=true", Map.of()).stream()
+                .map(Json::read).toList();
+
+        assertThat(events.stream().filter(e -> e.get("type").asText().equals("log")).map(e -> e.get("message").asText()))
+                .containsExactly("a\\tb\\c");
+        assertThat(events.getLast().get("status").asText()).isEqualTo("succeeded");
+    }
+
     @Test
     void sseResumesAfterLastEventId() {
         String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"hi\"]}}");
@@ -237,6 +255,55 @@ abstract class ServiceContract extends ContractBase {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
         await().atMost(WAIT).until(() -> tree.stream().noneMatch(ProcessHandle::isAlive));
         assertThat(http.post("/api/v1/jobs/" + id + "/cancel", "").status()).isEqualTo(409);
+    }
+
+    /**
+     * A cancel ends every process of the command's group, also one whose parent exited (so it is
+     * no descendant of the run's wrapper any more). Before, that one ran on after the job was
+     * cancelled.
+     */
+    @Test
+    void aCancelEndsWhatTheCommandStartedInTheBackground() {
+        try {
+            String id = submit("""
+                    {"kind": "command", "args": {"argv": ["sh", "-c", "(sleep 31337 &); sleep 31338"]}}""");
+            awaitJob(id, "running");
+            await().atMost(WAIT).until(() -> !processesRunning("sleep 31337").isEmpty());
+
+            assertThat(http.post("/api/v1/jobs/" + id + "/cancel", "").status()).isEqualTo(202);
+            awaitJob(id, "cancelled");
+
+            await().atMost(WAIT).until(() -> processesRunning("sleep 3133").isEmpty());
+        } finally {
+            processesRunning("sleep 3133").forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    /**
+     * A command that exits leaving a process in its group that goes on writing its output still
+     * ends: what it left is ended (SIGTERM, SIGKILL after the grace), and the output read to its end.
+     * Before, the output's tail followed the growing file, and the job stayed running until its timeout.
+     */
+    @Test
+    void aCommandThatExitsLeavingABackgroundWriterEnds() {
+        try {
+            String id = submit("""
+                    {"kind": "command", "args": {"argv": ["sh", "-c",
+                        "(while :; do echo tick 4242; sleep 0.2; done) & echo started"]}}""");
+
+            JsonNode job = awaitJob(id, "succeeded");
+
+            assertThat(job.get("result").get("exitCode").asInt()).isZero();
+            await().atMost(WAIT).until(() -> processesRunning("tick 4242").isEmpty());
+        } finally {
+            processesRunning("tick 4242").forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    /** The live processes whose command line contains {@code text}. */
+    private static List<ProcessHandle> processesRunning(String text) {
+        return ProcessHandle.allProcesses().filter(process -> process.info().commandLine().orElse("").contains(text))
+                .filter(process -> process.pid() != ProcessHandle.current().pid()).toList();
     }
 
     @Test

@@ -26,13 +26,15 @@ final class CommandRun {
      * Records its pid, runs the command with output to files, records the exit code. The trap
      * keeps this shell alive through the SIGTERM sent to the whole session, so a terminated
      * command's code (143) is still recorded; the command itself gets the default handler back
-     * at exec. The argv arrives as positional parameters: nothing in it is parsed by the shell.
+     * at exec. The argv arrives as positional parameters: nothing in it is parsed by the shell, and
+     * {@code exec} runs the program its first names, never the shell's builtin of that name (dash's
+     * {@code echo} reads backslashes in its arguments).
      */
     private static final String WRAPPER = """
             dir=$1; shift
             echo $$ > "$dir/pid"
             trap : TERM INT HUP
-            "$@" > "$dir/stdout" 2> "$dir/stderr" < /dev/null
+            ( exec "$@" ) > "$dir/stdout" 2> "$dir/stderr" < /dev/null
             echo $? > "$dir/exit"
             """;
     /** Marks the wrapper's command line, together with the run directory, so a reused pid is never mistaken for it. */
@@ -105,6 +107,15 @@ final class CommandRun {
                             .orElse(false));
         } catch (NumberFormatException e) {
             return Optional.empty();
+        }
+    }
+
+    /** The run's process group (led by its wrapper, whose pid it recorded), once the wrapper started. */
+    Optional<ProcessGroup> group() {
+        try {
+            return read("pid").map(pid -> new ProcessGroup(Long.parseLong(pid)));
+        } catch (NumberFormatException e) {
+            return Optional.empty(); // cut short while being written
         }
     }
 

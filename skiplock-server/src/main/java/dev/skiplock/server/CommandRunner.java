@@ -74,7 +74,8 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
         } catch (IOException e) {
             throw new IOException("cannot start " + argv.getFirst() + ": " + e.getMessage(), e);
         }
-        OptionalInt code = follow(context, run, steps, process.onExit(), process.toHandle(), 0, 0);
+        OptionalInt code = follow(context, run, steps, process.onExit(), process.toHandle(),
+                new ProcessGroup(process.pid()), 0, 0); // setsid runs the wrapper in its own process: its pid leads
         return outcome(code.orElse(process.exitValue()));
     }
 
@@ -86,14 +87,16 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
         Optional<ProcessHandle> alive = run.process();
         StepFiles steps = new StepFiles(run.steps(), context);
         if (alive.isPresent()) {
-            OptionalInt code = follow(context, run, steps, alive.get().onExit(), alive.get(), stdoutLogged, stderrLogged);
+            OptionalInt code = follow(context, run, steps, alive.get().onExit(), alive.get(),
+                    new ProcessGroup(alive.get().pid()), stdoutLogged, stderrLogged);
             return code.isPresent() ? Optional.of(outcome(code.getAsInt())) : Optional.empty();
         }
         OptionalInt code = run.exitCode(); // read after the liveness check: a run ending in between is finished
         if (code.isEmpty()) {
             return Optional.empty(); // the process is gone without a recorded exit: not found
         }
-        follow(context, run, steps, CompletableFuture.completedFuture(null), null, stdoutLogged, stderrLogged);
+        follow(context, run, steps, CompletableFuture.completedFuture(null), null, run.group().orElse(null),
+                stdoutLogged, stderrLogged);
         return Optional.of(outcome(code.getAsInt()));
     }
 
@@ -111,14 +114,19 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
      * exited and every file is read, then returns the recorded exit code. Stopped (interrupted, or a stop seen while
      * waiting: cancel, timeout, shutdown, also one requested before this execution was found):
      * terminates the process, unless the lease was lost and another worker may still adopt this
-     * execution, in which case the process is left to it.
+     * execution, in which case the process is left to it. Once the command has exited, what it left
+     * running in its process group ({@code group}, null if unknown) is ended too: a background
+     * process still writing its output would keep the output's tail, and the attempt, going for good.
      */
     private OptionalInt follow(JobContext<JsonNode> context, CommandRun run, StepFiles steps, CompletableFuture<?> exit,
-            ProcessHandle process, long stdoutLogged, long stderrLogged) throws Exception {
+            ProcessHandle process, ProcessGroup group, long stdoutLogged, long stderrLogged) throws Exception {
         Thread stdout = Thread.ofVirtual().start(new OutputTail(run.stdout(), "stdout", stdoutLogged, context, exit::isDone));
         Thread stderr = Thread.ofVirtual().start(new OutputTail(run.stderr(), "stderr", stderrLogged, context, exit::isDone));
         try {
             awaitExit(context, exit, steps);
+            if (group != null) {
+                group.end(grace); // what the command left behind
+            }
             stdout.join();
             stderr.join();
             steps.record(); // the last ones, before the outcome
@@ -127,17 +135,17 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
                 stdout.interrupt(); // the worker that adopts the job follows the process from here
                 stderr.interrupt();
             } else if (process != null) {
-                terminate(process);
+                terminate(process, group);
                 if (context.leaseLost()) {
                     run.deleteWhenExited(); // nobody will resume it
                 }
             }
             throw e;
         } catch (ExecutionException e) {
-            stopFollowing(process, stdout, stderr);
+            stopFollowing(process, group, stdout, stderr);
             throw new IllegalStateException("waiting for the command failed", e.getCause());
         } catch (Exception | Error e) {
-            stopFollowing(process, stdout, stderr); // the attempt ends here: no process may outlive it unseen
+            stopFollowing(process, group, stdout, stderr); // the attempt ends here: no process may outlive it unseen
             throw e;
         }
         return run.exitCode();
@@ -185,23 +193,33 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
     }
 
     /** Following failed for a reason of its own (not a stop): the process ends with the attempt. */
-    private void stopFollowing(ProcessHandle process, Thread stdout, Thread stderr) {
+    private void stopFollowing(ProcessHandle process, ProcessGroup group, Thread stdout, Thread stderr) {
         stdout.interrupt();
         stderr.interrupt();
         if (process != null) {
-            terminate(process);
+            terminate(process, group);
         }
     }
 
-    /** SIGTERM to the process and its descendants, then SIGKILL to whatever outlives the grace period. */
-    private void terminate(ProcessHandle process) {
+    /**
+     * SIGTERM to the process, its descendants and its process group, then SIGKILL to whatever
+     * outlives the grace period: the group also holds the processes whose parent exited, the
+     * descendants those that left the group.
+     */
+    private void terminate(ProcessHandle process, ProcessGroup group) {
         List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
         tree.add(process);
         tree.forEach(ProcessHandle::destroy);
         try {
+            if (group != null) {
+                group.end(grace); // SIGTERM to the group, SIGKILL after the grace if any is left
+            }
             process.onExit().get(grace.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            if (group != null) {
+                group.killAtOnce(); // no grace left (a shutdown's close): the group goes with the tree
+            }
         } catch (ExecutionException | TimeoutException e) {
             // still alive after the grace period (or cannot tell): kill below
         }
