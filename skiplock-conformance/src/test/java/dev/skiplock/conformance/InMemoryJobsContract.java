@@ -124,6 +124,37 @@ abstract class InMemoryJobsContract extends ContractBase {
         assertThat(skiplock.get(job.id())).isEmpty();
     }
 
+    /**
+     * A line a cancelled handler logs once its job is cancelled is dropped, as a durable job's is
+     * (its lease is gone): the terminal status stays the last event. Before, it was appended after it.
+     */
+    @Test
+    void aLineLoggedAfterTheJobWasCancelledIsDropped() throws Exception {
+        java.util.concurrent.CountDownLatch mayLog = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch logged = new java.util.concurrent.CountDownLatch(1);
+        Skiplock skiplock = withHandler("tidy", context -> {
+            try {
+                blockUntilInterrupted();
+            } catch (InterruptedException e) {
+                mayLog.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                context.log("stdout", "cleaning up late");
+                logged.countDown();
+            }
+            return JobOutcome.complete();
+        });
+        Job job = skiplock.enqueue(inMemory("tidy"));
+        awaitStatus(skiplock, job.id(), JobStatus.RUNNING);
+
+        skiplock.cancel(job.id());
+        assertThat(skiplock.awaitTerminal(job.id(), WAIT).status()).isEqualTo(JobStatus.CANCELLED);
+        mayLog.countDown();
+        assertThat(logged.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        List<JobEvent> events = skiplock.events(job.id(), 0, 100);
+        assertThat(events.getLast().status()).isEqualTo("cancelled");
+        assertThat(events).extracting(JobEvent::message).doesNotContain("cleaning up late");
+    }
+
     @Test
     void aJobRunningPastItsTimeoutIsRetriedThenTimedOut() throws Exception {
         Skiplock skiplock = withHandler("stuck", context -> {

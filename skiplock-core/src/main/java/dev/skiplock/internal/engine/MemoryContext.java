@@ -33,7 +33,7 @@ final class MemoryContext<A> extends ExecutionView<A> {
 
     @Override
     public void log(String stream, String message) {
-        job.log(Names.check("stream", stream), message == null ? "" : message);
+        job.log(execution, Names.check("stream", stream), message == null ? "" : message);
     }
 
     @Override

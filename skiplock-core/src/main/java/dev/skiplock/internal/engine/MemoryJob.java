@@ -137,9 +137,15 @@ final class MemoryJob {
         }
     }
 
-    /** Appends a {@code log} event of the running attempt. */
-    synchronized void log(String stream, String message) {
-        event("log", null, stream, message, null);
+    /**
+     * Appends a {@code log} event of attempt {@code of} while its outcome is not yet written: as a
+     * durable job's lines are fenced by the lease, a line a stopped handler logs after its terminal
+     * status (or once a retry began) is dropped.
+     */
+    synchronized void log(Execution of, String stream, String message) {
+        if (execution == of) {
+            event("log", null, stream, message, null);
+        }
     }
 
     /** Records progress while {@code of} still runs; false once its attempt has ended. */
