@@ -26,15 +26,11 @@ final class PromptBusyHandler extends BusyHandler {
     /** The longest pause: a writer behind several others does not keep a core busy trying. */
     static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    /** A call this long after the previous one belongs to a new wait, whatever SQLite's count says. */
-    private static final long NEW_WAIT_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-
     private final long timeoutNanos;
     private final long firstPauseNanos;
     private final long longestPauseNanos;
     private final WriteLockRelease release;
     private long firstBusyAt;
-    private long lastCallAt;
     /** The pool's releases as the next try of the lock will have seen them. */
     private long releasesSeen;
 
@@ -55,20 +51,21 @@ final class PromptBusyHandler extends BusyHandler {
     }
 
     /**
-     * {@code tries}: how often SQLite called this for the same wait (0 at its start). Non-zero: try
-     * again. A wait's first pause takes the releases as they are now: one between SQLite's failed
-     * try and this call goes unseen, and costs at most that first, shortest pause.
+     * {@code tries}: how often SQLite called this for the same wait (0 at its start: SQLite counts
+     * afresh for each statement it runs). Non-zero: try again. The count alone says where a wait
+     * begins: a call that comes late (a garbage collection, a thread without a core) is the same
+     * wait, so the timeout bounds it. A wait's first pause takes the releases as they are now: one
+     * between SQLite's failed try and this call goes unseen, and costs at most that first, shortest pause.
      */
     @Override
     protected int callback(int tries) {
         long now = System.nanoTime();
-        if (tries == 0 || now - lastCallAt > NEW_WAIT_AFTER_NANOS) {
+        if (tries == 0) {
             firstBusyAt = now;
             releasesSeen = release.count();
         } else if (now - firstBusyAt >= timeoutNanos) {
             return 0;
         }
-        lastCallAt = now;
         release.await(releasesSeen, Math.min(longestPauseNanos, Math.max(firstPauseNanos, now - firstBusyAt)));
         releasesSeen = release.count();
         return 1;

@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -160,6 +161,25 @@ class SqliteDriverTest {
         PromptBusyHandler impatient = new PromptBusyHandler(0, new WriteLockRelease());
         assertThat(impatient.callback(0)).isEqualTo(1); // a wait's first call always tries again once
         assertThat(impatient.callback(1)).isEqualTo(0);
+    }
+
+    /**
+     * The timeout bounds a wait whatever the pauses between SQLite's calls: a call that comes late
+     * (a garbage collection, a thread without a core on a loaded machine) is the same wait while
+     * SQLite's count goes on. Before, a call over 5 ms after the previous one started the clock
+     * again, so one such stall every timeout kept a writer waiting for as long as the lock was held.
+     */
+    @Test
+    void aWaitWhoseCallsComeLateStillEndsAtItsTimeout() {
+        PromptBusyHandler handler = new PromptBusyHandler(20, new WriteLockRelease());
+        long start = System.nanoTime();
+        int tries = 0;
+        while (handler.callback(tries) != 0) {
+            tries++;
+            assertThat(tries).as("tries before giving up").isLessThan(1000);
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(6)); // a late call
+        }
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(20));
     }
 
     /** An interrupted thread (a handler's timeout) still pauses between tries, and keeps its interrupt. */
