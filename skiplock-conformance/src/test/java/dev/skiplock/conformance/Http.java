@@ -60,9 +60,15 @@ final class Http {
 
     /** A GET answered as the JDK's client gives it: every header, the body as text. */
     HttpResponse<String> getWithHeaders(String path) {
+        return getWithHeaders(path, Map.of());
+    }
+
+    /** {@code GET path} sending {@code headers}; the whole answer with its headers. */
+    HttpResponse<String> getWithHeaders(String path, Map<String, String> headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60)).GET();
+        headers.forEach(request::header);
         try {
-            return client.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60)).GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
+            return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

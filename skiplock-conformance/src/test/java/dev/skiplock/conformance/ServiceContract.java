@@ -229,6 +229,27 @@ abstract class ServiceContract extends ContractBase {
         }
     }
 
+    /**
+     * A stream resumed past the end of a job that still runs (a Last-Event-ID of another job: seqs
+     * are shared) ends once the job has ended, at the latest at its next keep-alive; a Last-Event-ID
+     * that is no seq is refused. Before, the stream never saw a terminal event and kept alive for good.
+     */
+    @Test
+    void aStreamResumedPastTheEndOfARunningJobEndsWhenTheJobDoes() throws Exception {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"sleep\", \"1\"]}}");
+        awaitJob(id, "running");
+
+        List<String> resumed = within(() -> http.streamLines("/api/v1/jobs/" + id + "/events/stream",
+                Map.of("Last-Event-ID", "999999999")));
+
+        assertThat(resumed).isEmpty();
+        assertThat(http.get("/api/v1/jobs/" + id).json().get("status").asText()).isEqualTo("succeeded");
+        for (String notASeq : List.of("-1", "+5", "1e3")) {
+            assertThat(http.getWithHeaders("/api/v1/jobs/" + id + "/events/stream", Map.of("Last-Event-ID", notASeq))
+                    .statusCode()).as(notASeq).isEqualTo(400);
+        }
+    }
+
     /** What {@code call} returns, or a failure once it has taken longer than {@link #WAIT} (a stream that never ends). */
     private static <T> T within(java.util.function.Supplier<T> call) throws Exception {
         return CompletableFuture.supplyAsync(call).get(WAIT.toSeconds(), TimeUnit.SECONDS);

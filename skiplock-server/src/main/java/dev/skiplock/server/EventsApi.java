@@ -122,11 +122,10 @@ final class EventsApi {
         long after = 0;
         String lastEventId = ctx.header("Last-Event-ID");
         if (lastEventId != null && !lastEventId.isBlank()) {
-            try {
-                after = Long.parseLong(lastEventId.strip());
-            } catch (NumberFormatException e) {
+            if (!lastEventId.strip().matches("[0-9]{1,18}")) { // a seq: no sign, no -1
                 throw ApiError.invalid("Last-Event-ID", "must be the id of an event received before");
             }
+            after = Long.parseLong(lastEventId.strip());
         }
         Source source = source(ctx, id);
         stream(ctx, source, after, "text/event-stream",
@@ -159,6 +158,11 @@ final class EventsApi {
         while (true) {
             List<JobEvent> events = source.await(last, KEEP_ALIVE.toMillis());
             if (events.isEmpty()) {
+                if (source.terminal() && source.await(last, 0).isEmpty()) {
+                    // ended with nothing after `last`: resumed past its end while it ran (a
+                    // Last-Event-ID of another job, whose seqs are shared), the terminal event never comes
+                    return;
+                }
                 write(out, contentType.startsWith("text/event-stream") ? ": keep-alive\n\n" : "");
                 continue;
             }
