@@ -107,6 +107,62 @@ abstract class HostileDataContract extends ContractBase {
      * literal or in JSON: PostgreSQL's complete_jobs takes a batch's results and errors as arrays of
      * text, in which the driver must quote braces, quotes, commas, backslashes and the word NULL.
      */
+    /**
+     * A handler that logs faster than its lines are written (here: not at all, the statement that
+     * writes them waits) waits in {@code log} once its share of the completer's queue is spent,
+     * instead of filling the heap every job shares; once the writes go on, every line is stored.
+     * Before, the handler's 10 MB went into the queue at once.
+     */
+    @Test
+    void aHandlerThatLogsFasterThanItsLinesAreWrittenWaitsAndLosesNothing() throws Exception {
+        int lines = 1000;
+        String text = "x".repeat(10_000);
+        java.util.concurrent.CountDownLatch mayWrite = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger logged = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Thread> handler = new java.util.concurrent.atomic.AtomicReference<>();
+        Skiplock client = client();
+        javax.sql.DataSource held = BeforeStatement.eachTime(client.dataSource(),
+                BeforeStatement.sql(client, "events", "append_logs"), () -> {
+                    if (armed.get()) {
+                        mayWrite.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                    }
+                });
+        try {
+            Skiplock worker = started(Skiplock.builder().dataSource(held).config(fastConfig().leaseTtl(WAIT.multipliedBy(2))
+                    .queue("default", 1).build()).handler("chatty", Work.class, context -> {
+                        handler.set(Thread.currentThread());
+                        for (int i = 0; i < lines; i++) {
+                            context.log("stdout", text);
+                            logged.incrementAndGet();
+                        }
+                        return JobOutcome.complete();
+                    }));
+            armed.set(true);
+            java.util.UUID id = worker.enqueue(JobRequest.of("chatty", new Work("x"))).id();
+
+            await().atMost(WAIT).until(() -> logged.get() == lines || waitsInLog(handler.get()));
+            assertThat(logged.get()).as("lines handed over while none could be written").isLessThan(lines);
+
+            mayWrite.countDown();
+            assertThat(worker.awaitTerminal(id, WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+            long stored = 0;
+            for (List<dev.skiplock.JobEvent> page = worker.events(id, 0, 1000); !page.isEmpty();
+                    page = worker.events(id, page.getLast().seq(), 1000)) {
+                stored += page.stream().filter(event -> event.type().equals("log")).count();
+            }
+            assertThat(stored).isEqualTo(lines);
+        } finally {
+            mayWrite.countDown();
+        }
+    }
+
+    /** Whether {@code thread} waits for room in its execution's share of the completer's queue. */
+    private static boolean waitsInLog(Thread thread) {
+        return thread != null && java.util.Arrays.stream(thread.getStackTrace())
+                .anyMatch(frame -> frame.getClassName().endsWith(".LogBudget"));
+    }
+
     @Test
     void outcomesKeepTheCharactersOfAnArrayLiteralAsTheyWere() {
         String text = "{a,\"b\"}\\ NULL\n)";

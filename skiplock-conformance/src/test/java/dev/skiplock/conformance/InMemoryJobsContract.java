@@ -155,6 +155,32 @@ abstract class InMemoryJobsContract extends ContractBase {
         assertThat(events).extracting(JobEvent::message).doesNotContain("cleaning up late");
     }
 
+    /**
+     * An in-memory job's log lives in the heap every job shares: it keeps its first 10,000 lines and
+     * says once that it drops the rest. Before, a command printing without end filled the heap.
+     */
+    @Test
+    void anInMemoryJobKeepsItsFirstTenThousandLogLines() throws Exception {
+        Skiplock skiplock = withHandler("endless", context -> {
+            for (int i = 0; i < 10_050; i++) {
+                context.log("stdout", "line " + i);
+            }
+            return JobOutcome.complete();
+        });
+        Job job = skiplock.enqueue(inMemory("endless"));
+        assertThat(skiplock.awaitTerminal(job.id(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+
+        List<JobEvent> logs = new java.util.ArrayList<>();
+        for (List<JobEvent> page = skiplock.events(job.id(), 0, 1000); !page.isEmpty();
+                page = skiplock.events(job.id(), page.getLast().seq(), 1000)) {
+            page.stream().filter(event -> event.type().equals("log")).forEach(logs::add);
+        }
+        assertThat(logs).hasSize(10_001);
+        assertThat(logs.get(9_999).message()).isEqualTo("line 9999");
+        assertThat(logs.getLast().stream()).isEqualTo("skiplock");
+        assertThat(logs.getLast().message()).contains("first 10000 log lines");
+    }
+
     @Test
     void aJobRunningPastItsTimeoutIsRetriedThenTimedOut() throws Exception {
         Skiplock skiplock = withHandler("stuck", context -> {

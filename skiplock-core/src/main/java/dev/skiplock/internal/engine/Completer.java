@@ -43,7 +43,8 @@ final class Completer {
     private record PendingOutcome(Execution execution, Completion completion) implements Pending {
     }
 
-    private record PendingLine(EventStore.LogLine line) implements Pending {
+    /** A log line, and what gives back its room in its execution's {@link LogBudget} once it is written or given up. */
+    private record PendingLine(EventStore.LogLine line, Runnable written) implements Pending {
     }
 
     /** An outcome already durable (the handler's transaction wrote it). */
@@ -132,8 +133,9 @@ final class Completer {
         }
     }
 
-    void submitLog(EventStore.LogLine line) {
-        pending.add(new PendingLine(line));
+    /** Queues {@code line}; {@code written} runs once it is written, or given up. */
+    void submitLog(EventStore.LogLine line, Runnable written) {
+        pending.add(new PendingLine(line, written));
     }
 
     /**
@@ -196,7 +198,10 @@ final class Completer {
         pending.drainTo(batch, MAX_BATCH - 1);
         for (Pending item : batch) {
             switch (item) {
-                case PendingLine line -> lines.add(line.line());
+                case PendingLine line -> {
+                    lines.add(line.line());
+                    afterFlush.add(line.written());
+                }
                 case PendingOutcome outcome -> outcomes.add(outcome);
                 case PendingDone done -> afterFlush.add(() -> {
                     counters.finished(done.execution(), JobStatus.SUCCEEDED);

@@ -57,6 +57,8 @@ final class Execution {
     private volatile ScheduledFuture<?> timeout;
     private volatile Suspension suspension;
     private volatile boolean completedInTransaction;
+    /** What of its log may wait in the completer's queue. */
+    private final LogBudget logBudget = new LogBudget();
     /** When this worker took the attempt, and when its outcome was handed over (run-time meter). */
     private final long takenNanos = System.nanoTime();
     private volatile long outcomeNanos;
@@ -110,6 +112,10 @@ final class Execution {
     /** Whether {@code leaseNanos} have passed at {@code nowNanos} since the lease last began. */
     boolean leaseLapsed(long nowNanos, long leaseNanos) {
         return nowNanos - leaseRenewedNanos - leaseNanos > 0;
+    }
+
+    LogBudget logBudget() {
+        return logBudget;
     }
 
     /** The lease this execution's writes are fenced on. */

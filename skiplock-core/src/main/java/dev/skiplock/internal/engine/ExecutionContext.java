@@ -95,12 +95,20 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             long first = resumed ? countLogs(checked) : 0; // outside the map's lock: the read may wait out an outage
             next = nextLine.computeIfAbsent(checked, name -> new AtomicLong(first));
         }
+        int cost = LogBudget.cost(text);
+        try {
+            execution.logBudget().take(cost); // outside the lock: a line of another thread of the handler may go first
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // stopped while the queue was full: the line goes with the attempt
+            return;
+        }
         synchronized (transactionLines) { // numbered in the order the lines are handed on
             EventStore.LogLine line = new EventStore.LogLine(execution.attempt(), checked, next.getAndIncrement(), text);
             if (transaction != null) {
                 transactionLines.add(line);
+                execution.logBudget().give(cost); // held by the handler's transaction, which writes them at its commit
             } else {
-                services.completer().submitLog(line);
+                services.completer().submitLog(line, () -> execution.logBudget().give(cost));
             }
         }
     }
@@ -175,7 +183,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             }
             transaction = null;
             linesWithCompletion = 0;
-            transactionLines.forEach(services.completer()::submitLog);
+            transactionLines.forEach(line -> services.completer().submitLog(line, () -> { })); // their budget was given back
             transactionLines.clear();
             completed = committed && completionApplied;
             completionApplied = false;
