@@ -279,6 +279,45 @@ abstract class AccessContract extends ContractBase {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("host:");
     }
 
+    /**
+     * Fallback mode runs a job at once under its cap: a job for later or after others would hold a
+     * slot while it waited (a few such requests, dropped by their callers, refused every later
+     * submit), and a batch would be queued where nothing serves it. Refused, nothing stored. Before,
+     * the first held the only slot for good, and the batch answered 201 with jobs that never ran.
+     */
+    @Test
+    void fallbackModeRefusesWhatCannotRunAtOnce() throws Exception {
+        Skiplock skiplock = commandWorker(ServerConfig.FALLBACK_QUEUE, 1);
+        String parent = skiplock.enqueue(dev.skiplock.JobRequest.of("report", null).withQueue("idle")).id().toString();
+        try (SkiplockServer server = SkiplockServer.start(skiplock,
+                new ServerConfig("127.0.0.1", 0, 1 << 20, true, Map.of(), Map.of(), 1, java.util.List.of()))) {
+            int port = server.port();
+            CompletableFuture<HttpResponse<String>> later = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return call(port, "POST", "/api/v1/jobs", null, "{\"kind\": \"command\", \"runAt\":"
+                            + " \"2099-01-01T00:00:00Z\", \"args\": {\"argv\": [\"true\"]}}");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            HttpResponse<String> refusedLater = later.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(refusedLater.statusCode()).as(refusedLater.body()).isEqualTo(400);
+            assertThat(Json.read(refusedLater.body()).at("/error/field").asText()).isEqualTo("runAt");
+            HttpResponse<String> afterOthers = call(port, "POST", "/api/v1/jobs", null, "{\"kind\": \"command\","
+                    + " \"dependsOn\": [\"" + parent + "\"], \"args\": {\"argv\": [\"true\"]}}");
+            assertThat(afterOthers.statusCode()).as(afterOthers.body()).isEqualTo(400);
+            assertThat(Json.read(afterOthers.body()).at("/error/field").asText()).isEqualTo("dependsOn");
+            HttpResponse<String> batch = call(port, "POST", "/api/v1/jobs/batch", null,
+                    "{\"jobs\": [{\"kind\": \"command\", \"args\": {\"argv\": [\"true\"]}}]}");
+            assertThat(batch.statusCode()).as(batch.body()).isEqualTo(409);
+            assertThat(listed(port, "", null)).containsExactly(parent);
+
+            HttpResponse<String> now = call(port, "POST", "/api/v1/jobs", null,
+                    "{\"kind\": \"command\", \"args\": {\"argv\": [\"true\"]}}");
+            assertThat(now.statusCode()).as("the slot is free").isEqualTo(200);
+        }
+    }
+
     @Test
     void fallbackModeRunsJobsAtOnceAndRejectsWhenTheCapIsFull() throws Exception {
         Skiplock skiplock = commandWorker(ServerConfig.FALLBACK_QUEUE, 1);

@@ -123,6 +123,14 @@ final class JobsApi {
      * the answer is the finished job; when the cap is full the caller is told at once (429).
      */
     private void runNow(Context ctx, JobRequest request) throws InterruptedException {
+        // A job that could not start at once would hold its slot while it waited (for good, for a
+        // dependency that never ends), and a few such requests would refuse every later one.
+        if (request.runAt() != null && request.runAt().isAfter(java.time.Instant.now())) {
+            throw ApiError.invalid("runAt", "this server runs in fallback mode: a job runs at once, never later");
+        }
+        if (!request.dependsOn().isEmpty()) {
+            throw ApiError.invalid("dependsOn", "this server runs in fallback mode: a job runs at once, not after others");
+        }
         if (!fallbackSlots.tryAcquire()) {
             ctx.header("Retry-After", "1");
             throw new ApiError(429, "resource_exhausted", "all fallback slots are busy; retry later", null);
@@ -137,6 +145,10 @@ final class JobsApi {
     }
 
     private void submitBatch(Context ctx) {
+        if (fallbackSlots != null) {
+            // its jobs would be queued where nothing serves them, past the cap and the synchronous answer
+            throw ApiError.conflict("this server runs in fallback mode: submit each job with POST /api/v1/jobs");
+        }
         JsonNode body = Requests.body(ctx, maxBodyBytes);
         if (!body.isObject()) {
             throw ApiError.invalid("body", "must be a JSON object {\"jobs\": [...]}");
