@@ -30,7 +30,11 @@ final class TokensFile {
                 throw new IllegalArgumentException("--tokens: line " + (i + 1) + " of " + file
                         + " must be '<tenant> <sha256-hex>'");
             }
-            tenantByHash.put(parts[1].toLowerCase(java.util.Locale.ROOT), parts[0]);
+            String earlier = tenantByHash.putIfAbsent(parts[1].toLowerCase(java.util.Locale.ROOT), parts[0]);
+            if (earlier != null) { // the later line would win: one tenant's token silently another's, or admin
+                throw new IllegalArgumentException("--tokens: line " + (i + 1) + " of " + file + " repeats the hash of"
+                        + " an earlier line (tenant " + earlier + "); a token maps to one tenant");
+            }
         }
         return tenantByHash;
     }

@@ -77,6 +77,27 @@ abstract class AccessContract extends ContractBase {
         }
     }
 
+    /**
+     * The scheme of an Authorization header is taken in any case (RFC 9110), and a 401 says which
+     * scheme to use. Before, "bearer" with a valid token was refused, with no WWW-Authenticate.
+     */
+    @Test
+    void aBearerTokenIsTakenWhateverTheCaseOfItsScheme() throws Exception {
+        Skiplock skiplock = client();
+        try (SkiplockServer server = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", 0, 1 << 20, true,
+                Map.of(), Map.of(sha256("acme-token"), "acme"), null, java.util.List.of()))) {
+            for (String scheme : java.util.List.of("bearer", "BEARER", "Bearer")) {
+                HttpResponse<String> answer = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + server.port() + "/api/v1/whoami")).header("Authorization", scheme + " acme-token").build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(answer.statusCode()).as(scheme).isEqualTo(200);
+            }
+            HttpResponse<String> refused = call(server.port(), "GET", "/api/v1/whoami", "wrong", null);
+            assertThat(refused.statusCode()).isEqualTo(401);
+            assertThat(refused.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
+        }
+    }
+
     @Test
     void anAdminTokenSeesAndActsOnEveryTenantsJobsAndFiltersByTenant() throws Exception {
         Skiplock skiplock = client();

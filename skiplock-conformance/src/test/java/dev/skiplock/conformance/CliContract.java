@@ -160,10 +160,14 @@ abstract class CliContract extends ContractBase {
                   - {name: report, schedule: "0 3 * * *", job: {kind: x}}
                   - {name: report, schedule: "0 3 * * 1", job: {kind: y}}
                 """);
+        Path tokens = dir.resolve("tokens");
+        String hash = "ab".repeat(32);
+        Files.writeString(tokens, "acme " + hash + "\n* " + hash + "\n"); // one token, two tenants: which one?
         Map<String, List<String>> refusals = Map.of(
                 "port:", List.of("--port", "70000"),
                 "host:", List.of("--host", "0.0.0.0", "--port", "0"),
-                "cron[1].name:", List.of("--port", "0", "--config", config.toString()));
+                "cron[1].name:", List.of("--port", "0", "--config", config.toString()),
+                "--tokens: line 2", List.of("--port", "0", "--tokens", tokens.toString()));
         refusals.forEach((field, options) -> {
             List<String> args = new ArrayList<>(List.of("--db", "jdbc:sqlite:" + fresh, "serve"));
             args.addAll(options);

@@ -68,9 +68,10 @@ final class Auth {
             return;
         }
         String header = ctx.header("Authorization");
-        String tenant = header != null && header.startsWith("Bearer ")
+        String tenant = header != null && header.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length()) // any case (RFC 9110)
                 ? tenantByHash.get(sha256(header.substring("Bearer ".length()).strip())) : null;
         if (tenant == null) {
+            ctx.header("WWW-Authenticate", "Bearer");
             throw new ApiError(401, "unauthenticated", "a valid bearer token is required", "Authorization");
         }
         ctx.attribute(TENANT, tenant.equals(ADMIN) ? Skiplock.DEFAULT_TENANT : tenant);
