@@ -61,9 +61,19 @@ public final class SqliteDriver implements Driver {
         return "SQLite".equalsIgnoreCase(databaseProductName);
     }
 
+    /**
+     * Whether {@code jdbcUrl} names a database in memory: {@code :memory:}, no file at all, or a URI
+     * filename's {@code mode=memory} or {@code vfs=memdb} (the driver opens every name as a URI).
+     */
+    static boolean inMemory(String jdbcUrl) {
+        String url = jdbcUrl.toLowerCase(java.util.Locale.ROOT);
+        return url.contains(":memory:") || url.equals("jdbc:sqlite:")
+                || url.matches(".*[?&](mode=memory|vfs=memdb)(&.*)?");
+    }
+
     @Override
     public DataSource createDataSource(String jdbcUrl, PoolSettings pool) {
-        if (jdbcUrl.contains(":memory:") || jdbcUrl.equals("jdbc:sqlite:")) {
+        if (inMemory(jdbcUrl)) {
             throw new IllegalArgumentException("url: an in-memory SQLite database is not durable and not shared "
                     + "between connections; give a file, e.g. jdbc:sqlite:./skiplock.db");
         }

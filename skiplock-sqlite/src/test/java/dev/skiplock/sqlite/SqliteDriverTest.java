@@ -151,6 +151,23 @@ class SqliteDriverTest {
         }
     }
 
+    /**
+     * A database in memory is refused however the URL names it: as {@code :memory:}, or as a URI
+     * filename's {@code mode=memory} or {@code vfs=memdb}, which the driver opens without a file.
+     * Before, the last two were taken: a queue lost with the process.
+     */
+    @Test
+    void aDatabaseInMemoryIsRefusedHoweverItIsNamed(@TempDir Path dir) {
+        for (String url : java.util.List.of("jdbc:sqlite::memory:", "jdbc:sqlite:",
+                "jdbc:sqlite:file:" + dir.resolve("a.db") + "?mode=memory&cache=shared",
+                "jdbc:sqlite:file:" + dir.resolve("b.db") + "?cache=shared&MODE=MEMORY",
+                "jdbc:sqlite:file:" + dir.resolve("c.db") + "?vfs=memdb")) {
+            assertThatThrownBy(() -> new SqliteDriver().createDataSource(url, PoolSettings.DEFAULTS)).as(url)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("url: an in-memory SQLite database");
+        }
+        assertThat(SqliteDriver.inMemory("jdbc:sqlite:" + dir.resolve("memory.db") + "?mode=rwc")).isFalse();
+    }
+
     /** The handler's contract with SQLite: non-zero tries again, zero gives up once the timeout passed. */
     @Test
     void theBusyHandlerTriesAgainUntilItsTimeoutThenGivesUp() {
