@@ -25,8 +25,14 @@ abstract class DependenciesContract extends ContractBase {
     private Skiplock worker(CountDownLatch release) {
         return started(builder(config -> config.queue("default", 4))
                 .handler("step", Step.class, context -> {
-                    if (context.args().name().equals("gate")) {
+                    if (context.args().name().startsWith("gate")) {
                         release.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    }
+                    if (context.args().name().equals("gate in its transaction")) {
+                        context.inTransaction(connection -> {
+                            context.completeInTransaction(connection, null);
+                            return null;
+                        });
                     }
                     return context.args().fail() ? JobOutcome.fail("step failed") : JobOutcome.complete();
                 }));
@@ -50,6 +56,33 @@ abstract class DependenciesContract extends ContractBase {
         awaitStatus(worker, after.id(), JobStatus.SUCCEEDED);
         assertThat(worker.events(after.id(), 0, 100).stream().filter(event -> event.type().equals("status"))
                 .map(JobEvent::status)).containsExactly("waiting", "queued", "running", "succeeded");
+    }
+
+    /**
+     * A dependent released once its dependencies succeed keeps a runAt still to come, however the
+     * dependency completes (with the worker's batch, or in the handler's transaction): as it does
+     * when they had succeeded before its enqueue. Before, the release made it due at once.
+     */
+    @Test
+    void aDependentKeepsARunAtStillToComeWhenItsDependenciesSucceed() {
+        CountDownLatch release = new CountDownLatch(1);
+        Skiplock worker = worker(release);
+        java.time.Instant runAt = java.time.Instant.now().plus(java.time.Duration.ofHours(1))
+                .truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        List<Job> later = new java.util.ArrayList<>();
+        for (String gate : List.of("gate", "gate in its transaction")) {
+            Job dependency = worker.enqueue(JobRequest.of("step", new Step(gate, false)));
+            later.add(worker.enqueue(JobRequest.of("step", new Step("later", false)).withRunAt(runAt)
+                    .withDependsOn(List.of(dependency.id()))));
+        }
+        assertThat(later).extracting(Job::status).containsOnly(JobStatus.WAITING);
+
+        release.countDown();
+
+        for (Job job : later) {
+            Job released = awaitStatus(worker, job.id(), JobStatus.QUEUED);
+            assertThat(released.availableAt()).as(job.id().toString()).isEqualTo(runAt);
+        }
     }
 
     @Test

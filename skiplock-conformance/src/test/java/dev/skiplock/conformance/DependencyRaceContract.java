@@ -174,6 +174,28 @@ abstract class DependencyRaceContract extends ContractBase {
                 row -> row.getLong(1))).containsExactly(1001L); // the rightly waiting ones still wait
     }
 
+    /** The settle, too, keeps a runAt still to come of a job it queues. Before, it made the job due at once. */
+    @Test
+    void settleKeepsARunAtStillToComeOfAJobItQueues() {
+        Skiplock client = client();
+        java.time.Instant runAt = java.time.Instant.now().plus(java.time.Duration.ofHours(1))
+                .truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        Job finished = client.enqueue(JobRequest.of("work", new Work("finished")).withQueue("parking"));
+        Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
+        Job stranded = client.enqueue(JobRequest.of("work", new Work("stranded")).withQueue("parking").withRunAt(runAt)
+                .withDependsOn(List.of(unfinished.id())));
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET status = 'succeeded' WHERE id = ?",
+                database.id(finished.id()));
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_job_dependencies SET depends_on = ? WHERE job_id = ?",
+                database.id(finished.id()), database.id(stranded.id()));
+
+        assertThat(new JobStore(client.dataSource(), driver(client)).settleWaitingJobs("reaper")).isEqualTo(1);
+
+        Job settled = client.get(stranded.id()).orElseThrow();
+        assertThat(settled.status()).isEqualTo(JobStatus.QUEUED);
+        assertThat(settled.availableAt()).isEqualTo(runAt);
+    }
+
     /**
      * The settle finds a stranded job by a read and settles it by a statement of its own, which
      * reads the job and its dependencies again: a job cancelled in between stays cancelled. The

@@ -921,7 +921,8 @@ WITH candidates AS (
     UPDATE skiplock_jobs AS j
     SET status = CASE WHEN waiting.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queued' END,
         finished_at = CASE WHEN waiting.failed_dependency IS NOT NULL THEN now() END,
-        available_at = CASE WHEN waiting.failed_dependency IS NOT NULL THEN j.available_at ELSE now() END,
+        available_at = CASE WHEN waiting.failed_dependency IS NOT NULL THEN j.available_at
+                            ELSE GREATEST(j.available_at, now()) END, -- a runAt still to come is kept (0027)
         last_error = CASE WHEN waiting.failed_dependency IS NOT NULL
                           THEN 'dependency ' || waiting.failed_dependency ELSE j.last_error END
     FROM waiting

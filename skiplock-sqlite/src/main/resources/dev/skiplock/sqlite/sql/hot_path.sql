@@ -68,14 +68,15 @@ ON CONFLICT (tenant, queue, minute) DO UPDATE SET finished = finished + excluded
 -- name: release_dependents
 -- Queues the waiting dependents of the jobs that succeeded (:ids) once all their dependencies
 -- have: what skiplock_dependency_finished does for a success, at the successes' time (:at, their
--- finished_at), as that trigger did in their statement. Names only status, so the store accounts for the jobs it
--- returns. A job without dependents costs one probe of skiplock_job_dependencies_on.
+-- finished_at), as that trigger did in their statement, keeping a runAt still to come (0027). Names
+-- only status, so the store accounts for the jobs it returns (at: the time of the change, its
+-- event's). A job without dependents costs one probe of skiplock_job_dependencies_on.
 UPDATE skiplock_jobs
-SET status = 'queued', available_at = :at
+SET status = 'queued', available_at = max(available_at, :at)
 WHERE status = 'waiting'
   AND id IN (SELECT job_id FROM skiplock_job_dependencies
              WHERE depends_on IN (SELECT value FROM json_each(:ids)))
   AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                   JOIN skiplock_jobs AS p ON p.id = d.depends_on
                   WHERE d.job_id = skiplock_jobs.id AND p.status <> 'succeeded')
-RETURNING id, attempt, tenant, queue, available_at AS at
+RETURNING id, attempt, tenant, queue, CAST(:at AS INTEGER) AS at

@@ -711,7 +711,7 @@ UPDATE skiplock_jobs
 SET status = CASE WHEN w.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queued' END,
     finished_at = CASE WHEN w.failed_dependency IS NOT NULL THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
     available_at = CASE WHEN w.failed_dependency IS NOT NULL THEN skiplock_jobs.available_at
-                        ELSE CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
+                        ELSE max(skiplock_jobs.available_at, CAST(unixepoch('subsec') * 1000 AS INTEGER)) END,
     last_error = CASE WHEN w.failed_dependency IS NOT NULL THEN 'dependency ' || w.failed_dependency
                       ELSE skiplock_jobs.last_error END,
     bookkept_by_trigger = 1
