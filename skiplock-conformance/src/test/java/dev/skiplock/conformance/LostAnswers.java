@@ -33,6 +33,8 @@ final class LostAnswers {
             entry("unclaim_jobs", Pattern.compile("attempt = (j\\.)?attempt - 1, locked_by = NULL")),
             entry("touch_worker", Pattern.compile("UPDATE skiplock_workers SET last_heartbeat_at")),
             entry("complete_jobs", Pattern.compile("max_attempts = (j|skiplock_jobs)\\.max_attempts \\+ c\\.extra_attempts")),
+            // SQLite's successes without an error (its hot path, hot_path.sql)
+            entry("complete_successes", Pattern.compile("finished_seq = \\(SELECT seq FROM sqlite_sequence")),
             entry("append_logs", Pattern.compile("INSERT INTO skiplock_job_events \\(job_id, attempt, type, stream, message")),
             entry("count_logs", Pattern.compile("COALESCE\\(max\\(line\\) \\+ 1, 0\\)\\) FROM skiplock_job_events")),
             entry("list_steps", Pattern.compile("SELECT name, kind, output, ")),

@@ -137,6 +137,47 @@ abstract class ProtocolRaceContract extends ContractBase {
     }
 
     /**
+     * An outcome whose write committed though its answer was lost with the connection is counted
+     * as this worker's when the write is tried again (which then applies nothing): the job
+     * succeeded, once, and a resumable handler is told so (a command's run is cleaned up). Before,
+     * it was counted as a stale completion, with a warning that the outcome was discarded.
+     */
+    @Test
+    void anOutcomeWhoseAnswerWasLostIsCountedAsWritten() {
+        Skiplock pool = client();
+        AtomicBoolean dropJobs = new AtomicBoolean(true);
+        AtomicBoolean dropSuccesses = new AtomicBoolean(true);
+        DataSource flaky = LostAnswers.dropping(LostAnswers.dropping(pool.dataSource(), "complete_jobs", dropJobs),
+                "complete_successes", dropSuccesses);
+        java.util.Set<java.util.UUID> completed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Job job = pool.enqueue(JobRequest.of("work", new Work("x")));
+        Skiplock worker = track(Skiplock.builder().dataSource(flaky).config(fastConfig().queue("default", 1).build())
+                .handler("work", Work.class, new ResumableHandler<Work>() {
+                    @Override
+                    public JobOutcome handle(JobContext<Work> context) {
+                        return JobOutcome.complete();
+                    }
+
+                    @Override
+                    public java.util.Optional<JobOutcome> resume(JobContext<Work> context) {
+                        return java.util.Optional.of(JobOutcome.complete());
+                    }
+
+                    @Override
+                    public void completed(java.util.UUID jobId, java.util.UUID executionId) {
+                        completed.add(jobId);
+                    }
+                })
+                .build()).start();
+
+        assertThat(awaitTerminal(pool, job.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(dropJobs.get() && dropSuccesses.get()).as("the answer of one completion was dropped").isFalse();
+        awaitCount(() -> worker.metrics().succeeded(), 1);
+        assertThat(worker.metrics().staleCompletions()).isZero();
+        await().atMost(WAIT).until(() -> completed.contains(job.id()));
+    }
+
+    /**
      * An adopter numbers its lines on from the place after the last recorded one, not from their
      * count: with a line missing (one the completer could not store at all; deleted here) the
      * count is the place of a line already stored, and the adopter's first line took that place

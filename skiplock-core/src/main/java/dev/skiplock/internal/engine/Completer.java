@@ -4,6 +4,7 @@ import dev.skiplock.JobStatus;
 import dev.skiplock.internal.EventSignals;
 import dev.skiplock.internal.StorableText;
 import dev.skiplock.internal.store.Completion;
+import dev.skiplock.internal.store.ConnectionLoss;
 import dev.skiplock.internal.store.EventStore;
 import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.store.JobStore;
@@ -71,6 +72,12 @@ final class Completer {
     private final List<Runnable> afterFlush = new ArrayList<>();
     private final Thread thread;
     private volatile boolean running = true;
+    /**
+     * Whether a write of the pending outcomes failed with its connection (the loop's thread only):
+     * it may have committed with its answer lost, so an outcome the next write does not apply may
+     * be this worker's own, not a stale one.
+     */
+    private boolean outcomesMayHaveCommitted;
     private final IsolatingWriter<EventStore.LogLine> lineWriter;
     private final IsolatingWriter<PendingOutcome> outcomeWriter;
 
@@ -163,6 +170,7 @@ final class Completer {
                     continue;
                 }
                 flush(lines, outcomes);
+                outcomesMayHaveCommitted = false;
                 backoffMillis = 50;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -171,6 +179,7 @@ final class Completer {
                 // The database is unreachable or failing: keep what is left and try again. Leases keep
                 // being extended meanwhile; if they expire, fencing rejects these outcomes later. An
                 // Error too: a completer that died would leave its jobs running, their leases kept.
+                outcomesMayHaveCommitted |= !outcomes.isEmpty() && ConnectionLoss.causes(e);
                 LOG.warn("writing {} job outcomes and {} log lines failed; retrying in {} ms: {}", outcomes.size(),
                         lines.size(), backoffMillis, Timers.reason(e));
                 sleepQuietly(backoffMillis);
@@ -246,7 +255,12 @@ final class Completer {
     private void writeOutcomes(List<PendingOutcome> batch) {
         List<Completion> completions = new ArrayList<>(batch.size());
         batch.forEach(item -> completions.add(item.completion()));
-        Set<HeldAttempt> applied = store.completeJobs(completions);
+        Set<HeldAttempt> applied = new HashSet<>(store.completeJobs(completions));
+        for (PendingOutcome item : batch) { // asked before anything is counted: a failure here retries the batch
+            if (!applied.contains(item.completion().attempt()) && writtenBefore(item)) {
+                applied.add(item.completion().attempt());
+            }
+        }
         counters.completionBatch(batch.size());
         for (PendingOutcome item : batch) {
             Completion completion = item.completion();
@@ -260,6 +274,11 @@ final class Completer {
             }
             registry.remove(item.execution());
         }
+    }
+
+    /** Whether an earlier write of {@code item}, whose answer was lost with its connection, committed it. */
+    private boolean writtenBefore(PendingOutcome item) {
+        return outcomesMayHaveCommitted && store.completedBy(item.completion(), item.execution().executionId());
     }
 
     private static void sleepQuietly(long millis) {

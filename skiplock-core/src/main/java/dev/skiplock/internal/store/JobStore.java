@@ -377,6 +377,17 @@ public final class JobStore {
     }
 
     /** True while the job is running execution {@code executionId} (its claim token), whoever holds the lease. */
+    /**
+     * Whether the job's row holds {@code completion} as written by execution {@code executionId}:
+     * an earlier write whose answer was lost committed it.
+     */
+    public boolean completedBy(Completion completion, UUID executionId) {
+        HeldAttempt attempt = completion.attempt();
+        return !withConnection(connection -> sql.query(connection, "completed_by_execution",
+                Params.of("id", attempt.id(), "attempt", attempt.attempt(), "execution_id", executionId,
+                        "status", completion.status().wireName()), row -> 1)).isEmpty();
+    }
+
     public boolean executionRunning(UUID id, UUID executionId) {
         return !withConnection(connection -> sql.query(connection, "execution_running",
                 Params.of("id", id, "execution_id", executionId), row -> 1)).isEmpty();

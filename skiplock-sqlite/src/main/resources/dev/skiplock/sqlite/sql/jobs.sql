@@ -492,6 +492,16 @@ SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'queued' END,
 WHERE queue = :queue AND status = 'running' AND lease_token = :token AND claim_token = :token -- skiplock_jobs_running
 RETURNING id
 
+-- name: completed_by_execution
+-- Whether the outcome :status of execution :execution_id for attempt :attempt is what the job's
+-- row holds: the same attempt and execution, and that status (a retry's queued, or the cancelled a
+-- requested cancel makes of it). The completer asks it of an outcome its write did not apply, after
+-- an earlier write of the same batch lost its answer with the connection: that write may have
+-- committed, and the outcome is then this worker's, not a stale one.
+SELECT 1 FROM skiplock_jobs
+WHERE id = :id AND attempt = :attempt AND claim_token = :execution_id
+  AND (status = :status OR (:status = 'queued' AND status = 'cancelled'))
+
 -- name: execution_running
 -- Whether the job still runs the execution a worker lost the lease of: if not, nobody will ever
 -- adopt that execution, and its worker stops it (a command's process) instead of leaving it.
