@@ -70,6 +70,66 @@ class PostgresEventsTest extends EventsContract {
         assertThat(followed).extracting(JobEvent::message).contains("first line");
     }
 
+    /**
+     * A handler completing its job in its own transaction (its log lines, then complete_jobs) and
+     * another writer of the job's events (here a stale worker's append_logs, as the test plays it)
+     * meet without a deadlock: every writer takes the job's event turn before it locks the row, so
+     * the other writer waits for the turn holding nothing the completion's FOR UPDATE waits for.
+     * Forced: the other writer starts once the transaction's lines are written and before its
+     * complete_jobs. Before, the writer held the row FOR KEY SHARE while it waited for the turn, the
+     * completion waited on it, and PostgreSQL ended one of them as a deadlock.
+     */
+    @Test
+    void aCompletionInTheHandlersTransactionAndAnotherEventWriterDoNotDeadlock() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<UUID> job = new java.util.concurrent.atomic.AtomicReference<>();
+        CompletableFuture<Integer> stale = new CompletableFuture<>();
+        Skiplock client = client();
+        String appendLogs = BeforeStatement.sql(client, "events", "append_logs");
+        javax.sql.DataSource pool = BeforeStatement.onceArmed(client.dataSource(),
+                BeforeStatement.sql(client, "jobs", "complete_jobs"), armed, () -> {
+                    Thread.ofVirtual().start(() -> {
+                        try {
+                            stale.complete(staleLines(client, appendLogs, job.get()));
+                        } catch (RuntimeException e) {
+                            stale.completeExceptionally(e);
+                        }
+                    });
+                    Transactions.awaitBlocked(client.dataSource(), "jsonb_to_recordset", stale);
+                });
+        Skiplock worker = started(Skiplock.builder().dataSource(pool).config(fastConfig().queue("default", 1).build())
+                .handler("invoice", Object.class, context -> {
+                    context.inTransaction(connection -> {
+                        context.log("stdout", "charged");
+                        context.completeInTransaction(connection, "paid");
+                        return null;
+                    });
+                    return JobOutcome.complete();
+                }));
+        armed.set(true);
+        job.set(worker.enqueue(JobRequest.of("invoice", null)).id());
+
+        assertThat(worker.awaitTerminal(job.get(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(stale.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the stale writer's statement ended").isZero();
+        assertThat(worker.get(job.get()).orElseThrow().result().asText()).isEqualTo("paid");
+        assertThat(worker.events(job.get(), 0, 100)).extracting(JobEvent::message).contains("charged");
+    }
+
+    /** append_logs of a line of {@code job} under a lease token it does not hold (a stale worker's): writes nothing. */
+    private static int staleLines(Skiplock client, String appendLogs, UUID job) {
+        try (Connection connection = client.dataSource().getConnection();
+                java.sql.PreparedStatement statement = connection.prepareStatement(appendLogs)) {
+            statement.setString(1, "[{\"job_id\": \"" + job + "\", \"token\": \"" + UUID.randomUUID()
+                    + "\", \"attempt\": 1, \"stream\": \"stdout\", \"line\": 7, \"message\": \"stale\"}]");
+            try (java.sql.ResultSet notified = statement.executeQuery()) {
+                notified.next();
+                return notified.getInt(1);
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
     /** Whether the handler's progress statement waits for a lock (once no writer of the job's events may go before another). */
     private static boolean progressWaits(Skiplock client) {
         return Jdbc.query(client.dataSource(), "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"

@@ -23,25 +23,26 @@ LIMIT :limit
 -- explicitly: a plain UPDATE takes FOR NO KEY UPDATE, which does not wait for these writes. A line
 -- carries its place in its attempt's stream: one already stored (its batch committed, the answer
 -- was lost with the connection, and the worker writes the batch again) is skipped (migration 0014).
--- Each job's event turn is taken before a line draws its seq (see update_progress).
+-- Each job's event turn is taken before its row is locked, and so before a line draws its seq (see
+-- update_progress).
 WITH lines AS (
     SELECT l.job_id, l.token, l.attempt, l.stream, l.line, l.message, l.n
     FROM ROWS FROM (jsonb_to_recordset(CAST(:lines AS jsonb))
                     AS (job_id uuid, token uuid, attempt integer, stream text, line bigint, message text))
          WITH ORDINALITY AS l(job_id, token, attempt, stream, line, message, n)
+), turns AS MATERIALIZED (
+    -- each job's turn, in id order (two batches take theirs in one order), before its row is locked
+    SELECT jobs.id FROM (SELECT DISTINCT job_id AS id FROM lines ORDER BY job_id OFFSET 0) AS jobs
+    CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(CAST('x' || translate(left(CAST(jobs.id AS text), 18), '-', '') AS bit(64))::bigint)) AS turn
 ), held AS (
     SELECT j.id, j.lease_token FROM skiplock_jobs AS j
-    WHERE j.id IN (SELECT job_id FROM lines)
+    WHERE j.id IN (SELECT id FROM turns)
     ORDER BY j.id
     FOR KEY SHARE
-), turns AS (
-    -- in id order, as the rows were locked: two batches take their turns in one order
-    SELECT held.id, held.lease_token FROM held
-    CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(CAST('x' || translate(left(CAST(held.id AS text), 18), '-', '') AS bit(64))::bigint)) AS turn
 ), appended AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, stream, message, line)
     SELECT lines.job_id, lines.attempt, 'log', lines.stream, lines.message, lines.line
-    FROM lines JOIN turns ON turns.id = lines.job_id AND turns.lease_token = lines.token
+    FROM lines JOIN held ON held.id = lines.job_id AND held.lease_token = lines.token
     ORDER BY lines.n -- the join may reorder rows; seq must follow the order the lines were written
     ON CONFLICT DO NOTHING
     RETURNING job_id
@@ -65,14 +66,19 @@ WHERE job_id = :job_id AND attempt = :attempt AND type = 'log' AND stream = :str
 -- A seq is drawn when its row is inserted, not when it commits: a progress event committed while a
 -- log line with a lower seq was still uncommitted would be read first, and a follower reading on
 -- after it would never see the line. So each of those writers takes the job's event turn (a
--- transaction-level advisory lock keyed by the first 8 bytes of its id, monotone in id order) after
--- its row is locked and before a seq is drawn; the statements that lock the row FOR UPDATE (a
--- completion, a signal's delivery) wait for those writers anyway.
-WITH updated AS (
+-- transaction-level advisory lock keyed by the first 8 bytes of its id, monotone in id order)
+-- before it locks the row, and so before a seq is drawn. Before the row lock: a handler completing
+-- its job in its own transaction holds the turn (its lines) when its complete_jobs asks for FOR
+-- UPDATE, so a writer waiting for the turn must hold no lock of the row (measured: a deadlock). The
+-- statements that lock the row FOR UPDATE (a completion, a signal's delivery) take no turn: they
+-- wait for those writers through the row.
+WITH turn AS MATERIALIZED (
+    SELECT pg_advisory_xact_lock(CAST('x' || translate(left(CAST(CAST(:id AS uuid) AS text), 18), '-', '') AS bit(64))::bigint)
+), updated AS (
     UPDATE skiplock_jobs SET progress = CAST(:progress AS jsonb)
+    FROM turn
     WHERE id = :id AND lease_token = :token AND status = 'running'
     RETURNING id, attempt, progress
 )
 INSERT INTO skiplock_job_events (job_id, attempt, type, data)
 SELECT updated.id, updated.attempt, 'progress', updated.progress FROM updated
-CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(CAST('x' || translate(left(CAST(updated.id AS text), 18), '-', '') AS bit(64))::bigint)) AS turn

@@ -32,7 +32,8 @@ SELECT 1 FROM skiplock_jobs WHERE id = :job_id AND lease_token = :token AND stat
 -- A step event (started, succeeded, failed, waiting) of the execution holding the lease; followers
 -- are told. The row is locked FOR KEY SHARE, as append_logs does: an event is never written after the
 -- terminal status of a completion that committed while this statement ran. It takes the job's event
--- turn before its seq is drawn (see update_progress in events.sql).
+-- turn before the row lock (the lock is applied above the join) and so before its seq is drawn (see
+-- update_progress in events.sql).
 WITH appended AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, step, status, message)
     SELECT j.id, j.attempt, 'step', :name, :step_status, :message
