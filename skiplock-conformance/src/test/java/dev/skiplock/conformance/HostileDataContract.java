@@ -103,11 +103,6 @@ abstract class HostileDataContract extends ContractBase {
     }
 
     /**
-     * An outcome's texts reach the row as they were, also those that mean something in an array
-     * literal or in JSON: PostgreSQL's complete_jobs takes a batch's results and errors as arrays of
-     * text, in which the driver must quote braces, quotes, commas, backslashes and the word NULL.
-     */
-    /**
      * A handler that logs faster than its lines are written (here: not at all, the statement that
      * writes them waits) waits in {@code log} once its share of the completer's queue is spent,
      * instead of filling the heap every job shares; once the writes go on, every line is stored.
@@ -157,12 +152,86 @@ abstract class HostileDataContract extends ContractBase {
         }
     }
 
+    /**
+     * A line logged in the handler's own transaction is written with its completion and never waits
+     * for room in the completer's queue: that room may be held by lines another thread of the
+     * handler logged just before the transaction began, which the completer cannot write while the
+     * transaction holds SQLite's write lock. Forced: those lines are logged after the transaction's
+     * wait for earlier lines and before it begins, and their write waits until it has begun. Before,
+     * the line waited for room that only the transaction's end could make, and the job hung.
+     */
+    @Test
+    void aLineLoggedInTheHandlersTransactionDoesNotWaitForTheQueue() throws Exception {
+        java.util.concurrent.CountDownLatch began = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean linesWait = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<Thread> beginning = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<dev.skiplock.JobContext<Work>> handler =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Skiplock client = client();
+        javax.sql.DataSource held = BeforeStatement.eachTime(client.dataSource(),
+                BeforeStatement.sql(client, "events", "append_logs"), () -> {
+                    if (linesWait.get()) {
+                        began.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                    }
+                });
+        javax.sql.DataSource pool = BeforeStatement.onceArmedBeginning(held, beginning, () -> {
+            linesWait.set(true);
+            Thread other = Thread.ofVirtual().start(() -> { // another thread of the handler
+                for (int i = 0; i < 100; i++) {
+                    handler.get().log("stdout", "x".repeat(10_000)); // nearly all of the queue's room for this execution
+                }
+            });
+            other.join();
+        });
+        Skiplock worker = started(Skiplock.builder().dataSource(pool).config(fastConfig().leaseTtl(WAIT.multipliedBy(2))
+                .queue("default", 1).build()).handler("chatty", Work.class, context -> {
+                    handler.set(context);
+                    beginning.set(Thread.currentThread());
+                    context.inTransaction(connection -> {
+                        began.countDown();
+                        context.log("stdout", "y".repeat(50_000)); // more than the room left
+                        context.completeInTransaction(connection, "done");
+                        return null;
+                    });
+                    return JobOutcome.complete();
+                }));
+        java.util.UUID id = worker.enqueue(JobRequest.of("chatty", new Work("x"))).id();
+
+        Job done = worker.awaitTerminal(id, WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("done");
+    }
+
+    /**
+     * A handler whose thread's interrupt is set (winding down after a stop, its lease still held)
+     * still has its lines written while there is room for them. Before, every such line was dropped.
+     */
+    @Test
+    void aLineLoggedWithTheInterruptSetIsWritten() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1)).handler("tidy", Work.class, context -> {
+            Thread.currentThread().interrupt();
+            context.log("stdout", "cleaned up");
+            Thread.interrupted();
+            return JobOutcome.complete();
+        }));
+        java.util.UUID id = worker.enqueue(JobRequest.of("tidy", new Work("x"))).id();
+
+        assertThat(awaitTerminal(worker, id).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(worker.events(id, 0, 100)).extracting(dev.skiplock.JobEvent::message).contains("cleaned up");
+    }
+
     /** Whether {@code thread} waits for room in its execution's share of the completer's queue. */
     private static boolean waitsInLog(Thread thread) {
         return thread != null && java.util.Arrays.stream(thread.getStackTrace())
                 .anyMatch(frame -> frame.getClassName().endsWith(".LogBudget"));
     }
 
+    /**
+     * An outcome's texts reach the row as they were, also those that mean something in an array
+     * literal or in JSON: PostgreSQL's complete_jobs takes a batch's results and errors as arrays of
+     * text, in which the driver must quote braces, quotes, commas, backslashes and the word NULL.
+     */
     @Test
     void outcomesKeepTheCharactersOfAnArrayLiteralAsTheyWere() {
         String text = "{a,\"b\"}\\ NULL\n)";

@@ -156,11 +156,12 @@ abstract class InMemoryJobsContract extends ContractBase {
     }
 
     /**
-     * An in-memory job's log lives in the heap every job shares: it keeps its first 10,000 lines and
-     * says once that it drops the rest. Before, a command printing without end filled the heap.
+     * An in-memory job's log lives in the heap every job shares: it keeps its first 10,000 lines, 4 Mi
+     * characters at most, and says once that it drops the rest. Before, a command printing without
+     * end filled the heap.
      */
     @Test
-    void anInMemoryJobKeepsItsFirstTenThousandLogLines() throws Exception {
+    void anInMemoryJobKeepsTheStartOfItsLog() throws Exception {
         Skiplock skiplock = withHandler("endless", context -> {
             for (int i = 0; i < 10_050; i++) {
                 context.log("stdout", "line " + i);
@@ -179,6 +180,18 @@ abstract class InMemoryJobsContract extends ContractBase {
         assertThat(logs.get(9_999).message()).isEqualTo("line 9999");
         assertThat(logs.getLast().stream()).isEqualTo("skiplock");
         assertThat(logs.getLast().message()).contains("first 10000 log lines");
+
+        Skiplock wide = withHandler("wide", context -> {
+            for (int i = 0; i < 100; i++) {
+                context.log("stdout", "x".repeat(65_536)); // a command's longest lines
+            }
+            return JobOutcome.complete();
+        });
+        Job wideJob = wide.enqueue(inMemory("wide"));
+        assertThat(wide.awaitTerminal(wideJob.id(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+        List<JobEvent> kept = wide.events(wideJob.id(), 0, 1000).stream().filter(event -> event.type().equals("log")).toList();
+        assertThat(kept).hasSize(65); // 64 lines of 64 Ki characters fill the 4 Mi, then the note
+        assertThat(kept.getLast().stream()).isEqualTo("skiplock");
     }
 
     @Test

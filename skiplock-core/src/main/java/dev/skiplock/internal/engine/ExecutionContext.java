@@ -95,18 +95,26 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             long first = resumed ? countLogs(checked) : 0; // outside the map's lock: the read may wait out an outage
             next = nextLine.computeIfAbsent(checked, name -> new AtomicLong(first));
         }
+        synchronized (transactionLines) { // numbered in the order the lines are handed on
+            if (transaction != null) { // written with the transaction's completion: no room in the queue to wait for
+                transactionLines.add(new EventStore.LogLine(execution.attempt(), checked, next.getAndIncrement(), text));
+                return;
+            }
+        }
+        // Room in the completer's queue, waited for outside the lock: the queue may be full of lines
+        // the completer cannot write until a transaction of this handler ends, which takes the lock.
         int cost = LogBudget.cost(text);
         try {
-            execution.logBudget().take(cost); // outside the lock: a line of another thread of the handler may go first
+            execution.logBudget().take(cost);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // stopped while the queue was full: the line goes with the attempt
+            Thread.currentThread().interrupt(); // stopped while its lines waited: this one goes with the attempt
             return;
         }
-        synchronized (transactionLines) { // numbered in the order the lines are handed on
+        synchronized (transactionLines) {
             EventStore.LogLine line = new EventStore.LogLine(execution.attempt(), checked, next.getAndIncrement(), text);
-            if (transaction != null) {
+            if (transaction != null) { // a transaction began meanwhile
                 transactionLines.add(line);
-                execution.logBudget().give(cost); // held by the handler's transaction, which writes them at its commit
+                execution.logBudget().give(cost);
             } else {
                 services.completer().submitLog(line, () -> execution.logBudget().give(cost));
             }

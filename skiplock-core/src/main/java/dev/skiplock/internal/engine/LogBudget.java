@@ -22,9 +22,15 @@ final class LogBudget {
         return (int) Math.min(LIMIT, (long) message.length() + LINE_COST);
     }
 
-    /** Waits until {@code cost} is left, then takes it; interrupted (the execution is being stopped), takes nothing. */
+    /**
+     * Takes {@code cost}, waiting until it is left; interrupted while it waits (the execution is
+     * being stopped), takes nothing. A thread whose interrupt is already set (a handler winding down
+     * after a stop, its lease still held) still takes what is left without waiting.
+     */
     void take(int cost) throws InterruptedException {
-        left.acquire(cost);
+        if (!left.tryAcquire(cost)) {
+            left.acquire(cost);
+        }
     }
 
     /** Gives back what a written (or given up) line took. */

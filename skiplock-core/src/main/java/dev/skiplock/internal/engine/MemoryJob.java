@@ -51,15 +51,18 @@ final class MemoryJob {
     private record Kept(StepStore.Kind kind, JsonNode output, Long wakeAtNanos) {
     }
 
-    /** The log lines an in-memory job keeps, over all its attempts. */
+    /** The log lines an in-memory job keeps, over all its attempts, and their characters at most. */
     static final int KEPT_LOG_LINES = 10_000;
+    static final int KEPT_LOG_CHARACTERS = 4 << 20;
     /** The stream of what Skiplock says about a job's log (as the command runner's notes). */
     private static final String NOTES = "skiplock";
 
     private final Runtime runtime;
     private final HandlerBinding<?> binding;
-    /** Log lines handed over so far, up to one past {@link #KEPT_LOG_LINES}. */
+    /** The log lines kept so far, their characters, and whether later ones are dropped. */
     private int logLines;
+    private long logCharacters;
+    private boolean logDropped;
     private final List<JobEvent> events = new ArrayList<>();
     /** Checkpoints by name, kept for the job's life in this process: a retry or a wake-up skips finished steps. */
     private final Map<String, Kept> checkpoints = new LinkedHashMap<>();
@@ -148,20 +151,22 @@ final class MemoryJob {
      * Appends a {@code log} event of attempt {@code of} while its outcome is not yet written: as a
      * durable job's lines are fenced by the lease, a line a stopped handler logs after its terminal
      * status (or once a retry began) is dropped. The job's log lives in the heap every job of the
-     * process shares: it keeps its first {@value #KEPT_LOG_LINES} lines, then says once that it
-     * drops the rest.
+     * process shares: it keeps its first {@value #KEPT_LOG_LINES} lines up to {@value
+     * #KEPT_LOG_CHARACTERS} characters, then says once that it drops the rest.
      */
     synchronized void log(Execution of, String stream, String message) {
-        if (execution != of) {
+        if (execution != of || logDropped) {
             return;
         }
-        if (logLines < KEPT_LOG_LINES) {
+        if (logLines < KEPT_LOG_LINES && logCharacters + message.length() <= KEPT_LOG_CHARACTERS) {
+            logLines++;
+            logCharacters += message.length();
             event("log", null, stream, message, null);
-        } else if (logLines == KEPT_LOG_LINES) {
-            event("log", null, NOTES, "[skiplock: an in-memory job keeps its first " + KEPT_LOG_LINES
-                    + " log lines; later ones are dropped]", null);
+        } else {
+            logDropped = true;
+            event("log", null, NOTES, "[skiplock: an in-memory job keeps its first " + KEPT_LOG_LINES + " log lines, "
+                    + KEPT_LOG_CHARACTERS + " characters at most; later ones are dropped]", null);
         }
-        logLines = Math.min(logLines + 1, KEPT_LOG_LINES + 1);
     }
 
     /** Records progress while {@code of} still runs; false once its attempt has ended. */
