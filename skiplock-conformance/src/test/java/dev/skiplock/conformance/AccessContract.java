@@ -240,6 +240,8 @@ abstract class AccessContract extends ContractBase {
             assertThat(sandboxed.statusCode()).as(sandboxed.body()).isEqualTo(403);
 
             assertThat(rawStatusLine(port, "evil.example:" + port)).contains(" 403 ");
+            assertThat(rawStatusLine(port, "evil.example:" + port, "/metrics")).contains(" 403 ");
+            assertThat(rawStatusLine(port, "127.0.0.1:" + port, "/metrics")).contains(" 200 ");
             assertThat(rawStatusLine(port, "127.0.0.1.evil.example")).contains(" 403 ");
             assertThat(listed(port, "", null)).as("nothing was enqueued or paused").isEmpty();
             assertThat(skiplock.pausedQueues()).isEmpty();
@@ -256,9 +258,13 @@ abstract class AccessContract extends ContractBase {
 
     /** The status line of {@code GET /api/v1/whoami} sent with {@code Host: host} (HttpClient will not send another Host). */
     private static String rawStatusLine(int port, String host) throws Exception {
+        return rawStatusLine(port, host, "/api/v1/whoami");
+    }
+
+    private static String rawStatusLine(int port, String host, String path) throws Exception {
         try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
             socket.setSoTimeout((int) WAIT.toMillis());
-            socket.getOutputStream().write(("GET /api/v1/whoami HTTP/1.1\r\nHost: " + host
+            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: " + host
                     + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             return new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
                     StandardCharsets.US_ASCII)).readLine();

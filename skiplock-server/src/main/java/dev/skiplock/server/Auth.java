@@ -58,6 +58,13 @@ final class Auth {
         return !tenantByHash.isEmpty();
     }
 
+    /** Before a call outside the API that tells about jobs ({@code /metrics}): only its own machine's, without tokens. */
+    void localOnly(Context ctx) {
+        if (!enabled()) {
+            localCallers.check(ctx);
+        }
+    }
+
     /** Before every {@code /api/v1} call: resolves the caller's tenant or answers 401. */
     void authenticate(Context ctx) {
         if (!enabled()) {

@@ -110,10 +110,14 @@ final class CommandRun {
         }
     }
 
-    /** The run's process group (led by its wrapper, whose pid it recorded), once the wrapper started. */
-    Optional<ProcessGroup> group() {
+    /**
+     * The process group of a run whose wrapper is gone (its id: the pid the wrapper recorded), unless
+     * a process has that pid now: that one is another's, and our group is then empty, since a pid is
+     * not given to a new process while a group of that id has a member.
+     */
+    Optional<ProcessGroup> groupLeftBehind() {
         try {
-            return read("pid").map(pid -> new ProcessGroup(Long.parseLong(pid)));
+            return read("pid").map(Long::parseLong).filter(pid -> ProcessHandle.of(pid).isEmpty()).map(ProcessGroup::new);
         } catch (NumberFormatException e) {
             return Optional.empty(); // cut short while being written
         }

@@ -95,7 +95,7 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
         if (code.isEmpty()) {
             return Optional.empty(); // the process is gone without a recorded exit: not found
         }
-        follow(context, run, steps, CompletableFuture.completedFuture(null), null, run.group().orElse(null),
+        follow(context, run, steps, CompletableFuture.completedFuture(null), null, run.groupLeftBehind().orElse(null),
                 stdoutLogged, stderrLogged);
         return Optional.of(outcome(code.getAsInt()));
     }
@@ -124,9 +124,7 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
         Thread stderr = Thread.ofVirtual().start(new OutputTail(run.stderr(), "stderr", stderrLogged, context, exit::isDone));
         try {
             awaitExit(context, exit, steps);
-            if (group != null) {
-                group.end(grace); // what the command left behind
-            }
+            endLeftovers(context, group);
             stdout.join();
             stderr.join();
             steps.record(); // the last ones, before the outcome
@@ -192,6 +190,21 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
         return environment;
     }
 
+    /**
+     * Ends what the command left running in its group once it exited; a failure to (no shell to
+     * signal with) is noted, and never fails a run that has ended.
+     */
+    private void endLeftovers(JobContext<JsonNode> context, ProcessGroup group) throws InterruptedException {
+        if (group == null) {
+            return;
+        }
+        try {
+            group.end(grace);
+        } catch (java.io.UncheckedIOException e) {
+            context.log(NOTES, "skiplock: cannot end what the command left running: " + e.getMessage());
+        }
+    }
+
     /** Following failed for a reason of its own (not a stop): the process ends with the attempt. */
     private void stopFollowing(ProcessHandle process, ProcessGroup group, Thread stdout, Thread stderr) {
         stdout.interrupt();
@@ -215,6 +228,8 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
                 group.end(grace); // SIGTERM to the group, SIGKILL after the grace if any is left
             }
             process.onExit().get(grace.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.io.UncheckedIOException e) {
+            // no shell to signal the group with: the tree below is all that can be ended
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             if (group != null) {

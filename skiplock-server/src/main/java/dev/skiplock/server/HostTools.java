@@ -10,7 +10,6 @@ import java.util.Optional;
 final class HostTools {
     static final String SH = firstExecutable(List.of("/bin/sh", "/usr/bin/sh"));
     static final String SETSID = firstExecutable(List.of("/usr/bin/setsid", "/bin/setsid"));
-    static final String KILL = firstExecutable(List.of("/usr/bin/kill", "/bin/kill"));
 
     private HostTools() {
     }

@@ -8,8 +8,9 @@ import java.util.concurrent.TimeUnit;
  * The process group of a command run: its wrapper leads a session of its own ({@code setsid}), so
  * the group's id is the wrapper's pid, and every process the command starts is in it unless it
  * leaves on purpose, also one whose parent exited ({@code (sleep 300 &)}), which a walk of the
- * wrapper's descendants does not find. Signalled through {@code kill(1)}: Java signals one process
- * at a time. A group's id is not given to a new process while the group has a member; a signal
+ * wrapper's descendants does not find. Signalled through the shell's {@code kill} (Java signals
+ * one process at a time; the shell is there wherever commands run, a {@code kill} program not
+ * always: procps is not in every image). A group's id is not given to a new process while the group has a member; a signal
  * sent after its last member exited reaches nothing, unless the host's pids wrapped around between
  * the two and the new holder of the id leads a group of its own.
  */
@@ -24,7 +25,7 @@ final class ProcessGroup {
 
     /** Whether any process of the group is alive. */
     boolean alive() throws InterruptedException {
-        return kill("-0");
+        return kill("0");
     }
 
     /**
@@ -32,7 +33,7 @@ final class ProcessGroup {
      * {@code grace}; returns once it is empty or killed.
      */
     void end(Duration grace) throws InterruptedException {
-        if (!kill("-s", "TERM")) {
+        if (!kill("TERM")) {
             return; // nobody left
         }
         long deadline = System.nanoTime() + grace.toNanos();
@@ -42,30 +43,30 @@ final class ProcessGroup {
             }
             TimeUnit.MILLISECONDS.sleep(POLL_MILLIS); // pacing the look at a group that may ignore SIGTERM
         }
-        kill("-s", "KILL");
+        kill("KILL");
     }
 
-    /** SIGKILL to the group, not waiting for {@code kill(1)} (for a thread that was interrupted). */
+    /** SIGKILL to the group, not waiting for the shell (for a thread that was interrupted). */
     void killAtOnce() {
-        start("-s", "KILL");
+        try {
+            start("KILL");
+        } catch (java.io.UncheckedIOException e) {
+            // best effort on the way out: the caller kills the processes it knows of next
+        }
     }
 
-    /** {@code kill SIGNAL -- -ID}: true if a process of the group was there to take it. */
-    private boolean kill(String... signal) throws InterruptedException {
+    /** {@code kill -SIGNAL -ID}: true if a process of the group was there to take it. */
+    private boolean kill(String signal) throws InterruptedException {
         return start(signal).waitFor() == 0;
     }
 
-    private Process start(String... signal) {
-        String[] command = new String[signal.length + 3];
-        command[0] = HostTools.KILL;
-        System.arraycopy(signal, 0, command, 1, signal.length);
-        command[signal.length + 1] = "--";
-        command[signal.length + 2] = "-" + id;
+    /** The shell's {@code kill -SIGNAL -ID} (the form dash and bash both take: dash reads {@code -s} and {@code --} otherwise). */
+    private Process start(String signal) {
         try {
-            return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .start();
+            return new ProcessBuilder(HostTools.SH, "-c", "kill -\"$1\" -\"$2\"", "kill", signal, Long.toString(id))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot run " + HostTools.KILL, e);
+            throw new java.io.UncheckedIOException("cannot run " + HostTools.SH, e);
         }
     }
 }

@@ -101,6 +101,7 @@ public final class SkiplockServer implements AutoCloseable {
             javalin.http.maxRequestSize = config.maxBodyBytes();
             javalin.startup.showJavalinBanner = false;
             javalin.routes.before("/api/v1/*", auth::authenticate);
+            javalin.routes.before("/metrics", auth::localOnly); // queue and kind names, counts
             dashboard(javalin);
             javalin.routes.get("/api/v1/whoami", auth::whoami);
             jobs.register(javalin.routes);
