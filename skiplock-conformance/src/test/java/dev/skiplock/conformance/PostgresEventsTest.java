@@ -115,6 +115,50 @@ class PostgresEventsTest extends EventsContract {
         assertThat(worker.events(job.get(), 0, 100)).extracting(JobEvent::message).contains("charged");
     }
 
+    /**
+     * The same with a checkpoint recorded by another thread of the handler (record_step, then its
+     * step event, in one transaction) while the handler completes its job in its own transaction.
+     * Before, record_step locked the row and then waited for the turn: a deadlock, found by the
+     * third reader.
+     */
+    @Test
+    void aCompletionInTheHandlersTransactionAndACheckpointOfAnotherThreadDoNotDeadlock() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<UUID> job = new java.util.concurrent.atomic.AtomicReference<>();
+        CompletableFuture<Object> checkpoint = new CompletableFuture<>();
+        Skiplock client = client();
+        dev.skiplock.internal.store.StepStore steps = new dev.skiplock.internal.store.StepStore(client.dataSource(),
+                FastPathContract.driver(client));
+        javax.sql.DataSource pool = BeforeStatement.onceArmed(client.dataSource(),
+                BeforeStatement.sql(client, "jobs", "complete_jobs"), armed, () -> {
+                    UUID token = Jdbc.query(client.dataSource(), "SELECT lease_token FROM skiplock_jobs WHERE id = '"
+                            + job.get() + "'", row -> (UUID) row.getObject(1)).getFirst();
+                    Thread.ofVirtual().start(() -> {
+                        try {
+                            checkpoint.complete(steps.recordStep(new dev.skiplock.internal.store.HeldAttempt(job.get(), 1,
+                                    token), "audit", dev.skiplock.internal.store.StepStore.Kind.STEP, "1", null, "succeeded"));
+                        } catch (RuntimeException e) {
+                            checkpoint.completeExceptionally(e);
+                        }
+                    });
+                    Transactions.awaitBlocked(client.dataSource(), "pg_advisory_xact_lock", checkpoint);
+                });
+        Skiplock worker = started(Skiplock.builder().dataSource(pool).config(fastConfig().queue("default", 1).build())
+                .handler("invoice", Object.class, context -> {
+                    context.inTransaction(connection -> {
+                        context.log("stdout", "charged");
+                        context.completeInTransaction(connection, "paid");
+                        return null;
+                    });
+                    return JobOutcome.complete();
+                }));
+        armed.set(true);
+        job.set(worker.enqueue(JobRequest.of("invoice", null)).id());
+
+        assertThat(worker.awaitTerminal(job.get(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(checkpoint.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the checkpoint's transaction ended").isNotNull();
+    }
+
     /** append_logs of a line of {@code job} under a lease token it does not hold (a stale worker's): writes nothing. */
     private static int staleLines(Skiplock client, String appendLogs, UUID job) {
         try (Connection connection = client.dataSource().getConnection();

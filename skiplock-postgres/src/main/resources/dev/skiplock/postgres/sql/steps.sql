@@ -14,12 +14,15 @@ ORDER BY created_at, name
 -- the heartbeat (FOR NO KEY UPDATE) does not. A checkpoint of
 -- that name already there (this write sent again after its commit answer was lost) is kept.
 -- Returns the output as stored (jsonb orders an object's keys its own way), which the first
--- execution returns as later ones read it.
+-- execution returns as later ones read it. It takes the job's event turn before the row lock, as
+-- every writer of the job's events does: its step event follows in its transaction, and holding the
+-- row while waiting for the turn deadlocked with a completion in the handler's own transaction.
 INSERT INTO skiplock_job_steps (job_id, name, kind, output, wake_at)
 SELECT j.id, :name, :kind, CAST(:output AS jsonb), now() + CAST(:wait_ms AS bigint) * interval '1 millisecond'
 FROM skiplock_jobs AS j
+CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(CAST('x' || translate(left(CAST(j.id AS text), 18), '-', '') AS bit(64))::bigint)) AS turn
 WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
-FOR KEY SHARE
+FOR KEY SHARE OF j
 ON CONFLICT (job_id, name) DO NOTHING
 RETURNING output
 
