@@ -66,6 +66,21 @@ final class BeforeStatement {
         return onPrepare(pool, sql, action);
     }
 
+    /** The test's action on the connection about to prepare the statement (in its transaction, if one is open). */
+    interface OnConnection {
+        void run(Connection connection) throws Exception;
+    }
+
+    /** Runs {@code action} on the connection before every preparation of {@code sql}. */
+    static DataSource eachTimeOnItsConnection(DataSource pool, String sql, OnConnection action) {
+        return lending(pool, (connection, called, given) -> {
+            if (called.getName().equals("prepareStatement") && sql.equals(given[0])) {
+                action.run(connection);
+            }
+            return call(connection, called, given);
+        });
+    }
+
     /**
      * Runs {@code action} once, before a plain statement of a connection lent by the pool next
      * executes SQL starting with {@code prefix} after the test set {@code armed} (which it clears).

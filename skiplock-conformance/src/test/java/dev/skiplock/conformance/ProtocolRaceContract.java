@@ -178,6 +178,42 @@ abstract class ProtocolRaceContract extends ContractBase {
     }
 
     /**
+     * After a write of outcomes that failed with its connection, an outcome the next write does not
+     * apply counts as this worker's only if its own lease wrote it: here another lease (an adopter's,
+     * as the test writes it) finished the job with the same status meanwhile, and the outcome is
+     * stale. Forced: the first write fails before reaching the database; the other lease's outcome is
+     * written before the second. Before (the claim token, kept through adoption, decided), the
+     * adopter's outcome counted as this worker's: the job's failure was counted twice.
+     */
+    @Test
+    void anOutcomeAnotherLeaseWroteAfterALostWriteIsStale() {
+        Skiplock pool = client();
+        java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<java.util.UUID> job = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicBoolean armed = new AtomicBoolean();
+        DataSource flaky = BeforeStatement.eachTimeOnItsConnection(
+                LostAnswers.failing(pool.dataSource(), "complete_jobs", failures),
+                BeforeStatement.sql(pool, "jobs", "complete_jobs"), connection -> {
+                    if (armed.get() && writes.incrementAndGet() == 2) { // the write after the failed one
+                        // in the write's own transaction (SQLite's write lock is the completer's)
+                        Transactions.update(connection, "UPDATE skiplock_jobs SET status = 'failed', lease_token = ?"
+                                + " WHERE id = ?", database.id(java.util.UUID.randomUUID()), database.id(job.get()));
+                    }
+                });
+        Skiplock worker = track(Skiplock.builder().dataSource(flaky).config(fastConfig().queue("default", 1).build())
+                .handler("work", Work.class, context -> JobOutcome.fail("boom"))
+                .build()).start();
+        failures.set(1);
+        armed.set(true);
+        job.set(pool.enqueue(JobRequest.of("work", new Work("x")).withMaxAttempts(1)).id());
+
+        awaitCount(() -> worker.metrics().staleCompletions(), 1);
+        assertThat(worker.metrics().failed()).isZero();
+        assertThat(failures.get()).as("the first write failed").isZero();
+    }
+
+    /**
      * An adopter numbers its lines on from the place after the last recorded one, not from their
      * count: with a line missing (one the completer could not store at all; deleted here) the
      * count is the place of a line already stored, and the adopter's first line took that place

@@ -74,7 +74,8 @@ public final class PostgresDriver implements Driver {
                 "0018_hot_path_events_from_job_rows", "0019_claim_passes_over_delayed_jobs",
                 "0020_unsuccessful_jobs_indexed", "0021_throughput_indexed_by_minute", "0022_job_counts_folded_apart",
                 "0023_job_counts_all_tenants", "0024_jobs_listed_by_queue_and_kind", "0025_jobs_listed_by_tenant",
-                "0026_maintenance_turns", "0027_dependents_keep_their_run_at");
+                "0026_maintenance_turns", "0027_dependents_keep_their_run_at",
+                "0028_finished_token");
     }
 
     @Override

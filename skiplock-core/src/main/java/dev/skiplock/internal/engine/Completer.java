@@ -278,7 +278,7 @@ final class Completer {
 
     /** Whether an earlier write of {@code item}, whose answer was lost with its connection, committed it. */
     private boolean writtenBefore(PendingOutcome item) {
-        return outcomesMayHaveCommitted && store.completedBy(item.completion(), item.execution().executionId());
+        return outcomesMayHaveCommitted && store.completedByLease(item.completion());
     }
 
     private static void sleepQuietly(long millis) {

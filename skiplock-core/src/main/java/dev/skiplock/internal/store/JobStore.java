@@ -46,7 +46,7 @@ public final class JobStore {
             "find_live_by_unique_key", "get_job",
             "list_newest_jobs", "list_jobs", "get_job_tenant", "list_newest_jobs_all_tenants", "list_jobs_all_tenants",
             "claim_jobs", "first_claimable", "adopt_orphans", "heartbeat", "complete_jobs", "release_jobs",
-            "unclaim_jobs", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
+            "unclaim_jobs", "completed_by_lease", "execution_running", "reap_expired_leases", "cancel_job", "retry_job", "failed_dependency", "prune_finished",
             "count_jobs", "count_jobs_all_tenants", "compact_job_counts", "compact_job_throughput", "queue_activity", "oldest_queued", "oldest_queued_by_priority", "delete_job", "read_dependencies", "insert_dependencies",
             "take_maintenance_turn", "give_back_maintenance_turn", "find_settleable_jobs", "settle_waiting_jobs");
     /**
@@ -376,18 +376,18 @@ public final class JobStore {
                 }));
     }
 
-    /** True while the job is running execution {@code executionId} (its claim token), whoever holds the lease. */
     /**
-     * Whether the job's row holds {@code completion} as written by execution {@code executionId}:
-     * an earlier write whose answer was lost committed it.
+     * Whether the job's row holds {@code completion} as written under its lease: an earlier write
+     * whose answer was lost committed it.
      */
-    public boolean completedBy(Completion completion, UUID executionId) {
+    public boolean completedByLease(Completion completion) {
         HeldAttempt attempt = completion.attempt();
-        return !withConnection(connection -> sql.query(connection, "completed_by_execution",
-                Params.of("id", attempt.id(), "attempt", attempt.attempt(), "execution_id", executionId,
+        return !withConnection(connection -> sql.query(connection, "completed_by_lease",
+                Params.of("id", attempt.id(), "attempt", attempt.attempt(), "token", attempt.token(),
                         "status", completion.status().wireName()), row -> 1)).isEmpty();
     }
 
+    /** True while the job is running execution {@code executionId} (its claim token), whoever holds the lease. */
     public boolean executionRunning(UUID id, UUID executionId) {
         return !withConnection(connection -> sql.query(connection, "execution_running",
                 Params.of("id", id, "execution_id", executionId), row -> 1)).isEmpty();

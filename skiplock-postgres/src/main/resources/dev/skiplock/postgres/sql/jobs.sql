@@ -475,6 +475,7 @@ SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelle
     locked_by = NULL,
     locked_until = NULL,
     lease_token = NULL,
+    finished_token = c.token, -- whose outcome this is (migration 0028: completed_by_lease)
     -- A success that leaves last_error as it was is read from the row (migration 0012).
     finished_seq = CASE WHEN c.status = 'succeeded' AND c.error IS NULL
                         THEN nextval('skiplock_job_events_seq_seq') END
@@ -582,14 +583,15 @@ CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(),
                                         ELSE 'q:' || changed.queue END))
             FROM given_back AS changed) AS notified
 
--- name: completed_by_execution
--- Whether the outcome :status of execution :execution_id for attempt :attempt is what the job's
--- row holds: the same attempt and execution, and that status (a retry's queued, or the cancelled a
--- requested cancel makes of it). The completer asks it of an outcome its write did not apply, after
--- an earlier write of the same batch lost its answer with the connection: that write may have
--- committed, and the outcome is then this worker's, not a stale one.
+-- name: completed_by_lease
+-- Whether the outcome :status of the lease :token for attempt :attempt is what the job's row holds:
+-- written by that lease (finished_token, migration 0028) with that status (a retry's queued, or the
+-- cancelled a requested cancel makes of it). The completer asks it of an outcome its write did not
+-- apply, after an earlier write of the same batch lost its answer with the connection: that write
+-- may have committed, and the outcome is then this worker's, not a stale one. (An adopter's outcome
+-- was written under another lease token.)
 SELECT 1 FROM skiplock_jobs
-WHERE id = :id AND attempt = :attempt AND claim_token = :execution_id
+WHERE id = :id AND attempt = :attempt AND finished_token = :token
   AND (status = :status OR (:status = 'queued' AND status = 'cancelled'))
 
 -- name: execution_running

@@ -492,14 +492,15 @@ SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'queued' END,
 WHERE queue = :queue AND status = 'running' AND lease_token = :token AND claim_token = :token -- skiplock_jobs_running
 RETURNING id
 
--- name: completed_by_execution
--- Whether the outcome :status of execution :execution_id for attempt :attempt is what the job's
--- row holds: the same attempt and execution, and that status (a retry's queued, or the cancelled a
--- requested cancel makes of it). The completer asks it of an outcome its write did not apply, after
--- an earlier write of the same batch lost its answer with the connection: that write may have
--- committed, and the outcome is then this worker's, not a stale one.
+-- name: completed_by_lease
+-- Whether the outcome :status of the lease :token for attempt :attempt is what the job's row holds:
+-- written by that lease (the completion leaves lease_token on the row) with that status (a retry's
+-- queued, or the cancelled a requested cancel makes of it). The completer asks it of an outcome its
+-- write did not apply, after an earlier write of the same batch lost its answer: that write may
+-- have committed, and the outcome is then this worker's, not a stale one. (An adopter's outcome was
+-- written under another lease token; a later claim gives the row another.)
 SELECT 1 FROM skiplock_jobs
-WHERE id = :id AND attempt = :attempt AND claim_token = :execution_id
+WHERE id = :id AND attempt = :attempt AND lease_token = :token AND status <> 'running'
   AND (status = :status OR (:status = 'queued' AND status = 'cancelled'))
 
 -- name: execution_running

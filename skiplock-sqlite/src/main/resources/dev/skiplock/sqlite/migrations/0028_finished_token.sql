@@ -1,0 +1,4 @@
+-- PostgreSQL's 0028 keeps the lease token whose outcome a row holds, since its completion clears
+-- lease_token. SQLite's completion leaves lease_token on the row (every statement that takes a
+-- token also requires status = 'running'), and completed_by_lease reads it there: nothing changes
+-- here; the number keeps both dialects' migrations in step.
