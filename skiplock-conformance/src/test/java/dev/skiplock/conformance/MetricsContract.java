@@ -94,6 +94,28 @@ abstract class MetricsContract extends ContractBase {
     }
 
     /**
+     * The workers gauge counts every row of the registry, not the 500 the workers list shows, and a
+     * status with none reads 0 rather than vanishing. Before, 501 stopped workers read 500 (or
+     * fewer, behind the active ones), and the stale series did not exist.
+     */
+    @Test
+    void theWorkersGaugeCountsTheWholeRegistry() {
+        Skiplock client = client();
+        boolean postgres = client.driverName().equals("postgres");
+        for (int i = 0; i < 501; i++) {
+            Jdbc.update(client.dataSource(), "INSERT INTO skiplock_workers (id, host, pid, queues, concurrency, stopped_at)"
+                    + " VALUES (?, 'gone', 1, " + (postgres ? "'[]'::jsonb, 1, now())" : "'[]', 1,"
+                    + " CAST(unixepoch('subsec') * 1000 AS INTEGER))"), "stopped-" + i);
+        }
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        started(builder(config -> config.queue("default", 1)).meterRegistry(registry));
+
+        await().atMost(WAIT).until(() -> gauge(registry, "skiplock.workers", "status", "stopped") == 501);
+        assertThat(gauge(registry, "skiplock.workers", "status", "active")).isEqualTo(1);
+        assertThat(gauge(registry, "skiplock.workers", "status", "stale")).isZero();
+    }
+
+    /**
      * An application's meter registry whose meters throw stops no job and miscounts nothing in
      * {@code metrics()}: its meters were updated between a statement's commit and what follows it
      * (a completed batch was written again and counted stale; claimed jobs were never started).

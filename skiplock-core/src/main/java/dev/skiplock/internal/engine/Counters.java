@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
 public final class Counters {
     private static final Logger LOG = LoggerFactory.getLogger(Counters.class);
     private static final double[] PERCENTILES = {0.5, 0.95, 0.99};
+    /** The statuses of the registry's workers (list_workers'), each a series of skiplock.workers. */
+    private static final List<String> WORKER_STATUSES = List.of("active", "stale", "stopped");
 
     private final LongAdder claimed = new LongAdder();
     private final LongAdder succeeded = new LongAdder();
@@ -209,14 +211,17 @@ public final class Counters {
      * status. A queue and status seen once keeps its series at 0 once it empties (the counts list
      * only non-zero groups), so a drained queue reads 0 rather than vanishing.
      */
-    synchronized void refreshGauges(List<QueueCount> counts, Map<String, Long> workersByStatus) {
+    synchronized void refreshGauges(List<QueueCount> counts, Map<String, Long> workersByStatus) { // all the registry's workers
         Map<Tags, Long> jobs = new java.util.LinkedHashMap<>();
         depthSeen.forEach(tags -> jobs.put(tags, 0L));
         counts.forEach(count -> jobs.put(Tags.of("queue", count.queue(), "status", count.status().wireName()), count.jobs()));
         depthSeen.addAll(jobs.keySet());
         depth.register(jobs.entrySet().stream().map(entry -> MultiGauge.Row.of(entry.getKey(), entry.getValue())).toList(),
                 true);
-        workers.register(workersByStatus.entrySet().stream().map(entry -> MultiGauge.Row.of(
+        Map<String, Long> byStatus = new java.util.LinkedHashMap<>();
+        WORKER_STATUSES.forEach(status -> byStatus.put(status, 0L)); // a status with none reads 0, as a queue's does
+        byStatus.putAll(workersByStatus);
+        workers.register(byStatus.entrySet().stream().map(entry -> MultiGauge.Row.of(
                 Tags.of("status", entry.getKey()), entry.getValue())).toList(), true);
     }
 

@@ -1,7 +1,6 @@
 package dev.skiplock.internal.engine;
 
 import dev.skiplock.SkiplockConfig;
-import dev.skiplock.WorkerInfo;
 import dev.skiplock.internal.store.HeartbeatAck;
 import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.store.JobStore;
@@ -14,7 +13,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -267,8 +265,7 @@ final class LeaseKeeper {
         settle();
         store.compactJobCounts(config.reaperInterval());
         if (parts.counters().publishing()) {
-            parts.counters().refreshGauges(store.countJobs(null), workers.listWorkers(config.heartbeatInterval().toMillis())
-                    .stream().collect(Collectors.groupingBy(WorkerInfo::status, Collectors.counting())));
+            parts.counters().refreshGauges(store.countJobs(null), workers.countWorkers(config.heartbeatInterval().toMillis()));
         }
     }
 }

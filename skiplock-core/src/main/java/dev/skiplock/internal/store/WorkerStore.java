@@ -12,7 +12,7 @@ import javax.sql.DataSource;
 /** The worker registry ({@code workers.sql}). */
 public final class WorkerStore {
     public static final List<String> STATEMENTS = List.of("register_worker", "touch_worker", "stop_worker",
-            "list_workers", "prune_workers");
+            "list_workers", "count_workers", "prune_workers");
 
     private final SqlRunner sql;
 
@@ -43,6 +43,16 @@ public final class WorkerStore {
     }
 
     /** Active workers first, then stale, then stopped; newest first within each; at most 500. */
+    /** The registry's workers per status (active, stale, stopped; a status with none is missing), all of them. */
+    public java.util.Map<String, Long> countWorkers(long heartbeatMillis) {
+        java.util.Map<String, Long> counts = new java.util.LinkedHashMap<>();
+        sql.query("count_workers", Params.of("heartbeat_ms", heartbeatMillis), row -> {
+            counts.put(row.getString("status"), row.getLong("workers"));
+            return 1;
+        });
+        return counts;
+    }
+
     public List<WorkerInfo> listWorkers(long heartbeatMillis) {
         return sql.query("list_workers", Params.of("heartbeat_ms", heartbeatMillis), row -> {
             List<String> queues = new ArrayList<>();

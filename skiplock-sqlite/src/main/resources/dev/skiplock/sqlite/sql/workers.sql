@@ -24,6 +24,16 @@ SELECT * FROM (
 ORDER BY CASE w.status WHEN 'active' THEN 0 WHEN 'stale' THEN 1 ELSE 2 END, w.started_at DESC
 LIMIT 500
 
+-- name: count_workers
+-- The registry's rows per status, as list_workers tells them (the skiplock.workers gauge): all of
+-- them, not the list's 500, which a day of restarts of a busy deployment outgrows.
+SELECT w.status, count(*) AS workers FROM (
+    SELECT CASE WHEN stopped_at IS NOT NULL THEN 'stopped'
+                WHEN last_heartbeat_at < CAST(unixepoch('subsec') * 1000 AS INTEGER) - 3 * :heartbeat_ms THEN 'stale'
+                ELSE 'active' END AS status
+    FROM skiplock_workers) AS w
+GROUP BY w.status
+
 -- name: prune_workers
 -- Retention: deletes up to :limit rows of workers stopped, or silent, longer than :age_ms ago
 -- (database clock). The caller never passes less than a day, far above any heartbeat interval.
