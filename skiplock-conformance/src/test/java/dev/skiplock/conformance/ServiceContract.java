@@ -174,9 +174,9 @@ abstract class ServiceContract extends ContractBase {
 
     /**
      * An in-memory job's handler that ignores its cancel logs on after the job's terminal event, more
-     * lines than a page of the stream's reads: the stream still ends, with what came after that
-     * event. Before, a page holding only such lines made it forget the terminal event, and it kept
-     * alive for good.
+     * lines than a page of the stream's reads: the stream ends at the terminal event, the late lines
+     * dropped as a durable job's are (its lease is gone). Before they were kept, and a page holding
+     * only such lines once made the stream forget the terminal event and keep alive for good.
      */
     @Test
     void aStreamEndsAfterTheTerminalEventThoughTheHandlerLogsOn() throws Exception {
@@ -207,7 +207,8 @@ abstract class ServiceContract extends ContractBase {
             List<JsonNode> events = within(() -> ownHttp.streamLines("/api/v1/jobs/" + job.id() + "/events?follow=true",
                     Map.of())).stream().map(Json::read).toList();
 
-            assertThat(events).anyMatch(event -> event.path("status").asText().equals("cancelled"));
+            assertThat(events.getLast().path("status").asText()).isEqualTo("cancelled");
+            assertThat(events).noneMatch(event -> event.path("message").asText().startsWith("still here"));
         } finally {
             cancelled.countDown();
             stop.countDown();
@@ -325,6 +326,41 @@ abstract class ServiceContract extends ContractBase {
     private static List<ProcessHandle> processesRunning(String text) {
         return ProcessHandle.allProcesses().filter(process -> process.info().commandLine().orElse("").contains(text))
                 .filter(process -> process.pid() != ProcessHandle.current().pid()).toList();
+    }
+
+    /**
+     * A forced remove of a job that ends between its read and its cancel deletes it (204): there is
+     * nothing left to cancel. Forced: the job completes before the cancel's statement. Before, the
+     * cancel's refusal of a finished job came back as a 409.
+     */
+    @Test
+    void aForcedRemoveOfAJobThatEndsMeanwhileDeletesIt() throws Exception {
+        java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<java.util.UUID> job = new java.util.concurrent.atomic.AtomicReference<>();
+        Skiplock client = client();
+        javax.sql.DataSource pool = BeforeStatement.onceArmed(client.dataSource(), BeforeStatement.sql(client, "jobs",
+                "cancel_job"), armed, () -> {
+                    finish.countDown();
+                    awaitStatus(client, job.get(), dev.skiplock.JobStatus.SUCCEEDED);
+                });
+        Skiplock worker = started(Skiplock.builder().dataSource(pool).config(fastConfig().queue("brief", 1).build())
+                .handler("brief", JsonNode.class, context -> {
+                    finish.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    return dev.skiplock.JobOutcome.complete();
+                }));
+        try (SkiplockServer own = SkiplockServer.start(worker, new ServerConfig("127.0.0.1", 0, 1 << 20, false, Map.of()))) {
+            job.set(worker.enqueue(dev.skiplock.JobRequest.of("brief", null).withQueue("brief")).id()); // not the suite's worker's
+            awaitStatus(worker, job.get(), dev.skiplock.JobStatus.RUNNING);
+            armed.set(true);
+
+            Http.Answer removed = new Http(own.port()).delete("/api/v1/jobs/" + job.get() + "?force=true");
+
+            assertThat(removed.status()).as(removed.text()).isEqualTo(204);
+            assertThat(worker.get(job.get())).isEmpty();
+        } finally {
+            finish.countDown();
+        }
     }
 
     @Test

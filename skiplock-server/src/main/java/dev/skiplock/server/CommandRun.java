@@ -112,14 +112,27 @@ final class CommandRun {
 
     /**
      * The process group of a run whose wrapper is gone (its id: the pid the wrapper recorded), unless
-     * a process has that pid now: that one is another's, and our group is then empty, since a pid is
-     * not given to a new process while a group of that id has a member.
+     * a process that started after the wrapper recorded it has that pid now: that one is another's,
+     * and our group is then empty, since a pid is not given to a new process while a group of that
+     * id has a member. (The wrapper itself may still hold its pid as a zombie nobody reaped yet.)
      */
     Optional<ProcessGroup> groupLeftBehind() {
         try {
-            return read("pid").map(Long::parseLong).filter(pid -> ProcessHandle.of(pid).isEmpty()).map(ProcessGroup::new);
-        } catch (NumberFormatException e) {
-            return Optional.empty(); // cut short while being written
+            Optional<Long> pid = read("pid").map(Long::parseLong);
+            if (pid.isEmpty()) {
+                return Optional.empty();
+            }
+            java.time.Instant recorded = Files.getLastModifiedTime(dir.resolve("pid")).toInstant();
+            Optional<ProcessHandle> holder = ProcessHandle.of(pid.get());
+            // A start time is read off the boot time, whole seconds: 2 s of margin (a process that
+            // took the pid after the wrapper's exit starts after the run's whole life).
+            boolean another = holder.isPresent() && holder.get().info().startInstant()
+                    .map(started -> started.isAfter(recorded.plusSeconds(2))).orElse(true); // unknown: not ours
+            return another ? Optional.empty() : Optional.of(new ProcessGroup(pid.get()));
+        } catch (NumberFormatException | NoSuchFileException e) {
+            return Optional.empty(); // cut short while being written, or gone
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

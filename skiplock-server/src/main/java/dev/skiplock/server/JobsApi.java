@@ -7,6 +7,7 @@ import dev.skiplock.Enqueued;
 import dev.skiplock.Job;
 import dev.skiplock.JobPage;
 import dev.skiplock.JobQuery;
+import dev.skiplock.JobStateException;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.JobClient;
@@ -224,7 +225,17 @@ final class JobsApi {
             throw ApiError.conflict("job " + id + " is " + job.status().wireName()
                     + "; cancel it first or use ?force=true");
         }
-        Job cancelled = client.cancel(id);
+        Job cancelled;
+        try {
+            cancelled = client.cancel(id);
+        } catch (JobStateException ended) {
+            if (!client.get(id).orElseThrow(() -> ApiError.notFound("job")).status().isTerminal()) {
+                throw ended;
+            }
+            client.delete(id); // it ended between the read and the cancel: nothing left to cancel
+            ctx.status(204);
+            return;
+        }
         if (cancelled.status().isTerminal()) {
             client.delete(id);
         } else {
