@@ -81,38 +81,16 @@ class PostgresEventsTest extends EventsContract {
      */
     @Test
     void aCompletionInTheHandlersTransactionAndAnotherEventWriterDoNotDeadlock() throws Exception {
-        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.atomic.AtomicReference<UUID> job = new java.util.concurrent.atomic.AtomicReference<>();
-        CompletableFuture<Integer> stale = new CompletableFuture<>();
         Skiplock client = client();
         String appendLogs = BeforeStatement.sql(client, "events", "append_logs");
-        javax.sql.DataSource pool = BeforeStatement.onceArmed(client.dataSource(),
-                BeforeStatement.sql(client, "jobs", "complete_jobs"), armed, () -> {
-                    Thread.ofVirtual().start(() -> {
-                        try {
-                            stale.complete(staleLines(client, appendLogs, job.get()));
-                        } catch (RuntimeException e) {
-                            stale.completeExceptionally(e);
-                        }
-                    });
-                    Transactions.awaitBlocked(client.dataSource(), "jsonb_to_recordset", stale);
-                });
-        Skiplock worker = started(Skiplock.builder().dataSource(pool).config(fastConfig().queue("default", 1).build())
-                .handler("invoice", Object.class, context -> {
-                    context.inTransaction(connection -> {
-                        context.log("stdout", "charged");
-                        context.completeInTransaction(connection, "paid");
-                        return null;
-                    });
-                    return JobOutcome.complete();
-                }));
-        armed.set(true);
-        job.set(worker.enqueue(JobRequest.of("invoice", null)).id());
+        CompletableFuture<Integer> stale = new CompletableFuture<>();
 
-        assertThat(worker.awaitTerminal(job.get(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+        dev.skiplock.Job done = completedInItsTransactionBeside(client, "jsonb_to_recordset",
+                job -> staleLines(client, appendLogs, job), stale);
+
         assertThat(stale.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the stale writer's statement ended").isZero();
-        assertThat(worker.get(job.get()).orElseThrow().result().asText()).isEqualTo("paid");
-        assertThat(worker.events(job.get(), 0, 100)).extracting(JobEvent::message).contains("charged");
+        assertThat(done.result().asText()).isEqualTo("paid");
+        assertThat(client.events(done.id(), 0, 100)).extracting(JobEvent::message).contains("charged");
     }
 
     /**
@@ -123,25 +101,42 @@ class PostgresEventsTest extends EventsContract {
      */
     @Test
     void aCompletionInTheHandlersTransactionAndACheckpointOfAnotherThreadDoNotDeadlock() throws Exception {
-        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.atomic.AtomicReference<UUID> job = new java.util.concurrent.atomic.AtomicReference<>();
-        CompletableFuture<Object> checkpoint = new CompletableFuture<>();
         Skiplock client = client();
         dev.skiplock.internal.store.StepStore steps = new dev.skiplock.internal.store.StepStore(client.dataSource(),
                 FastPathContract.driver(client));
+        CompletableFuture<Object> checkpoint = new CompletableFuture<>();
+
+        // record_step, or (before its turn came first) its step event: both name steps
+        completedInItsTransactionBeside(client, "step", job -> {
+            UUID token = Jdbc.query(client.dataSource(), "SELECT lease_token FROM skiplock_jobs WHERE id = '" + job + "'",
+                    row -> (UUID) row.getObject(1)).getFirst();
+            return steps.recordStep(new dev.skiplock.internal.store.HeldAttempt(job, 1, token), "audit",
+                    dev.skiplock.internal.store.StepStore.Kind.STEP, "1", null, "succeeded");
+        }, checkpoint);
+
+        assertThat(checkpoint.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the checkpoint's transaction ended").isNotNull();
+    }
+
+    /**
+     * Runs a job whose handler completes it in its own transaction ("paid", after logging "charged")
+     * and, once the transaction's lines are written and before its complete_jobs, starts {@code
+     * otherWriter} on the job (its answer goes to {@code written}) and waits until a statement whose
+     * text contains {@code waitsIn} waits for a lock, or the writer ended. Returns the job, succeeded.
+     */
+    private <T> dev.skiplock.Job completedInItsTransactionBeside(Skiplock client, String waitsIn,
+            java.util.function.Function<UUID, T> otherWriter, CompletableFuture<T> written) throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<UUID> job = new java.util.concurrent.atomic.AtomicReference<>();
         javax.sql.DataSource pool = BeforeStatement.onceArmed(client.dataSource(),
                 BeforeStatement.sql(client, "jobs", "complete_jobs"), armed, () -> {
-                    UUID token = Jdbc.query(client.dataSource(), "SELECT lease_token FROM skiplock_jobs WHERE id = '"
-                            + job.get() + "'", row -> (UUID) row.getObject(1)).getFirst();
                     Thread.ofVirtual().start(() -> {
                         try {
-                            checkpoint.complete(steps.recordStep(new dev.skiplock.internal.store.HeldAttempt(job.get(), 1,
-                                    token), "audit", dev.skiplock.internal.store.StepStore.Kind.STEP, "1", null, "succeeded"));
+                            written.complete(otherWriter.apply(job.get()));
                         } catch (RuntimeException e) {
-                            checkpoint.completeExceptionally(e);
+                            written.completeExceptionally(e);
                         }
                     });
-                    Transactions.awaitBlocked(client.dataSource(), "pg_advisory_xact_lock", checkpoint);
+                    Transactions.awaitBlocked(client.dataSource(), waitsIn, written);
                 });
         Skiplock worker = started(Skiplock.builder().dataSource(pool).config(fastConfig().queue("default", 1).build())
                 .handler("invoice", Object.class, context -> {
@@ -154,9 +149,9 @@ class PostgresEventsTest extends EventsContract {
                 }));
         armed.set(true);
         job.set(worker.enqueue(JobRequest.of("invoice", null)).id());
-
-        assertThat(worker.awaitTerminal(job.get(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
-        assertThat(checkpoint.get(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the checkpoint's transaction ended").isNotNull();
+        dev.skiplock.Job done = worker.awaitTerminal(job.get(), WAIT);
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        return done;
     }
 
     /** append_logs of a line of {@code job} under a lease token it does not hold (a stale worker's): writes nothing. */

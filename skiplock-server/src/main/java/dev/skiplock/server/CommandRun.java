@@ -111,10 +111,12 @@ final class CommandRun {
     }
 
     /**
-     * The process group of a run whose wrapper is gone (its id: the pid the wrapper recorded), unless
-     * a process that started after the wrapper recorded it has that pid now: that one is another's,
-     * and our group is then empty, since a pid is not given to a new process while a group of that
-     * id has a member. (The wrapper itself may still hold its pid as a zombie nobody reaped yet.)
+     * The process group of a run whose wrapper is gone (its id: the pid the wrapper recorded). A
+     * process holding that pid now is the wrapper's own zombie (nobody reaped it yet) if it started
+     * before the pid was recorded; one that took the pid after the wrapper exited is another's, and
+     * our group is then empty, since a pid is not given to a new process while a group of that id
+     * has a member. A start time is read off the boot time in whole seconds, so up to a second
+     * early: a run shorter than that cannot tell the two apart, and its group is left alone.
      */
     Optional<ProcessGroup> groupLeftBehind() {
         try {
@@ -122,13 +124,17 @@ final class CommandRun {
             if (pid.isEmpty()) {
                 return Optional.empty();
             }
-            java.time.Instant recorded = Files.getLastModifiedTime(dir.resolve("pid")).toInstant();
             Optional<ProcessHandle> holder = ProcessHandle.of(pid.get());
-            // A start time is read off the boot time, whole seconds: 2 s of margin (a process that
-            // took the pid after the wrapper's exit starts after the run's whole life).
-            boolean another = holder.isPresent() && holder.get().info().startInstant()
-                    .map(started -> started.isAfter(recorded.plusSeconds(2))).orElse(true); // unknown: not ours
-            return another ? Optional.empty() : Optional.of(new ProcessGroup(pid.get()));
+            if (holder.isEmpty()) {
+                return Optional.of(new ProcessGroup(pid.get()));
+            }
+            java.time.Instant recorded = Files.getLastModifiedTime(dir.resolve("pid")).toInstant();
+            Path exit = dir.resolve("exit");
+            boolean told = !Files.exists(exit) || Files.getLastModifiedTime(exit).toInstant()
+                    .isAfter(recorded.plusSeconds(1)); // a foreign holder's start cannot pass for the wrapper's
+            boolean ownZombie = told && holder.get().info().startInstant()
+                    .map(started -> !started.isAfter(recorded)).orElse(false); // unknown: not ours to signal
+            return ownZombie ? Optional.of(new ProcessGroup(pid.get())) : Optional.empty();
         } catch (NumberFormatException | NoSuchFileException e) {
             return Optional.empty(); // cut short while being written, or gone
         } catch (IOException e) {

@@ -42,7 +42,6 @@ public final class WorkerStore {
         return sql.update("prune_workers", Params.of("age_ms", KeptAtLeastADay.under(retention).toMillis(), "limit", limit));
     }
 
-    /** Active workers first, then stale, then stopped; newest first within each; at most 500. */
     /** The registry's workers per status (active, stale, stopped; a status with none is missing), all of them. */
     public java.util.Map<String, Long> countWorkers(long heartbeatMillis) {
         java.util.Map<String, Long> counts = new java.util.LinkedHashMap<>();
@@ -53,6 +52,7 @@ public final class WorkerStore {
         return counts;
     }
 
+    /** Active workers first, then stale, then stopped; newest first within each; at most 500. */
     public List<WorkerInfo> listWorkers(long heartbeatMillis) {
         return sql.query("list_workers", Params.of("heartbeat_ms", heartbeatMillis), row -> {
             List<String> queues = new ArrayList<>();
