@@ -33,7 +33,7 @@ WITH lines AS (
 ), turns AS MATERIALIZED (
     -- each job's turn, in id order (two batches take theirs in one order), before its row is locked
     SELECT jobs.id FROM (SELECT DISTINCT job_id AS id FROM lines ORDER BY job_id OFFSET 0) AS jobs
-    CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(CAST('x' || translate(left(CAST(jobs.id AS text), 18), '-', '') AS bit(64))::bigint)) AS turn
+    CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(skiplock_event_turn_key(jobs.id))) AS turn
 ), held AS (
     SELECT j.id, j.lease_token FROM skiplock_jobs AS j
     WHERE j.id IN (SELECT id FROM turns)
@@ -66,14 +66,13 @@ WHERE job_id = :job_id AND attempt = :attempt AND type = 'log' AND stream = :str
 -- A seq is drawn when its row is inserted, not when it commits: a progress event committed while a
 -- log line with a lower seq was still uncommitted would be read first, and a follower reading on
 -- after it would never see the line. So each of those writers takes the job's event turn (a
--- transaction-level advisory lock keyed by the first 8 bytes of its id, monotone in id order)
--- before it locks the row, and so before a seq is drawn. Before the row lock: a handler completing
+-- transaction-level advisory lock on skiplock_event_turn_key, migration 0029) before it locks the row, and so before a seq is drawn. Before the row lock: a handler completing
 -- its job in its own transaction holds the turn (its lines) when its complete_jobs asks for FOR
 -- UPDATE, so a writer waiting for the turn must hold no lock of the row (measured: a deadlock). The
 -- statements that lock the row FOR UPDATE (a completion, a signal's delivery) take no turn: they
 -- wait for those writers through the row.
 WITH turn AS MATERIALIZED (
-    SELECT pg_advisory_xact_lock(CAST('x' || translate(left(CAST(CAST(:id AS uuid) AS text), 18), '-', '') AS bit(64))::bigint)
+    SELECT pg_advisory_xact_lock(skiplock_event_turn_key(CAST(:id AS uuid)))
 ), updated AS (
     UPDATE skiplock_jobs SET progress = CAST(:progress AS jsonb)
     FROM turn

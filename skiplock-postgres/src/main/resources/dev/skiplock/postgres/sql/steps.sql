@@ -20,7 +20,7 @@ ORDER BY created_at, name
 INSERT INTO skiplock_job_steps (job_id, name, kind, output, wake_at)
 SELECT j.id, :name, :kind, CAST(:output AS jsonb), now() + CAST(:wait_ms AS bigint) * interval '1 millisecond'
 FROM skiplock_jobs AS j
-CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(CAST('x' || translate(left(CAST(j.id AS text), 18), '-', '') AS bit(64))::bigint)) AS turn
+CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(skiplock_event_turn_key(j.id))) AS turn
 WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
 FOR KEY SHARE OF j
 ON CONFLICT (job_id, name) DO NOTHING
@@ -41,7 +41,7 @@ WITH appended AS (
     INSERT INTO skiplock_job_events (job_id, attempt, type, step, status, message)
     SELECT j.id, j.attempt, 'step', :name, :step_status, :message
     FROM skiplock_jobs AS j
-    CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(CAST('x' || translate(left(CAST(j.id AS text), 18), '-', '') AS bit(64))::bigint)) AS turn
+    CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(skiplock_event_turn_key(j.id))) AS turn
     WHERE j.id = :job_id AND j.lease_token = :token AND j.status = 'running'
     FOR KEY SHARE OF j
     RETURNING job_id

@@ -1,0 +1,2 @@
+-- PostgreSQL's 0029 defines the key of a job's event turn in one place. SQLite has one writer and
+-- takes no turn: nothing changes here; the number keeps both dialects' migrations in step.
