@@ -156,6 +156,54 @@ abstract class DependencyRaceContract extends ContractBase {
         assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
     }
 
+    /**
+     * A dependency cancelled and then deleted while a caller's enqueue of its dependent is still
+     * uncommitted: its trigger never saw the edge, and the row that would say how it ended is gone.
+     * The settle fails the dependent naming the dependency deleted. Before, it found no dependency
+     * that had not succeeded and queued the dependent, which then ran.
+     */
+    @Test
+    void aDependencyCancelledAndDeletedBeforeItsDependentsEnqueueCommittedFailsTheDependent() throws Exception {
+        assumeThat(database.concurrentWriters()).as("%s has one writer at a time", database.name()).isTrue();
+        Skiplock client = client();
+        Job parent = client.enqueue(JobRequest.of("work", new Work("parent")).withQueue("parking"));
+
+        Job child;
+        try (Connection caller = client.dataSource().getConnection()) {
+            caller.setAutoCommit(false);
+            child = client.enqueue(caller, JobRequest.of("work", new Work("child")).withQueue("parking")
+                    .withDependsOn(List.of(parent.id())));
+            assertThat(child.status()).isEqualTo(JobStatus.WAITING);
+            client.cancel(parent.id());
+            client.delete(parent.id());
+            caller.commit();
+        }
+
+        assertThat(new JobStore(client.dataSource(), driver(client)).settleWaitingJobs("reaper")).isEqualTo(1);
+        Job settled = client.get(child.id()).orElseThrow();
+        assertThat(settled.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(settled.lastError()).isEqualTo("dependency " + parent.id() + " deleted");
+    }
+
+    /** The settle's rule for a deleted dependency, on both databases: a row deleted under a waiting job. */
+    @Test
+    void aWaitingJobWhoseDependencyIsGoneFailsAtTheSettleNamingIt() {
+        Skiplock client = client();
+        Job succeeded = client.enqueue(JobRequest.of("work", new Work("succeeded")).withQueue("parking"));
+        Job gone = client.enqueue(JobRequest.of("work", new Work("gone")).withQueue("parking"));
+        Job child = client.enqueue(JobRequest.of("work", new Work("child")).withQueue("parking")
+                .withDependsOn(List.of(succeeded.id(), gone.id())));
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET status = 'succeeded' WHERE id = ?",
+                database.id(succeeded.id()));
+        Jdbc.update(client.dataSource(), "DELETE FROM skiplock_jobs WHERE id = ?", database.id(gone.id()));
+        assertThat(client.get(child.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
+
+        assertThat(new JobStore(client.dataSource(), driver(client)).settleWaitingJobs("reaper")).isEqualTo(1);
+        Job settled = client.get(child.id()).orElseThrow();
+        assertThat(settled.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(settled.lastError()).isEqualTo("dependency " + gone.id() + " deleted");
+    }
+
     // The backstop of fault 10 settles a stranded job however many jobs rightly wait before it.
     @Test
     void waitingJobWhoseDependencySucceededUnseenIsSettledBehindAThousandRightlyWaitingOnes() {

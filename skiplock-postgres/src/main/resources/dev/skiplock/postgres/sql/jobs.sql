@@ -879,9 +879,11 @@ WHERE task = :task AND taken_by = :worker
 
 -- name: find_settleable_jobs
 -- The backstop of dependency release, run by the reaper whose turn it is: the waiting jobs (up to
--- 1,000, by id) whose dependencies all succeeded, or one of which failed, timed out or was
--- cancelled. The dependency trigger releases such a job at once; this finds one whose dependency
--- finished while its enqueue was still uncommitted. Walks skiplock_jobs_waiting and reads every
+-- 1,000, by id) whose dependencies all succeeded, or one of which failed, timed out, was
+-- cancelled or is gone. The dependency trigger releases such a job at once; this finds one whose
+-- dependency finished while its enqueue was still uncommitted. A dependency is gone when it was
+-- deleted (rm, retention) before the dependent's enqueue committed: the dependent fails, since
+-- nothing says any more whether it succeeded (a dependent released before is not waiting). Walks skiplock_jobs_waiting and reads every
 -- waiting job's dependencies, mostly to find nothing; locks nothing: settle_waiting_jobs settles
 -- what it finds. From the id :after on (the zero UUID first, then the last id the search before
 -- found, in one settle).
@@ -892,8 +894,8 @@ WHERE task = :task AND taken_by = :worker
 SELECT w.id FROM skiplock_jobs AS w
 WHERE w.status = 'waiting' AND w.id > CAST(:after AS uuid)
   AND ((SELECT 1 FROM skiplock_job_dependencies AS d
-        JOIN skiplock_jobs AS p ON p.id = d.depends_on
-        WHERE d.job_id = w.id AND p.status IN ('failed', 'timed_out', 'cancelled')
+        LEFT JOIN skiplock_jobs AS p ON p.id = d.depends_on
+        WHERE d.job_id = w.id AND (p.id IS NULL OR p.status IN ('failed', 'timed_out', 'cancelled'))
         LIMIT 1) IS NOT NULL
        OR NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                       JOIN skiplock_jobs AS p ON p.id = d.depends_on
@@ -903,8 +905,8 @@ LIMIT 1000
 
 -- name: settle_waiting_jobs
 -- Settles the jobs find_settleable_jobs found (:ids, a JSON array): a waiting job whose
--- dependencies all succeeded is queued, one with a failed, timed out or cancelled dependency fails
--- naming it. Each job and its dependencies are read again, as of this statement's start: a job
+-- dependencies all succeeded is queued, one with a failed, timed out, cancelled or deleted
+-- dependency fails naming it ("dependency <id> deleted" for one whose row is gone). Each job and its dependencies are read again, as of this statement's start: a job
 -- cancelled or settled since the search is left as it is, one whose dependency was retried since
 -- waits for it again. A job changed while this runs is re-checked on its locked row (status
 -- waiting); its dependencies are not: one retried meanwhile leaves the job settled on the
@@ -913,10 +915,10 @@ LIMIT 1000
 -- search finds it again).
 WITH candidates AS (
     SELECT w.id,
-           (SELECT p.id || ' ' || p.status FROM skiplock_job_dependencies AS d
-            JOIN skiplock_jobs AS p ON p.id = d.depends_on
-            WHERE d.job_id = w.id AND p.status IN ('failed', 'timed_out', 'cancelled')
-            ORDER BY p.id LIMIT 1) AS failed_dependency,
+           (SELECT d.depends_on || ' ' || coalesce(p.status, 'deleted') FROM skiplock_job_dependencies AS d
+            LEFT JOIN skiplock_jobs AS p ON p.id = d.depends_on
+            WHERE d.job_id = w.id AND (p.id IS NULL OR p.status IN ('failed', 'timed_out', 'cancelled'))
+            ORDER BY d.depends_on LIMIT 1) AS failed_dependency,
            NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                        JOIN skiplock_jobs AS p ON p.id = d.depends_on
                        WHERE d.job_id = w.id AND p.status <> 'succeeded') AS ready

@@ -698,15 +698,15 @@ WHERE task = :task AND taken_by = :worker
 -- name: find_settleable_jobs
 -- The backstop of dependency release, run by the reaper whose turn it is (see the PostgreSQL
 -- statement of the same name): the waiting jobs (up to 1,000, by id) whose dependencies all
--- succeeded, or one of which failed, timed out or was cancelled. Walks skiplock_jobs_waiting and
+-- succeeded, or one of which failed, timed out, was cancelled or is gone (deleted). Walks skiplock_jobs_waiting and
 -- reads every waiting job's dependencies, mostly to find nothing: a read, run outside a
 -- transaction, so that writers go on meanwhile (as one statement with the update it held the write
 -- lock throughout: 95 ms at 100,000 waiting jobs, at every search). From the id :after on.
 SELECT w.id FROM skiplock_jobs AS w
 WHERE w.status = 'waiting' AND w.id > :after
   AND ((SELECT 1 FROM skiplock_job_dependencies AS d
-        JOIN skiplock_jobs AS p ON p.id = d.depends_on
-        WHERE d.job_id = w.id AND p.status IN ('failed', 'timed_out', 'cancelled')
+        LEFT JOIN skiplock_jobs AS p ON p.id = d.depends_on
+        WHERE d.job_id = w.id AND (p.id IS NULL OR p.status IN ('failed', 'timed_out', 'cancelled'))
         LIMIT 1) IS NOT NULL
        OR NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                       JOIN skiplock_jobs AS p ON p.id = d.depends_on
@@ -717,7 +717,8 @@ LIMIT 1000
 -- name: settle_waiting_jobs
 -- Settles the jobs find_settleable_jobs found (:ids, a JSON array), each read again with its
 -- dependencies under the write lock: one cancelled or settled since is left as it is, one whose
--- dependency was retried since waits for it again. The status trigger writes the events.
+-- dependency was retried since waits for it again; one whose dependency is gone fails naming it
+-- deleted. The status trigger writes the events.
 UPDATE skiplock_jobs
 SET status = CASE WHEN w.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queued' END,
     finished_at = CASE WHEN w.failed_dependency IS NOT NULL THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
@@ -728,10 +729,10 @@ SET status = CASE WHEN w.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queue
     bookkept_by_trigger = 1
 FROM (SELECT candidate.id, candidate.failed_dependency
       FROM (SELECT waiting.id,
-                   (SELECT p.id || ' ' || p.status FROM skiplock_job_dependencies AS d
-                    JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                    WHERE d.job_id = waiting.id AND p.status IN ('failed', 'timed_out', 'cancelled')
-                    ORDER BY p.id LIMIT 1) AS failed_dependency,
+                   (SELECT d.depends_on || ' ' || coalesce(p.status, 'deleted') FROM skiplock_job_dependencies AS d
+                    LEFT JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                    WHERE d.job_id = waiting.id AND (p.id IS NULL OR p.status IN ('failed', 'timed_out', 'cancelled'))
+                    ORDER BY d.depends_on LIMIT 1) AS failed_dependency,
                    NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
                                JOIN skiplock_jobs AS p ON p.id = d.depends_on
                                WHERE d.job_id = waiting.id AND p.status <> 'succeeded') AS ready
