@@ -204,6 +204,51 @@ abstract class DependencyRaceContract extends ContractBase {
         assertThat(settled.lastError()).isEqualTo("dependency " + gone.id() + " deleted");
     }
 
+    /**
+     * A dependent whose one dependency is gone is not released when its other dependency succeeds:
+     * neither by the success of a worker's batch (SQLite's hot path, release_dependents) nor by one
+     * committed in the handler's transaction (the dependency trigger, on PostgreSQL both). It waits
+     * for the settle, which fails it. Before, the release read the gone one as no unfinished
+     * dependency and queued it. The worker's reaper does not run during the test.
+     */
+    @Test
+    void aDependentWhoseDependencyIsGoneIsNotReleasedByItsOtherDependencysSuccess() {
+        Skiplock client = client();
+        List<Job> dependents = new java.util.ArrayList<>();
+        List<Job> gone = new java.util.ArrayList<>();
+        List<Job> others = new java.util.ArrayList<>();
+        for (String label : List.of("in a batch", "in its transaction")) {
+            Job parked = client.enqueue(JobRequest.of("work", new Work("gone")).withQueue("parking"));
+            Job other = client.enqueue(JobRequest.of("work", new Work(label)));
+            dependents.add(client.enqueue(JobRequest.of("work", new Work("dependent")).withQueue("parking")
+                    .withDependsOn(List.of(parked.id(), other.id()))));
+            Jdbc.update(client.dataSource(), "DELETE FROM skiplock_jobs WHERE id = ?", database.id(parked.id()));
+            gone.add(parked);
+            others.add(other);
+        }
+
+        Skiplock worker = started(builder(config -> config.queue("default", 1).reaperInterval(Duration.ofHours(1)))
+                .handler("work", Work.class, context -> {
+                    if (context.args().label().equals("in its transaction")) {
+                        context.inTransaction(connection -> {
+                            context.completeInTransaction(connection, null);
+                            return null;
+                        });
+                    }
+                    return JobOutcome.complete();
+                }));
+        others.forEach(other -> awaitStatus(worker, other.id(), JobStatus.SUCCEEDED));
+
+        assertThat(dependents).extracting(dependent -> worker.get(dependent.id()).orElseThrow().status())
+                .containsOnly(JobStatus.WAITING);
+        assertThat(new JobStore(worker.dataSource(), driver(worker)).settleWaitingJobs("reaper")).isEqualTo(2);
+        for (int i = 0; i < dependents.size(); i++) {
+            Job settled = worker.get(dependents.get(i).id()).orElseThrow();
+            assertThat(settled.status()).isEqualTo(JobStatus.FAILED);
+            assertThat(settled.lastError()).isEqualTo("dependency " + gone.get(i).id() + " deleted");
+        }
+    }
+
     // The backstop of fault 10 settles a stranded job however many jobs rightly wait before it.
     @Test
     void waitingJobWhoseDependencySucceededUnseenIsSettledBehindAThousandRightlyWaitingOnes() {

@@ -68,7 +68,8 @@ ON CONFLICT (tenant, queue, minute) DO UPDATE SET finished = finished + excluded
 -- name: release_dependents
 -- Queues the waiting dependents of the jobs that succeeded (:ids) once all their dependencies
 -- have: what skiplock_dependency_finished does for a success, at the successes' time (:at, their
--- finished_at), as that trigger did in their statement, keeping a runAt still to come (0027). Names
+-- finished_at), as that trigger did in their statement, keeping a runAt still to come (0027), and
+-- leaving waiting one whose dependency is gone (0030: the settle fails it). Names
 -- only status, so the store accounts for the jobs it returns (at: the time of the change, its
 -- event's). A job without dependents costs one probe of skiplock_job_dependencies_on.
 UPDATE skiplock_jobs
@@ -77,6 +78,6 @@ WHERE status = 'waiting'
   AND id IN (SELECT job_id FROM skiplock_job_dependencies
              WHERE depends_on IN (SELECT value FROM json_each(:ids)))
   AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
-                  JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                  WHERE d.job_id = skiplock_jobs.id AND p.status <> 'succeeded')
+                  LEFT JOIN skiplock_jobs AS p ON p.id = d.depends_on
+                  WHERE d.job_id = skiplock_jobs.id AND (p.id IS NULL OR p.status <> 'succeeded'))
 RETURNING id, attempt, tenant, queue, CAST(:at AS INTEGER) AS at
