@@ -185,18 +185,21 @@ abstract class DependencyRaceContract extends ContractBase {
         assertThat(settled.lastError()).isEqualTo("dependency " + parent.id() + " deleted");
     }
 
-    /** The settle's rule for a deleted dependency, on both databases: a row deleted under a waiting job. */
+    /**
+     * The settle's rule for a dependency deleted before anything recorded how it ended, on both
+     * databases (SQLite's one writer cannot interleave the enqueue and the delete): the state the
+     * test above forces on PostgreSQL, made by moving the edge to a job deleted beforehand.
+     */
     @Test
-    void aWaitingJobWhoseDependencyIsGoneFailsAtTheSettleNamingIt() {
+    void aWaitingJobWhoseDependencyWasDeletedUnrecordedFailsAtTheSettleNamingIt() {
         Skiplock client = client();
         Job succeeded = client.enqueue(JobRequest.of("work", new Work("succeeded")).withQueue("parking"));
-        Job gone = client.enqueue(JobRequest.of("work", new Work("gone")).withQueue("parking"));
+        Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
         Job child = client.enqueue(JobRequest.of("work", new Work("child")).withQueue("parking")
-                .withDependsOn(List.of(succeeded.id(), gone.id())));
+                .withDependsOn(List.of(succeeded.id(), unfinished.id())));
         Jdbc.update(client.dataSource(), "UPDATE skiplock_jobs SET status = 'succeeded' WHERE id = ?",
                 database.id(succeeded.id()));
-        Jdbc.update(client.dataSource(), "DELETE FROM skiplock_jobs WHERE id = ?", database.id(gone.id()));
-        assertThat(client.get(child.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
+        Job gone = dependencyDeletedUnrecorded(client, child, unfinished);
 
         assertThat(new JobStore(client.dataSource(), driver(client)).settleWaitingJobs("reaper")).isEqualTo(1);
         Job settled = client.get(child.id()).orElseThrow();
@@ -205,25 +208,25 @@ abstract class DependencyRaceContract extends ContractBase {
     }
 
     /**
-     * A dependent whose one dependency is gone is not released when its other dependency succeeds:
-     * neither by the success of a worker's batch (SQLite's hot path, release_dependents) nor by one
-     * committed in the handler's transaction (the dependency trigger, on PostgreSQL both). It waits
-     * for the settle, which fails it. Before, the release read the gone one as no unfinished
-     * dependency and queued it. The worker's reaper does not run during the test.
+     * A dependent one of whose dependencies was deleted unrecorded is not released when its other
+     * dependency succeeds: neither by the success of a worker's batch (SQLite's hot path,
+     * release_dependents) nor by one committed in the handler's transaction (the dependency trigger;
+     * on PostgreSQL both). It waits for the settle, which fails it. Before, the release read the
+     * deleted one as no unfinished dependency and queued it. The worker's reaper does not run here.
      */
     @Test
-    void aDependentWhoseDependencyIsGoneIsNotReleasedByItsOtherDependencysSuccess() {
+    void aDependentWhoseDependencyWasDeletedUnrecordedIsNotReleasedByItsOtherDependencysSuccess() {
         Skiplock client = client();
         List<Job> dependents = new java.util.ArrayList<>();
         List<Job> gone = new java.util.ArrayList<>();
         List<Job> others = new java.util.ArrayList<>();
         for (String label : List.of("in a batch", "in its transaction")) {
-            Job parked = client.enqueue(JobRequest.of("work", new Work("gone")).withQueue("parking"));
+            Job unfinished = client.enqueue(JobRequest.of("work", new Work("unfinished")).withQueue("parking"));
             Job other = client.enqueue(JobRequest.of("work", new Work(label)));
-            dependents.add(client.enqueue(JobRequest.of("work", new Work("dependent")).withQueue("parking")
-                    .withDependsOn(List.of(parked.id(), other.id()))));
-            Jdbc.update(client.dataSource(), "DELETE FROM skiplock_jobs WHERE id = ?", database.id(parked.id()));
-            gone.add(parked);
+            Job dependent = client.enqueue(JobRequest.of("work", new Work("dependent")).withQueue("parking")
+                    .withDependsOn(List.of(unfinished.id(), other.id())));
+            dependents.add(dependent);
+            gone.add(dependencyDeletedUnrecorded(client, dependent, unfinished));
             others.add(other);
         }
 
@@ -247,6 +250,56 @@ abstract class DependencyRaceContract extends ContractBase {
             assertThat(settled.status()).isEqualTo(JobStatus.FAILED);
             assertThat(settled.lastError()).isEqualTo("dependency " + gone.get(i).id() + " deleted");
         }
+    }
+
+    /**
+     * A dependency deleted after it succeeded (rm, retention) while its dependent still waits on
+     * another: the settle leaves the dependent waiting, and the other's success releases it. The
+     * delete records the outcome on the dependency rows (migration 0030). Second reader of the
+     * commit before: it failed such a dependent at the settle.
+     */
+    @Test
+    void aDependencyDeletedAfterItSucceededStillCountsAsSucceeded() {
+        Skiplock client = client();
+        client.pauseQueue("held");
+        List<Job> dependents = new java.util.ArrayList<>();
+        List<Job> done = new java.util.ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Job first = client.enqueue(JobRequest.of("work", new Work("first")));
+            Job later = client.enqueue(JobRequest.of("work", new Work("later")).withQueue("held"));
+            dependents.add(client.enqueue(JobRequest.of("work", new Work("dependent"))
+                    .withDependsOn(List.of(first.id(), later.id()))));
+            done.add(first);
+        }
+        Skiplock worker = started(builder(config -> config.queue("default", 1).queue("held", 1)
+                .reaperInterval(Duration.ofHours(1)))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        done.forEach(first -> awaitStatus(worker, first.id(), JobStatus.SUCCEEDED));
+        JobStore store = new JobStore(worker.dataSource(), driver(worker));
+
+        worker.delete(done.get(0).id());
+        assertThat(store.pruneFinished(0, 1000)).isEqualTo(1); // the other one
+        assertThat(store.settleWaitingJobs("reaper")).isZero();
+        assertThat(dependents).extracting(dependent -> worker.get(dependent.id()).orElseThrow().status())
+                .containsOnly(JobStatus.WAITING);
+
+        worker.resumeQueue("held");
+        assertThat(dependents).extracting(dependent -> awaitTerminal(worker, dependent.id()).status())
+                .containsOnly(JobStatus.SUCCEEDED);
+    }
+
+    /**
+     * A dependency whose row {@code dependent} names as {@code named} deleted before anything
+     * recorded how it ended, as when it was cancelled and deleted while the dependent's enqueue was
+     * uncommitted: the edge is moved to a job cancelled and deleted when no edge named it.
+     */
+    private Job dependencyDeletedUnrecorded(Skiplock client, Job dependent, Job named) {
+        Job deleted = client.enqueue(JobRequest.of("work", new Work("deleted")).withQueue("parking"));
+        client.cancel(deleted.id());
+        client.delete(deleted.id());
+        Jdbc.update(client.dataSource(), "UPDATE skiplock_job_dependencies SET depends_on = ? WHERE job_id = ? AND depends_on = ?",
+                database.id(deleted.id()), database.id(dependent.id()), database.id(named.id()));
+        return deleted;
     }
 
     // The backstop of fault 10 settles a stranded job however many jobs rightly wait before it.
@@ -552,6 +605,21 @@ abstract class DependencyRaceContract extends ContractBase {
         Job child = client.enqueue(JobRequest.of("work", new Work("child")).withDependsOn(List.of(parent.id())));
         client.cancel(parent.id());
         assertThat(client.get(child.id()).orElseThrow().status()).isEqualTo(JobStatus.FAILED);
+
+        assertThatThrownBy(() -> client.retry(child.id()))
+                .isInstanceOf(JobStateException.class)
+                .hasMessageContaining(parent.id().toString()).hasMessageContaining("cancelled");
+        assertThat(client.get(child.id()).orElseThrow().status()).isEqualTo(JobStatus.FAILED);
+    }
+
+    /** As above, once the failed dependency is deleted: its outcome is kept (migration 0030). Before, the retry ran the job. */
+    @Test
+    void retryOfAJobWhoseFailedDependencyWasDeletedIsStillRefusedNamingIt() {
+        Skiplock client = client();
+        Job parent = client.enqueue(JobRequest.of("work", new Work("parent")));
+        Job child = client.enqueue(JobRequest.of("work", new Work("child")).withDependsOn(List.of(parent.id())));
+        client.cancel(parent.id());
+        client.delete(parent.id());
 
         assertThatThrownBy(() -> client.retry(child.id()))
                 .isInstanceOf(JobStateException.class)

@@ -645,7 +645,8 @@ CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(),
 -- name: retry_job
 -- One more attempt for a terminal job; attempt keeps counting, max_attempts grows if used up. A
 -- job whose dependencies have not all succeeded waits for them again; one with a failed, timed
--- out or cancelled dependency is not retried (the caller names it: failed_dependency).
+-- out, cancelled or deleted dependency is not retried (the caller names it: failed_dependency;
+-- a dependency deleted after it ended keeps its outcome, migration 0030).
 -- A succeeded job's finished event, read from its row until now (migration 0012), becomes a row.
 WITH held AS (
     SELECT id, finished_seq, finished_at, attempt FROM skiplock_jobs
@@ -653,17 +654,15 @@ WITH held AS (
     FOR UPDATE
 ), retried AS (
     UPDATE skiplock_jobs AS j
-    SET status = CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
-                                   JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                                   WHERE d.job_id = j.id AND p.status <> 'succeeded')
+    SET status = CASE WHEN EXISTS (SELECT 1 FROM skiplock_dependency_states AS d
+                                   WHERE d.job_id = j.id AND d.status <> 'succeeded')
                       THEN 'waiting' ELSE 'queued' END,
         available_at = now(), finished_at = NULL, cancel_requested = false, finished_seq = NULL,
         result = NULL, max_attempts = GREATEST(j.max_attempts, j.attempt + 1)
     FROM held
     WHERE j.id = held.id
-      AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
-                      JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                      WHERE d.job_id = j.id AND p.status IN ('failed', 'timed_out', 'cancelled'))
+      AND NOT EXISTS (SELECT 1 FROM skiplock_dependency_states AS d
+                      WHERE d.job_id = j.id AND d.status IN ('failed', 'timed_out', 'cancelled', 'deleted'))
     RETURNING j.*
 ), finished AS (
     INSERT INTO skiplock_job_events (seq, job_id, ts, attempt, type, status) OVERRIDING SYSTEM VALUE
@@ -679,11 +678,11 @@ CROSS JOIN (SELECT count(pg_notify('skiplock:' || current_schema(), 'q:' || queu
             FROM retried AS queued WHERE queued.status = 'queued') AS notified
 
 -- name: failed_dependency
--- The first dependency of a job that failed, timed out or was cancelled: why retry_job refused.
-SELECT p.id, p.status FROM skiplock_job_dependencies AS d
-JOIN skiplock_jobs AS p ON p.id = d.depends_on
-WHERE d.job_id = :id AND p.status IN ('failed', 'timed_out', 'cancelled')
-ORDER BY p.id
+-- The first dependency of a job that failed, timed out, was cancelled or deleted: why retry_job
+-- refused.
+SELECT d.depends_on AS id, d.status FROM skiplock_dependency_states AS d
+WHERE d.job_id = :id AND d.status IN ('failed', 'timed_out', 'cancelled', 'deleted')
+ORDER BY d.depends_on
 LIMIT 1
 
 -- name: prune_finished
@@ -880,10 +879,10 @@ WHERE task = :task AND taken_by = :worker
 -- name: find_settleable_jobs
 -- The backstop of dependency release, run by the reaper whose turn it is: the waiting jobs (up to
 -- 1,000, by id) whose dependencies all succeeded, or one of which failed, timed out, was
--- cancelled or is gone. The dependency trigger releases such a job at once; this finds one whose
--- dependency finished while its enqueue was still uncommitted. A dependency is gone when it was
--- deleted (rm, retention) before the dependent's enqueue committed: the dependent fails, since
--- nothing says any more whether it succeeded (a dependent released before is not waiting). Walks skiplock_jobs_waiting and reads every
+-- cancelled or deleted. The dependency trigger releases such a job at once; this finds one whose
+-- dependency finished while its enqueue was still uncommitted. A dependency reads 'deleted' when
+-- its row was deleted (rm, retention) before the dependent's enqueue committed, so that nothing
+-- recorded how it ended (skiplock_dependency_states, migration 0030): the dependent fails. Walks skiplock_jobs_waiting and reads every
 -- waiting job's dependencies, mostly to find nothing; locks nothing: settle_waiting_jobs settles
 -- what it finds. From the id :after on (the zero UUID first, then the last id the search before
 -- found, in one settle).
@@ -893,20 +892,18 @@ WHERE task = :task AND taken_by = :worker
 -- skiplock_jobs_history_status (its tenant leads), which the history makes large.
 SELECT w.id FROM skiplock_jobs AS w
 WHERE w.status = 'waiting' AND w.id > CAST(:after AS uuid)
-  AND ((SELECT 1 FROM skiplock_job_dependencies AS d
-        LEFT JOIN skiplock_jobs AS p ON p.id = d.depends_on
-        WHERE d.job_id = w.id AND (p.id IS NULL OR p.status IN ('failed', 'timed_out', 'cancelled'))
+  AND ((SELECT 1 FROM skiplock_dependency_states AS d
+        WHERE d.job_id = w.id AND d.status IN ('failed', 'timed_out', 'cancelled', 'deleted')
         LIMIT 1) IS NOT NULL
-       OR NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
-                      JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                      WHERE d.job_id = w.id AND p.status <> 'succeeded'))
+       OR NOT EXISTS (SELECT 1 FROM skiplock_dependency_states AS d
+                      WHERE d.job_id = w.id AND d.status <> 'succeeded'))
 ORDER BY w.id
 LIMIT 1000
 
 -- name: settle_waiting_jobs
 -- Settles the jobs find_settleable_jobs found (:ids, a JSON array): a waiting job whose
 -- dependencies all succeeded is queued, one with a failed, timed out, cancelled or deleted
--- dependency fails naming it ("dependency <id> deleted" for one whose row is gone). Each job and its dependencies are read again, as of this statement's start: a job
+-- dependency fails naming it ("dependency <id> deleted": see find_settleable_jobs). Each job and its dependencies are read again, as of this statement's start: a job
 -- cancelled or settled since the search is left as it is, one whose dependency was retried since
 -- waits for it again. A job changed while this runs is re-checked on its locked row (status
 -- waiting); its dependencies are not: one retried meanwhile leaves the job settled on the
@@ -915,13 +912,11 @@ LIMIT 1000
 -- search finds it again).
 WITH candidates AS (
     SELECT w.id,
-           (SELECT d.depends_on || ' ' || coalesce(p.status, 'deleted') FROM skiplock_job_dependencies AS d
-            LEFT JOIN skiplock_jobs AS p ON p.id = d.depends_on
-            WHERE d.job_id = w.id AND (p.id IS NULL OR p.status IN ('failed', 'timed_out', 'cancelled'))
+           (SELECT d.depends_on || ' ' || d.status FROM skiplock_dependency_states AS d
+            WHERE d.job_id = w.id AND d.status IN ('failed', 'timed_out', 'cancelled', 'deleted')
             ORDER BY d.depends_on LIMIT 1) AS failed_dependency,
-           NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
-                       JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                       WHERE d.job_id = w.id AND p.status <> 'succeeded') AS ready
+           NOT EXISTS (SELECT 1 FROM skiplock_dependency_states AS d
+                       WHERE d.job_id = w.id AND d.status <> 'succeeded') AS ready
     FROM skiplock_jobs AS w
     WHERE w.id IN (SELECT CAST(value AS uuid) FROM jsonb_array_elements_text(CAST(:ids AS jsonb)))
       AND w.status = 'waiting'

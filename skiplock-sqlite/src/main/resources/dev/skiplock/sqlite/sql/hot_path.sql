@@ -69,7 +69,7 @@ ON CONFLICT (tenant, queue, minute) DO UPDATE SET finished = finished + excluded
 -- Queues the waiting dependents of the jobs that succeeded (:ids) once all their dependencies
 -- have: what skiplock_dependency_finished does for a success, at the successes' time (:at, their
 -- finished_at), as that trigger did in their statement, keeping a runAt still to come (0027), and
--- leaving waiting one whose dependency is gone (0030: the settle fails it). Names
+-- reading each dependency's status as that trigger does (skiplock_dependency_states, 0030). Names
 -- only status, so the store accounts for the jobs it returns (at: the time of the change, its
 -- event's). A job without dependents costs one probe of skiplock_job_dependencies_on.
 UPDATE skiplock_jobs
@@ -77,7 +77,6 @@ SET status = 'queued', available_at = max(available_at, :at)
 WHERE status = 'waiting'
   AND id IN (SELECT job_id FROM skiplock_job_dependencies
              WHERE depends_on IN (SELECT value FROM json_each(:ids)))
-  AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
-                  LEFT JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                  WHERE d.job_id = skiplock_jobs.id AND (p.id IS NULL OR p.status <> 'succeeded'))
+  AND NOT EXISTS (SELECT 1 FROM skiplock_dependency_states AS d
+                  WHERE d.job_id = skiplock_jobs.id AND d.status <> 'succeeded')
 RETURNING id, attempt, tenant, queue, CAST(:at AS INTEGER) AS at

@@ -530,28 +530,27 @@ RETURNING *
 -- name: retry_job
 -- One more attempt for a terminal job; attempt keeps counting, max_attempts grows if used up. A
 -- job whose dependencies have not all succeeded waits for them again; one with a failed, timed
--- out or cancelled dependency is not retried (the caller names it: failed_dependency).
+-- out, cancelled or deleted dependency is not retried (the caller names it: failed_dependency;
+-- a dependency deleted after it ended keeps its outcome, migration 0030).
 -- The events read from the row until now, the last attempt's start and success, become rows (migration 0018).
 UPDATE skiplock_jobs
-SET status = CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
-                               JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                               WHERE d.job_id = skiplock_jobs.id AND p.status <> 'succeeded')
+SET status = CASE WHEN EXISTS (SELECT 1 FROM skiplock_dependency_states AS d
+                               WHERE d.job_id = skiplock_jobs.id AND d.status <> 'succeeded')
                   THEN 'waiting' ELSE 'queued' END,
     available_at = CAST(unixepoch('subsec') * 1000 AS INTEGER), finished_at = NULL,
     cancel_requested = 0, result = NULL, max_attempts = MAX(max_attempts, attempt + 1),
     started_seq = NULL, finished_seq = NULL, bookkept_by_trigger = 1
 WHERE tenant = :tenant AND id = :id AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
-  AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
-                  JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                  WHERE d.job_id = skiplock_jobs.id AND p.status IN ('failed', 'timed_out', 'cancelled'))
+  AND NOT EXISTS (SELECT 1 FROM skiplock_dependency_states AS d
+                  WHERE d.job_id = skiplock_jobs.id AND d.status IN ('failed', 'timed_out', 'cancelled', 'deleted'))
 RETURNING *
 
 -- name: failed_dependency
--- The first dependency of a job that failed, timed out or was cancelled: why retry_job refused.
-SELECT p.id, p.status FROM skiplock_job_dependencies AS d
-JOIN skiplock_jobs AS p ON p.id = d.depends_on
-WHERE d.job_id = :id AND p.status IN ('failed', 'timed_out', 'cancelled')
-ORDER BY p.id
+-- The first dependency of a job that failed, timed out, was cancelled or deleted: why retry_job
+-- refused.
+SELECT d.depends_on AS id, d.status FROM skiplock_dependency_states AS d
+WHERE d.job_id = :id AND d.status IN ('failed', 'timed_out', 'cancelled', 'deleted')
+ORDER BY d.depends_on
 LIMIT 1
 
 -- name: prune_finished
@@ -698,27 +697,26 @@ WHERE task = :task AND taken_by = :worker
 -- name: find_settleable_jobs
 -- The backstop of dependency release, run by the reaper whose turn it is (see the PostgreSQL
 -- statement of the same name): the waiting jobs (up to 1,000, by id) whose dependencies all
--- succeeded, or one of which failed, timed out, was cancelled or is gone (deleted). Walks skiplock_jobs_waiting and
+-- succeeded, or one of which failed, timed out, was cancelled or deleted (its row gone before the
+-- dependent's enqueue committed: skiplock_dependency_states, migration 0030). Walks skiplock_jobs_waiting and
 -- reads every waiting job's dependencies, mostly to find nothing: a read, run outside a
 -- transaction, so that writers go on meanwhile (as one statement with the update it held the write
 -- lock throughout: 95 ms at 100,000 waiting jobs, at every search). From the id :after on.
 SELECT w.id FROM skiplock_jobs AS w
 WHERE w.status = 'waiting' AND w.id > :after
-  AND ((SELECT 1 FROM skiplock_job_dependencies AS d
-        LEFT JOIN skiplock_jobs AS p ON p.id = d.depends_on
-        WHERE d.job_id = w.id AND (p.id IS NULL OR p.status IN ('failed', 'timed_out', 'cancelled'))
+  AND ((SELECT 1 FROM skiplock_dependency_states AS d
+        WHERE d.job_id = w.id AND d.status IN ('failed', 'timed_out', 'cancelled', 'deleted')
         LIMIT 1) IS NOT NULL
-       OR NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
-                      JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                      WHERE d.job_id = w.id AND p.status <> 'succeeded'))
+       OR NOT EXISTS (SELECT 1 FROM skiplock_dependency_states AS d
+                      WHERE d.job_id = w.id AND d.status <> 'succeeded'))
 ORDER BY w.id
 LIMIT 1000
 
 -- name: settle_waiting_jobs
 -- Settles the jobs find_settleable_jobs found (:ids, a JSON array), each read again with its
 -- dependencies under the write lock: one cancelled or settled since is left as it is, one whose
--- dependency was retried since waits for it again; one whose dependency is gone fails naming it
--- deleted. The status trigger writes the events.
+-- dependency was retried since waits for it again; one whose dependency reads 'deleted' fails
+-- naming it. The status trigger writes the events.
 UPDATE skiplock_jobs
 SET status = CASE WHEN w.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queued' END,
     finished_at = CASE WHEN w.failed_dependency IS NOT NULL THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) END,
@@ -729,13 +727,11 @@ SET status = CASE WHEN w.failed_dependency IS NOT NULL THEN 'failed' ELSE 'queue
     bookkept_by_trigger = 1
 FROM (SELECT candidate.id, candidate.failed_dependency
       FROM (SELECT waiting.id,
-                   (SELECT d.depends_on || ' ' || coalesce(p.status, 'deleted') FROM skiplock_job_dependencies AS d
-                    LEFT JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                    WHERE d.job_id = waiting.id AND (p.id IS NULL OR p.status IN ('failed', 'timed_out', 'cancelled'))
+                   (SELECT d.depends_on || ' ' || d.status FROM skiplock_dependency_states AS d
+                    WHERE d.job_id = waiting.id AND d.status IN ('failed', 'timed_out', 'cancelled', 'deleted')
                     ORDER BY d.depends_on LIMIT 1) AS failed_dependency,
-                   NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
-                               JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                               WHERE d.job_id = waiting.id AND p.status <> 'succeeded') AS ready
+                   NOT EXISTS (SELECT 1 FROM skiplock_dependency_states AS d
+                               WHERE d.job_id = waiting.id AND d.status <> 'succeeded') AS ready
             FROM skiplock_jobs AS waiting
             WHERE waiting.id IN (SELECT value FROM json_each(:ids)) AND waiting.status = 'waiting') AS candidate
       WHERE candidate.failed_dependency IS NOT NULL OR candidate.ready) AS w

@@ -1,8 +1,35 @@
--- A dependent one of whose dependencies is gone is not released when the others succeed: the
--- release read a dependency row whose job was deleted (rm, retention) as no unfinished dependency,
--- so a dependent whose dependency was cancelled and deleted before its enqueue committed ran once
--- its other dependency succeeded. It now waits, and settle_waiting_jobs fails it naming the
--- dependency deleted. The dependency trigger of 0027, with that one change.
+-- A dependency's outcome outlives its row. Deleting a job (rm, retention) records its status on
+-- the dependency rows that name it (outcome), and every reader of a dependency's status reads it
+-- through skiplock_dependency_states: the job's status while its row exists, else the recorded
+-- outcome, else 'deleted' (its row was deleted before the dependent's enqueue committed, so nothing
+-- recorded how it ended). Before, a statement joined the job and read a deleted dependency as no
+-- unfinished one: a dependent whose dependency was cancelled and deleted while its enqueue was
+-- uncommitted was queued and ran. A 'deleted' dependency fails its dependent as a failed one does
+-- (the settle names it: "dependency <id> deleted"); a dependency deleted after it succeeded still
+-- counts as succeeded. Rows naming a job deleted before this migration read as succeeded, as every
+-- release read them until now.
+ALTER TABLE skiplock_job_dependencies ADD COLUMN outcome text;
+
+UPDATE skiplock_job_dependencies AS d SET outcome = 'succeeded'
+WHERE NOT EXISTS (SELECT 1 FROM skiplock_jobs AS p WHERE p.id = d.depends_on);
+
+CREATE VIEW skiplock_dependency_states AS
+SELECT d.job_id, d.depends_on, coalesce(p.status, d.outcome, 'deleted') AS status
+FROM skiplock_job_dependencies AS d
+LEFT JOIN skiplock_jobs AS p ON p.id = d.depends_on;
+
+CREATE OR REPLACE FUNCTION skiplock_job_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM skiplock_job_events WHERE job_id = OLD.id;
+    DELETE FROM skiplock_job_dependencies WHERE job_id = OLD.id;
+    UPDATE skiplock_job_dependencies SET outcome = OLD.status WHERE depends_on = OLD.id;
+    DELETE FROM skiplock_job_steps WHERE job_id = OLD.id;
+    DELETE FROM skiplock_job_signals WHERE job_id = OLD.id;
+    RETURN NULL;
+END
+$$;
+
+-- The dependency trigger of 0027, reading its dependents' dependencies through the view.
 CREATE OR REPLACE FUNCTION skiplock_dependency_finished() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     notified bigint;
@@ -26,9 +53,8 @@ BEGIN
                        JOIN skiplock_job_dependencies AS d ON d.depends_on = f.id
                        WHERE f.status = 'succeeded')
           AND j.status = 'waiting'
-          AND NOT EXISTS (SELECT 1 FROM skiplock_job_dependencies AS d
-                          LEFT JOIN skiplock_jobs AS p ON p.id = d.depends_on
-                          WHERE d.job_id = j.id AND (p.id IS NULL OR p.status <> 'succeeded'))
+          AND NOT EXISTS (SELECT 1 FROM skiplock_dependency_states AS d
+                          WHERE d.job_id = j.id AND d.status <> 'succeeded')
         RETURNING j.id, j.attempt, j.queue
     ), events AS (
         INSERT INTO skiplock_job_events (job_id, attempt, type, status)
