@@ -15,6 +15,11 @@ public final class DatabaseUrl {
     private DatabaseUrl() {
     }
 
+    /** {@code jdbcUrl} to print: a password in it (a parameter, or {@code user:password@}) as {@code ***}. */
+    public static String withoutPassword(String jdbcUrl) {
+        return jdbcUrl.replaceAll("(?i)([?&;]password=)[^&;]*", "$1***").replaceAll("(//[^/@:]*:)[^/@]*@", "$1***@");
+    }
+
     public static String toJdbc(String url) {
         if (url == null || url.isBlank()) {
             throw new IllegalArgumentException("--db: is required");

@@ -30,6 +30,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--jobs", defaultValue = "5", description = "greetings to enqueue (default ${DEFAULT-VALUE})")
     int jobs;
 
+    static final String QUEUE = "demo";
+
     record Greeting(String name) {
     }
 
@@ -38,7 +40,10 @@ final class DemoCommand implements Callable<Integer> {
         if (jobs < 1 || jobs > 10_000) {
             throw new IllegalArgumentException("--jobs: must be between 1 and 10000");
         }
-        SkiplockConfig config = SkiplockConfig.builder().queue("default", 4)
+        // A queue of its own: on the database `serve` uses (the same default --db), a worker of
+        // queue default would claim a user's queued jobs and fail them (no handler for their kind),
+        // and a server's worker would fail the demo's.
+        SkiplockConfig config = SkiplockConfig.builder().queue(QUEUE, 4)
                 .retryPolicy(new RetryPolicy(Duration.ofMillis(200), Duration.ofSeconds(2), 0.1)).build();
         try (Skiplock skiplock = Skiplock.builder().url(cli.options().jdbcUrl()).config(config)
                 .handler("greet", Greeting.class, context -> {
@@ -59,15 +64,15 @@ final class DemoCommand implements Callable<Integer> {
                     return JobOutcome.complete();
                 })
                 .build()) {
-            System.out.println("skiplock demo on " + cli.options().jdbcUrl());
+            System.out.println("skiplock demo on " + DatabaseUrl.withoutPassword(cli.options().jdbcUrl()) + ", queue " + QUEUE);
             List<Job> enqueued = new ArrayList<>();
             for (int i = 1; i <= jobs; i++) {
-                enqueued.add(skiplock.enqueue(JobRequest.of("greet", new Greeting("guest " + i))));
+                enqueued.add(skiplock.enqueue(JobRequest.of("greet", new Greeting("guest " + i)).withQueue(QUEUE)));
             }
-            enqueued.add(skiplock.enqueue(JobRequest.of("flaky", new Greeting("x")).withMaxAttempts(3)));
-            enqueued.add(skiplock.enqueue(JobRequest.of("slow", new Greeting("x"))
+            enqueued.add(skiplock.enqueue(JobRequest.of("flaky", new Greeting("x")).withQueue(QUEUE).withMaxAttempts(3)));
+            enqueued.add(skiplock.enqueue(JobRequest.of("slow", new Greeting("x")).withQueue(QUEUE)
                     .withTimeout(Duration.ofSeconds(1)).withMaxAttempts(1)));
-            Job cancelled = skiplock.cancel(skiplock.enqueue(JobRequest.of("greet", new Greeting("nobody"))).id());
+            Job cancelled = skiplock.cancel(skiplock.enqueue(JobRequest.of("greet", new Greeting("nobody")).withQueue(QUEUE)).id());
             enqueued.add(cancelled);
             System.out.printf("enqueued %d jobs (one cancelled before it ran); starting a worker%n", enqueued.size());
             skiplock.start();
@@ -76,7 +81,7 @@ final class DemoCommand implements Callable<Integer> {
                 System.out.printf("  %-9s %s %s attempt %d%s%n", done.status().wireName(), done.kind(), done.id(),
                         done.attempt(), done.lastError() == null ? "" : " (" + done.lastError() + ")");
             }
-            for (QueueCount count : skiplock.count()) {
+            for (QueueCount count : skiplock.count().stream().filter(count -> count.queue().equals(QUEUE)).toList()) {
                 System.out.printf("queue %s: %d %s%n", count.queue(), count.jobs(), count.status().wireName());
             }
         }

@@ -3,6 +3,9 @@ package dev.skiplock.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.Job;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
 import dev.skiplock.cli.Main;
 import dev.skiplock.server.ServerConfig;
@@ -288,6 +291,32 @@ abstract class CliContract extends ContractBase {
         assertThat(cancelled.out()).startsWith(id);
         assertThat(cli("cancel", id, "--server", url).exit()).as("already cancelled").isEqualTo(Main.EXIT_USAGE);
         assertThat(cli("--server", "http://127.0.0.1:1", "status", id).exit()).isEqualTo(Main.EXIT_UNREACHABLE);
+    }
+
+    /**
+     * The demo works a queue of its own: on the database a server uses, it neither claims the
+     * server's queued jobs (and fails them: it has no handler for their kind) nor leaves its own to
+     * the server's worker. Queue default is paused here, so a demo on it never ends: before, the
+     * demo gave up after its 60 s wait and exited 1.
+     */
+    @Test
+    void demoWorksAQueueOfItsOwnAndPrintsNoPassword() {
+        Skiplock client = client();
+        client.pauseQueue("default");
+        Job bystander = client.enqueue(JobRequest.of("someone-elses", Map.of()));
+
+        Run demo = cli("--db", database.url(), "demo", "--jobs", "2");
+
+        assertThat(demo.exit()).as(demo.out() + demo.err()).isZero();
+        assertThat(demo.out()).contains("queue demo: 3 succeeded");
+        Job untouched = client.get(bystander.id()).orElseThrow();
+        assertThat(untouched.status()).isEqualTo(JobStatus.QUEUED);
+        assertThat(untouched.attempt()).isZero();
+        assertThat(dev.skiplock.cli.DatabaseUrl.withoutPassword(
+                "jdbc:postgresql://h/db?user=u&password=s3cret&ssl=true")).isEqualTo(
+                "jdbc:postgresql://h/db?user=u&password=***&ssl=true");
+        assertThat(dev.skiplock.cli.DatabaseUrl.withoutPassword("jdbc:postgresql://u:s3cret@h/db"))
+                .isEqualTo("jdbc:postgresql://u:***@h/db");
     }
 
     @Test
