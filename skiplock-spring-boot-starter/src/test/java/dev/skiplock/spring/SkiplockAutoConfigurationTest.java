@@ -83,6 +83,28 @@ class SkiplockAutoConfigurationTest {
         }
     }
 
+    /** Records the executions whose outcome Skiplock reports durable: it does so to resumable handlers only. */
+    @Component
+    @SkiplockHandler(kind = "resumable", args = Greeting.class)
+    static class Resumable implements dev.skiplock.ResumableHandler<Greeting> {
+        final java.util.Set<UUID> completed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        @Override
+        public JobOutcome handle(dev.skiplock.JobContext<Greeting> context) {
+            return JobOutcome.complete();
+        }
+
+        @Override
+        public java.util.Optional<JobOutcome> resume(dev.skiplock.JobContext<Greeting> context) {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public void completed(UUID jobId, UUID executionId) {
+            completed.add(jobId);
+        }
+    }
+
     static class Unannotated implements JobHandler<Greeting> {
         @Override
         public JobOutcome handle(dev.skiplock.JobContext<Greeting> context) {
@@ -195,6 +217,20 @@ class SkiplockAutoConfigurationTest {
                             .isEqualTo(JobStatus.SUCCEEDED);
                     await().atMost(Duration.ofMinutes(1)).until(() -> skiplock.list(dev.skiplock.JobQuery.all()
                             .withStatus(JobStatus.SUCCEEDED)).jobs().size() == 2);
+                });
+    }
+
+    /** Before, every bean was registered as a plain handler: an adopter never resumed its execution, nor heard of its end. */
+    @Test
+    void aResumableHandlerBeanIsRegisteredAsOne() {
+        runner().withUserConfiguration(Resumable.class).withPropertyValues("skiplock.queues.default.concurrency=1")
+                .run(context -> {
+                    Skiplock skiplock = context.getBean(Skiplock.class);
+                    Job job = skiplock.enqueue(JobRequest.of("resumable", new Greeting("Ada")));
+                    assertThat(skiplock.awaitTerminal(job.id(), Duration.ofMinutes(1)).status())
+                            .isEqualTo(JobStatus.SUCCEEDED);
+                    await().atMost(Duration.ofMinutes(1))
+                            .until(() -> context.getBean(Resumable.class).completed.contains(job.id()));
                 });
     }
 
