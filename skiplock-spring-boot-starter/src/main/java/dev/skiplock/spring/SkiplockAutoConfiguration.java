@@ -5,6 +5,8 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
@@ -12,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
@@ -26,10 +29,30 @@ import org.springframework.context.annotation.Configuration;
         "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration", // Boot 3
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"}) // Boot 4
 @ConditionalOnClass(Skiplock.class)
-@ConditionalOnSingleCandidate(DataSource.class)
+@Conditional(SkiplockAutoConfiguration.OneDataSourceOrOwnSkiplock.class)
 @ConditionalOnProperty(prefix = "skiplock", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(SkiplockProperties.class)
 public class SkiplockAutoConfiguration {
+
+    /**
+     * A Skiplock to run: the application's one DataSource to build it on, or the application's own
+     * {@code Skiplock} bean (as {@link SkiplockCustomizer} suggests for another DataSource), which
+     * the lifecycle, {@link SkiplockJobs}, metrics and health then serve. Before, an application with
+     * two DataSources (or none) and its own Skiplock got none of them: its worker never started.
+     */
+    static final class OneDataSourceOrOwnSkiplock extends AnyNestedCondition {
+        OneDataSourceOrOwnSkiplock() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnSingleCandidate(DataSource.class)
+        static final class OneDataSource {
+        }
+
+        @ConditionalOnBean(Skiplock.class)
+        static final class OwnSkiplock {
+        }
+    }
 
     /** Migrates the schema here unless {@code skiplock.migrate=false}; started by {@link SkiplockLifecycle}. */
     @Bean

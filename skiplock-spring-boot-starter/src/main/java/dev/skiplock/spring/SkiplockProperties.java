@@ -2,16 +2,20 @@ package dev.skiplock.spring;
 
 import dev.skiplock.SkiplockConfig;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
 
 /**
  * The {@code skiplock.*} properties: the keys and meaning of the server's config file
  * ({@code skiplock.queues.<name>.concurrency}, {@code skiplock.retention.finished}) and of the
  * worker's flags ({@code --lease}, {@code --heartbeat}, {@code --reaper-interval},
  * {@code --poll-interval}, {@code --prune-interval}). Defaults are {@link SkiplockConfig}'s.
- * Durations take Spring's forms: {@code 30s}, {@code 500ms}, {@code 7d}. A queue name with a dot
+ * Durations take Spring's forms: {@code 30s}, {@code 500ms}, {@code 7d}; a bare number is seconds, as
+ * in the config file and the flags (Spring's own default unit is milliseconds: {@code
+ * shutdown-timeout=30} gave running jobs 30 ms). A queue name with a dot
  * goes in brackets ({@code skiplock.queues[mail.high].concurrency}; in YAML {@code "[mail.high]":}):
  * Spring reads {@code skiplock.queues.mail.high.concurrency} as queue {@code mail}, so an unknown
  * {@code skiplock.*} key stops the context, naming it, rather than leaving a queue unserved.
@@ -32,18 +36,23 @@ public class SkiplockProperties {
     private Map<String, Queue> queues = new LinkedHashMap<>();
 
     /** How long a claim stays valid without a heartbeat. */
+    @DurationUnit(ChronoUnit.SECONDS)
     private Duration lease = Duration.ofSeconds(30);
 
     /** How often held leases are extended; shorter than the lease. */
+    @DurationUnit(ChronoUnit.SECONDS)
     private Duration heartbeat = Duration.ofSeconds(10);
 
     /** How often expired leases (of workers that died) are cleared. */
+    @DurationUnit(ChronoUnit.SECONDS)
     private Duration reaperInterval = Duration.ofSeconds(15);
 
     /** How often an idle worker looks for work without a wake-up. */
+    @DurationUnit(ChronoUnit.SECONDS)
     private Duration pollInterval = Duration.ofSeconds(1);
 
     /** How long running jobs may finish when the context closes; the rest are released (queued again). */
+    @DurationUnit(ChronoUnit.SECONDS)
     private Duration shutdownTimeout = Duration.ofSeconds(10);
 
     /** Whether to apply schema migrations when the context starts. */
@@ -118,9 +127,11 @@ public class SkiplockProperties {
     /** What running workers delete ({@code skiplock.retention.*}). */
     public static class Retention {
         /** Finished jobs older than this are deleted. */
+        @DurationUnit(ChronoUnit.SECONDS)
         private Duration finished = Duration.ofDays(7);
 
         /** How often a running worker deletes what is past retention. */
+        @DurationUnit(ChronoUnit.SECONDS)
         private Duration pruneInterval = Duration.ofSeconds(60);
 
         public Duration getFinished() {

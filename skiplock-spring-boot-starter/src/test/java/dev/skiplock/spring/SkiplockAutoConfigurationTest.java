@@ -156,6 +156,18 @@ class SkiplockAutoConfigurationTest {
      * "high.concurrency" it cannot place, which now stops the context naming the key (before, queue
      * mail.high was silently left unserved, and a queue "mail" served instead).
      */
+    /** Before, Spring read a bare number as milliseconds: running jobs got 30 ms at shutdown. */
+    @Test
+    void aBareNumberIsSecondsAsInTheFlags() {
+        runner().withPropertyValues("skiplock.shutdown-timeout=30", "skiplock.poll-interval=2",
+                "skiplock.retention.prune-interval=120").run(context -> {
+                    SkiplockConfig config = context.getBean(Skiplock.class).config();
+                    assertThat(config.shutdownTimeout()).isEqualTo(Duration.ofSeconds(30));
+                    assertThat(config.pollInterval()).isEqualTo(Duration.ofSeconds(2));
+                    assertThat(config.pruneInterval()).isEqualTo(Duration.ofSeconds(120));
+                });
+    }
+
     @Test
     void aQueueNameWithADotBindsInBracketsAndIsRefusedWithoutThem() {
         runner().withPropertyValues("skiplock.queues[mail.high].concurrency=3").run(context ->
@@ -232,6 +244,31 @@ class SkiplockAutoConfigurationTest {
                     await().atMost(Duration.ofMinutes(1))
                             .until(() -> context.getBean(Resumable.class).completed.contains(job.id()));
                 });
+    }
+
+    /** Before, two DataSources made the whole starter back off: the application's own Skiplock never started. */
+    @Test
+    void anApplicationsOwnSkiplockBesideTwoDataSourcesIsStartedAndServed() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(SkiplockAutoConfiguration.class))
+                .withBean("first", DataSource.class, () -> pool(url()))
+                .withBean("second", DataSource.class, () -> pool("jdbc:sqlite:" + directory.resolve("other.db")))
+                .withBean(Skiplock.class, () -> Skiplock.builder().url(url())
+                        .config(SkiplockConfig.builder().queue("default", 1).pollInterval(Duration.ofMillis(100)).build())
+                        .handler("greet", Greeting.class, context -> JobOutcome.complete()).build())
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(SkiplockLifecycle.class).hasSingleBean(SkiplockJobs.class);
+                    Skiplock skiplock = context.getBean(Skiplock.class);
+                    Job job = skiplock.enqueue(JobRequest.of("greet", new Greeting("Ada")));
+                    assertThat(skiplock.awaitTerminal(job.id(), Duration.ofMinutes(1)).status())
+                            .isEqualTo(JobStatus.SUCCEEDED);
+                });
+    }
+
+    private static HikariDataSource pool(String url) {
+        HikariDataSource pool = new HikariDataSource();
+        pool.setJdbcUrl(url + SQLITE_SETTINGS);
+        return pool;
     }
 
     @Test
