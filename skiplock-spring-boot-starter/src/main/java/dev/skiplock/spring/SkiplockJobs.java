@@ -16,7 +16,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Enqueue that joins the current Spring-managed transaction ({@code @Transactional},
  * {@code TransactionTemplate}): inside one, the job is written on the transaction's connection of
  * Skiplock's {@code DataSource}, so it exists once the transaction commits and never if it rolls
- * back; outside one, it is enqueued in its own transaction. In-memory jobs
+ * back; outside one, it is enqueued in its own transaction. A transaction of another DataSource is
+ * refused ({@code IllegalStateException}): the job would not commit with it. In-memory jobs
  * ({@code withDurable(false)}) are never written, so they start at once either way. Jobs enqueued
  * in a transaction wait for commit, then for the next poll on SQLite (PostgreSQL wakes workers on
  * commit). For everything else (get, cancel, list, events) use the {@code Skiplock} bean. Thread-safe.
@@ -60,7 +61,16 @@ public final class SkiplockJobs {
         }
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
+            // A transaction of another DataSource (another transaction manager's) leaves Skiplock's
+            // connection in autocommit: the job would exist at once, whatever the transaction does.
+            if (connection.getAutoCommit()) {
+                throw new IllegalStateException("the current Spring transaction is not on Skiplock's DataSource, so"
+                        + " the job would not commit or roll back with it: enqueue outside the transaction, or run"
+                        + " the transaction on Skiplock's DataSource");
+            }
             return joined.apply(connection, input);
+        } catch (java.sql.SQLException e) {
+            throw new org.springframework.jdbc.CannotGetJdbcConnectionException("could not read the connection's autocommit", e);
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }

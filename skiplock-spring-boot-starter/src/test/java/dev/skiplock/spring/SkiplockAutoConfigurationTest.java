@@ -1,6 +1,7 @@
 package dev.skiplock.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -297,6 +298,26 @@ class SkiplockAutoConfigurationTest {
             assertThat(skiplock.get(rolledBack)).isEmpty();
             assertThat(skiplock.get(alone)).isPresent();
         });
+    }
+
+    /** Before, the job was written at once on an autocommit connection and outlived the rollback. */
+    @Test
+    void enqueueInATransactionOfAnotherDataSourceIsRefused() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(SkiplockAutoConfiguration.class))
+                .withBean("skiplocks", DataSource.class, () -> pool(url()), definition -> definition.setPrimary(true))
+                .withBean("orders", DataSource.class, () -> pool("jdbc:sqlite:" + directory.resolve("orders.db")))
+                .run(context -> {
+                    SkiplockJobs jobs = context.getBean(SkiplockJobs.class);
+                    Skiplock skiplock = context.getBean(Skiplock.class);
+                    TransactionTemplate orders = new TransactionTemplate(
+                            new DataSourceTransactionManager(context.getBean("orders", DataSource.class)));
+
+                    assertThatThrownBy(() -> orders.executeWithoutResult(status ->
+                            jobs.enqueue(JobRequest.of("greet", new Greeting("a")))))
+                            .isInstanceOf(IllegalStateException.class).hasMessageContaining("not on Skiplock's DataSource");
+                    assertThat(skiplock.list(dev.skiplock.JobQuery.all()).jobs()).isEmpty();
+                });
     }
 
     @Test
