@@ -54,6 +54,27 @@ abstract class WorkerRegistryContract extends ContractBase {
     }
 
     /**
+     * A worker id given again (a fixed id, a restarted pod) to an instance that serves other queues:
+     * its row says what the new instance serves. Before, the row kept the old queues, host and pid,
+     * so adoption kept a dead instance's command jobs of those queues for a host that no longer
+     * served them (registry reviewer).
+     */
+    @Test
+    void aWorkerIdGivenAgainDescribesTheNewInstance() {
+        Skiplock first = started(builder(config -> config.workerId("fixed").queue("builds", 2))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        first.close();
+        Skiplock second = started(builder(config -> config.workerId("fixed").queue("deploys", 3))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+
+        WorkerInfo info = second.workers().stream().filter(candidate -> candidate.id().equals("fixed"))
+                .findFirst().orElseThrow();
+        assertThat(info.status()).isEqualTo("active");
+        assertThat(info.queues()).containsExactly("deploys");
+        assertThat(info.concurrency()).isEqualTo(3);
+    }
+
+    /**
      * 499 workers stopped and one crashed, all started after a running one: the list (500 rows at
      * most) shows the running one first, then the stale one. Newest first, the running one was the
      * 501st and missing, and so it was to the check for queues no live worker serves and to the
