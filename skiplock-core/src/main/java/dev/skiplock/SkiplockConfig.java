@@ -88,6 +88,16 @@ public record SkiplockConfig(
                         + " for queue " + queue + ", got " + concurrency);
             }
         });
+        // First: a longer duration overflows toMillis (ChronoUnit.FOREVER) or, as PostgreSQL's
+        // now() minus the retention, leaves timestamp's range: the prune failed at every run.
+        atMostACentury("leaseTtl", leaseTtl);
+        atMostACentury("heartbeatInterval", heartbeatInterval);
+        atMostACentury("reaperInterval", reaperInterval);
+        atMostACentury("pollInterval", pollInterval);
+        atMostACentury("shutdownTimeout", shutdownTimeout);
+        atMostACentury("defaultTimeout", defaultTimeout);
+        atMostACentury("retention", retention);
+        atMostACentury("pruneInterval", pruneInterval);
         positive("leaseTtl", leaseTtl);
         positive("heartbeatInterval", heartbeatInterval);
         positive("reaperInterval", reaperInterval);
@@ -129,6 +139,15 @@ public record SkiplockConfig(
         if (maxStepOutputBytes < 1 || maxStepOutputBytes > MAX_STEP_OUTPUT_BYTES_LIMIT) {
             throw new IllegalArgumentException("maxStepOutputBytes: must be between 1 and "
                     + MAX_STEP_OUTPUT_BYTES_LIMIT + ", got " + maxStepOutputBytes);
+        }
+    }
+
+    /** The longest duration a setting takes: a century. */
+    public static final Duration MAX_DURATION = Duration.ofDays(36_500);
+
+    private static void atMostACentury(String field, Duration value) {
+        if (value != null && value.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(field + ": must be at most 36500 days (a century), got " + value);
         }
     }
 

@@ -61,6 +61,21 @@ class SkiplockConfigTest {
                 .build().pruneInterval()).isEqualTo(Duration.ofMillis(500));
     }
 
+    /** Before, FOREVER threw ArithmeticException, and a retention of millennia failed PostgreSQL's every prune. */
+    @Test
+    void aDurationOverACenturyIsRejectedNamingTheField() {
+        assertThatThrownBy(() -> SkiplockConfig.builder().retention(java.time.temporal.ChronoUnit.FOREVER.getDuration())
+                .build()).isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("retention:");
+        assertThatThrownBy(() -> SkiplockConfig.builder().retention(Duration.ofDays(2_500_000)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("retention:");
+        assertThatThrownBy(() -> SkiplockConfig.builder().pruneInterval(java.time.temporal.ChronoUnit.FOREVER.getDuration())
+                .build()).isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("pruneInterval:");
+        assertThatThrownBy(() -> SkiplockConfig.builder().defaultTimeout(java.time.temporal.ChronoUnit.FOREVER.getDuration())
+                .build()).isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("defaultTimeout:");
+        assertThat(SkiplockConfig.builder().retention(SkiplockConfig.MAX_DURATION).build().retention())
+                .isEqualTo(Duration.ofDays(36_500));
+    }
+
     @Test
     void builderWithoutADatabaseIsRejected() {
         assertThatThrownBy(() -> Skiplock.builder().build()).isInstanceOf(IllegalArgumentException.class)
