@@ -286,6 +286,41 @@ abstract class DependencyRaceContract extends ContractBase {
         worker.resumeQueue("held");
         assertThat(dependents).extracting(dependent -> awaitTerminal(worker, dependent.id()).status())
                 .containsOnly(JobStatus.SUCCEEDED);
+        // and a retry of the dependent is not refused for the deleted one
+        assertThat(worker.retry(dependents.get(0).id()).status()).isEqualTo(JobStatus.QUEUED);
+    }
+
+    /**
+     * As above, with the dependency deleted while the dependent's enqueue, which read it succeeded,
+     * is still uncommitted: the delete cannot record its outcome on a row it does not see, so the
+     * enqueue records what it read. Second reader: the dependent read it 'deleted' and failed.
+     */
+    @Test
+    void aDependencyReadSucceededAndDeletedBeforeItsDependentsEnqueueCommittedStillCountsAsSucceeded() throws Exception {
+        assumeThat(database.concurrentWriters()).as("%s has one writer at a time", database.name()).isTrue();
+        Skiplock client = client();
+        client.pauseQueue("held");
+        Job first = client.enqueue(JobRequest.of("work", new Work("first")));
+        Job later = client.enqueue(JobRequest.of("work", new Work("later")).withQueue("held"));
+        Skiplock worker = started(builder(config -> config.queue("default", 1).queue("held", 1)
+                .reaperInterval(Duration.ofHours(1)))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        awaitStatus(worker, first.id(), JobStatus.SUCCEEDED);
+
+        Job dependent;
+        try (Connection caller = client.dataSource().getConnection()) {
+            caller.setAutoCommit(false);
+            dependent = client.enqueue(caller, JobRequest.of("work", new Work("dependent"))
+                    .withDependsOn(List.of(first.id(), later.id())));
+            assertThat(dependent.status()).isEqualTo(JobStatus.WAITING);
+            client.delete(first.id());
+            caller.commit();
+        }
+
+        assertThat(new JobStore(client.dataSource(), driver(client)).settleWaitingJobs("reaper")).isZero();
+        assertThat(client.get(dependent.id()).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
+        worker.resumeQueue("held");
+        assertThat(awaitTerminal(worker, dependent.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
     }
 
     /**

@@ -116,7 +116,8 @@ final class JobInserter {
             return List.of(insertPlain(connection, jobs.getFirst(), notify));
         }
         boolean hasDependencies = jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty());
-        List<Job> resolved = hasDependencies ? resolveDependencies(connection, jobs) : jobs;
+        Map<UUID, JobStatus> dependencies = hasDependencies ? readDependencies(connection, jobs) : Map.of();
+        List<Job> resolved = hasDependencies ? resolveDependencies(jobs, dependencies) : jobs;
         Map<UUID, Job> inserted = new HashMap<>();
         Map<UUID, Job> byId = new HashMap<>();
         resolved.forEach(job -> byId.put(job.id(), job));
@@ -128,7 +129,7 @@ final class JobInserter {
             return inserted.put(id, inserted(byId.get(id), availableAt, requestedAt));
         });
         if (hasDependencies) {
-            insertDependencies(connection, resolved, inserted.keySet());
+            insertDependencies(connection, resolved, inserted.keySet(), dependencies);
         }
         List<Job> result = new ArrayList<>(jobs.size());
         for (Job job : resolved) {
@@ -145,14 +146,7 @@ final class JobInserter {
      * PostgreSQL one that finishes before this enqueue commits is caught by
      * {@code settle_waiting_jobs}; on SQLite it cannot finish in between unseen.
      */
-    private List<Job> resolveDependencies(Connection connection, List<Job> jobs) {
-        Map<String, Set<UUID>> idsByTenant = new HashMap<>();
-        jobs.forEach(job -> idsByTenant.computeIfAbsent(job.tenant(), key -> new HashSet<>()).addAll(job.dependsOn()));
-        Map<UUID, JobStatus> statuses = new HashMap<>();
-        idsByTenant.forEach((tenant, ids) -> sql.query(connection, "read_dependencies",
-                Params.of("tenant", tenant, "ids", Json.write(ids.stream().map(UUID::toString).toList())), row ->
-                        statuses.put(sql.dialect().getUuid(row, row.findColumn("id")),
-                                JobStatus.fromWireName(row.getString("status")))));
+    private static List<Job> resolveDependencies(List<Job> jobs, Map<UUID, JobStatus> statuses) {
         List<Job> resolved = new ArrayList<>(jobs.size());
         for (Job job : jobs) {
             JobStatus status = JobStatus.QUEUED;
@@ -176,12 +170,37 @@ final class JobInserter {
         return resolved;
     }
 
-    private void insertDependencies(Connection connection, List<Job> jobs, Set<UUID> inserted) {
+    /** The status of each job {@code jobs} depend on, as this enqueue reads it (see {@link #resolveDependencies}). */
+    private Map<UUID, JobStatus> readDependencies(Connection connection, List<Job> jobs) {
+        Map<String, Set<UUID>> idsByTenant = new HashMap<>();
+        jobs.forEach(job -> idsByTenant.computeIfAbsent(job.tenant(), key -> new HashSet<>()).addAll(job.dependsOn()));
+        Map<UUID, JobStatus> statuses = new HashMap<>();
+        idsByTenant.forEach((tenant, ids) -> sql.query(connection, "read_dependencies",
+                Params.of("tenant", tenant, "ids", Json.write(ids.stream().map(UUID::toString).toList())), row ->
+                        statuses.put(sql.dialect().getUuid(row, row.findColumn("id")),
+                                JobStatus.fromWireName(row.getString("status")))));
+        return statuses;
+    }
+
+    /**
+     * The dependency rows of the jobs inserted, each with the outcome this enqueue read when its
+     * dependency had ended: a dependency deleted before this transaction commits cannot record its
+     * outcome on a row it does not see, and would read 'deleted' (migration 0030).
+     */
+    private void insertDependencies(Connection connection, List<Job> jobs, Set<UUID> inserted,
+            Map<UUID, JobStatus> statuses) {
         List<Map<String, String>> edges = new ArrayList<>();
         for (Job job : jobs) {
             if (inserted.contains(job.id())) {
-                job.dependsOn().forEach(dependency -> edges.add(Map.of("job_id", job.id().toString(),
-                        "depends_on", dependency.toString())));
+                for (UUID dependency : job.dependsOn()) {
+                    Map<String, String> edge = new HashMap<>(Map.of("job_id", job.id().toString(),
+                            "depends_on", dependency.toString()));
+                    JobStatus read = statuses.get(dependency);
+                    if (read.isTerminal()) {
+                        edge.put("outcome", read.wireName());
+                    }
+                    edges.add(edge);
+                }
             }
         }
         if (!edges.isEmpty()) {

@@ -4,14 +4,19 @@
 -- outcome, else 'deleted' (its row was deleted before the dependent's enqueue committed, so nothing
 -- recorded how it ended). Before, a statement joined the job and read a deleted dependency as no
 -- unfinished one: a dependent whose dependency was cancelled and deleted while its enqueue was
--- uncommitted was queued and ran. A 'deleted' dependency fails its dependent as a failed one does
+-- uncommitted was queued and ran. (The enqueue itself records the outcome of a dependency it read
+-- ended, insert_dependencies: its rows are not yet visible to a delete.) Only an ended job's status
+-- is recorded: a job deleted unfinished (by hand) reads 'deleted' too.
+-- A 'deleted' dependency fails its dependent as a failed one does
 -- (the settle names it: "dependency <id> deleted"); a dependency deleted after it succeeded still
 -- counts as succeeded. Rows naming a job deleted before this migration read as succeeded, as every
 -- release read them until now.
 ALTER TABLE skiplock_job_dependencies ADD COLUMN outcome text;
 
+-- The count, not NOT EXISTS: as an anti join PostgreSQL reads the whole of skiplock_jobs (2 s at
+-- 2 million jobs, under the ALTER's lock of this table), where a lookup per dependency row is cheap.
 UPDATE skiplock_job_dependencies AS d SET outcome = 'succeeded'
-WHERE NOT EXISTS (SELECT 1 FROM skiplock_jobs AS p WHERE p.id = d.depends_on);
+WHERE (SELECT count(*) FROM skiplock_jobs AS p WHERE p.id = d.depends_on) = 0;
 
 CREATE VIEW skiplock_dependency_states AS
 SELECT d.job_id, d.depends_on, coalesce(p.status, d.outcome, 'deleted') AS status
@@ -22,7 +27,9 @@ CREATE OR REPLACE FUNCTION skiplock_job_deleted() RETURNS trigger LANGUAGE plpgs
 BEGIN
     DELETE FROM skiplock_job_events WHERE job_id = OLD.id;
     DELETE FROM skiplock_job_dependencies WHERE job_id = OLD.id;
-    UPDATE skiplock_job_dependencies SET outcome = OLD.status WHERE depends_on = OLD.id;
+    UPDATE skiplock_job_dependencies
+    SET outcome = CASE WHEN OLD.status IN ('succeeded', 'failed', 'timed_out', 'cancelled') THEN OLD.status END
+    WHERE depends_on = OLD.id;
     DELETE FROM skiplock_job_steps WHERE job_id = OLD.id;
     DELETE FROM skiplock_job_signals WHERE job_id = OLD.id;
     RETURN NULL;

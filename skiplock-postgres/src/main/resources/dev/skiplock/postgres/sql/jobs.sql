@@ -853,8 +853,10 @@ SELECT id, status FROM skiplock_jobs
 WHERE tenant = :tenant AND id IN (SELECT CAST(value AS uuid) FROM jsonb_array_elements_text(CAST(:ids AS jsonb)))
 
 -- name: insert_dependencies
-INSERT INTO skiplock_job_dependencies (job_id, depends_on)
-SELECT e.job_id, e.depends_on FROM jsonb_to_recordset(CAST(:edges AS jsonb)) AS e(job_id uuid, depends_on uuid)
+-- outcome: the status the enqueue read, when the dependency had ended (else absent: NULL).
+INSERT INTO skiplock_job_dependencies (job_id, depends_on, outcome)
+SELECT e.job_id, e.depends_on, e.outcome
+FROM jsonb_to_recordset(CAST(:edges AS jsonb)) AS e(job_id uuid, depends_on uuid, outcome text)
 
 -- name: take_maintenance_turn
 -- The reaper's turn at :task (migration 0026): taken, and the task's row returned, when :worker

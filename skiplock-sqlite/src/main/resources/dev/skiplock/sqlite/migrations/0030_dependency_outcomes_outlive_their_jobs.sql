@@ -1,7 +1,8 @@
 -- A dependency's outcome outlives its row (see PostgreSQL's 0030): deleting a job records its
 -- status on the dependency rows that name it, and every reader of a dependency's status reads it
 -- through skiplock_dependency_states ('deleted' when the row went before the dependent's enqueue
--- committed). Rows naming a job deleted before this migration read as succeeded, as until now.
+-- committed; the enqueue records what it read of a dependency that had ended). Only an ended job's
+-- status is recorded. Rows naming a job deleted before this migration read as succeeded, as until now.
 ALTER TABLE skiplock_job_dependencies ADD COLUMN outcome TEXT;
 
 UPDATE skiplock_job_dependencies SET outcome = 'succeeded'
@@ -18,7 +19,9 @@ CREATE TRIGGER skiplock_job_deleted AFTER DELETE ON skiplock_jobs
 BEGIN
     DELETE FROM skiplock_job_events WHERE job_id = OLD.id;
     DELETE FROM skiplock_job_dependencies WHERE job_id = OLD.id;
-    UPDATE skiplock_job_dependencies SET outcome = OLD.status WHERE depends_on = OLD.id;
+    UPDATE skiplock_job_dependencies
+    SET outcome = CASE WHEN OLD.status IN ('succeeded', 'failed', 'timed_out', 'cancelled') THEN OLD.status END
+    WHERE depends_on = OLD.id;
     DELETE FROM skiplock_job_steps WHERE job_id = OLD.id;
     DELETE FROM skiplock_job_signals WHERE job_id = OLD.id;
 END;

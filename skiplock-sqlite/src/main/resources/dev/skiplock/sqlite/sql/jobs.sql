@@ -674,8 +674,8 @@ SELECT id, status FROM skiplock_jobs
 WHERE tenant = :tenant AND id IN (SELECT value FROM json_each(:ids))
 
 -- name: insert_dependencies
-INSERT INTO skiplock_job_dependencies (job_id, depends_on)
-SELECT value ->> '$.job_id', value ->> '$.depends_on' FROM json_each(:edges)
+INSERT INTO skiplock_job_dependencies (job_id, depends_on, outcome)
+SELECT value ->> '$.job_id', value ->> '$.depends_on', value ->> '$.outcome' FROM json_each(:edges)
 
 -- name: take_maintenance_turn
 -- The reaper's turn at :task (see the PostgreSQL statement of the same name): its row returned when
