@@ -71,6 +71,46 @@ public final class ApiClient {
         }
     }
 
+    /**
+     * Opens a stream of server-sent events ({@code text/event-stream}) at {@code path}, after event
+     * {@code lastEventId} when it is positive; an error answer fails as {@link #get} does. Its
+     * headers must come within {@code timeout}: a server that accepts the connection and then says
+     * nothing is unreachable (3).
+     */
+    HttpResponse<InputStream> openEvents(String path, long lastEventId, Duration timeout) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout).GET()
+                .header("Accept", "text/event-stream");
+        if (lastEventId > 0) {
+            builder.header("Last-Event-ID", Long.toString(lastEventId));
+        }
+        if (token != null && !token.isBlank()) {
+            builder.header("Authorization", "Bearer " + token);
+        }
+        HttpResponse<InputStream> response = exchange(builder.build(), HttpResponse.BodyHandlers.ofInputStream());
+        if (response.statusCode() >= 300) {
+            try (InputStream body = response.body()) {
+                fail(response.statusCode(), errorBody(new String(body.readNBytes(1 << 20), StandardCharsets.UTF_8)));
+            } catch (IOException e) {
+                fail(response.statusCode(), null);
+            }
+        }
+        if (!response.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream")) {
+            try {
+                response.body().close();
+            } catch (IOException e) {
+                // failing anyway
+            }
+            throw new CliFailure(3, base + " answered HTTP " + response.statusCode()
+                    + " with a body that is not an event stream (is it a Skiplock server?)");
+        }
+        return response;
+    }
+
+    /** The base URL, for messages. */
+    String base() {
+        return base;
+    }
+
     private JsonNode send(String method, String path, JsonNode body) {
         HttpResponse<String> response = exchange(request(method, path, body), HttpResponse.BodyHandlers.ofString());
         String text = response.body();
@@ -81,7 +121,7 @@ public final class ApiClient {
     }
 
     /** A successful answer's JSON; anything else did not come from Skiplock's API. */
-    private JsonNode answer(int status, String text) {
+    JsonNode answer(int status, String text) {
         try {
             return CliJson.read(text);
         } catch (IllegalStateException e) {
@@ -126,7 +166,7 @@ public final class ApiClient {
         }
     }
 
-    private void fail(int status, JsonNode body) {
+    void fail(int status, JsonNode body) {
         String message = body != null && body.path("error").has("message") ? body.path("error").path("message").asText()
                 : base + " answered HTTP " + status;
         throw new CliFailure(status >= 500 ? 3 : 2, message);

@@ -42,7 +42,8 @@ public final class LogsCommand implements Callable<Integer> {
     }
 
     /**
-     * Follows until the server ends the stream, after the terminal status of a job still terminal
+     * Follows ({@link EventFollower}: over SSE, opened again after a silent or cut connection) until
+     * the server ends the stream, after the terminal status of a job still terminal
      * (a job retried since an earlier terminal status is followed into its next attempt); returns 0
      * if the job succeeded, 1 if not (for --wait). {@code quiet} prints only the job's own output;
      * {@code live} adds the {@link StatusLine}.
@@ -50,7 +51,7 @@ public final class LogsCommand implements Callable<Integer> {
     static int follow(ApiClient client, String id, boolean quiet, boolean live) {
         AtomicReference<String> terminal = new AtomicReference<>();
         try (StatusLine line = live ? StatusLine.live(System.err) : StatusLine.plain()) {
-            client.stream("/api/v1/jobs/" + id + "/events?follow=true", event -> {
+            new EventFollower(client, EventFollower.IDLE).follow(id, event -> {
                 boolean shown = !quiet || event.path("type").asText().equals("log");
                 line.show(event, () -> {
                     if (shown) {
