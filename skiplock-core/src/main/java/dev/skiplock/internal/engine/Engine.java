@@ -51,6 +51,8 @@ public final class Engine implements Worker {
     private final ScheduledThreadPoolExecutor lookBehinds = Timers.single("skiplock-look-behind");
     /** The lease watch (LeaseKeeper.stopLapsed), apart from the timers: a hung heartbeat holds one of them. */
     private final ScheduledThreadPoolExecutor leaseWatch = Timers.single("skiplock-lease-watch");
+    /** Retention's runs, apart from the timers: a run of many batches would hold one of them for its length. */
+    private final ScheduledThreadPoolExecutor retention = Timers.single("skiplock-retention");
 
     public Engine(SkiplockConfig config, Stores stores, Map<String, HandlerBinding<?>> bindings,
             Counters counters, EventSignals signals, DataSource dataSource, ExecutionHook hook, JobTracing tracing) {
@@ -83,7 +85,7 @@ public final class Engine implements Worker {
         completer.start();
         leaseKeeper.start(timers, leaseWatch);
         if (config.retention() != null) {
-            new Retention(stores, config.retention()).start(timers, config.pruneInterval());
+            new Retention(stores, config.retention()).start(retention, config.pruneInterval());
         }
         Warmup.run(config.queues().keySet(), handlers, claims, counters, runner, completer);
         claimers.start(lookBehinds);
@@ -130,6 +132,7 @@ public final class Engine implements Worker {
         interrupted |= completer.stop(atLeast(OUTCOMES_LIMIT));
         timers.shutdownNow();
         leaseWatch.shutdownNow();
+        retention.shutdownNow();
         runner.stop();
         try {
             leaseKeeper.stopWorker();

@@ -23,11 +23,19 @@ final class Retention {
 
     static final int PRUNE_BATCH = 1000;
     static final int MAX_PRUNE_ROUNDS = 100;
+    /**
+     * How long one batch of the jobs' delete should take: it deletes their events, steps and signals
+     * too, under its locks (SQLite's write lock, which every enqueue, claim and heartbeat waits for).
+     * A thousand jobs of 2,000 log lines each took 5-8 s on SQLite here.
+     */
+    static final Duration BATCH_TARGET = Duration.ofMillis(250);
 
     private final JobStore store;
     private final CronStore cron;
     private final WorkerStore workers;
     private final Duration retention;
+    /** The jobs' next batch size, learnt from the batches before ({@link #nextBatch}). */
+    private int jobBatch = PRUNE_BATCH;
 
     Retention(Stores stores, Duration retention) {
         this.store = stores.jobs();
@@ -44,7 +52,7 @@ final class Retention {
 
     /** Deletes in batches, so no single statement holds locks for long. */
     private void prune() {
-        int jobs = pruneInBatches(() -> store.pruneFinished(retention.toMillis(), PRUNE_BATCH));
+        int jobs = pruneJobs();
         if (jobs > 0) {
             LOG.info("retention deleted {} jobs finished more than {} ago", jobs, retention);
         }
@@ -57,6 +65,38 @@ final class Retention {
             LOG.info("retention deleted the registry's rows of {} workers stopped or silent for longer than {}",
                     workerRows, KeptAtLeastADay.under(retention));
         }
+    }
+
+    private int pruneJobs() {
+        int total = 0;
+        for (int round = 0; round < MAX_PRUNE_ROUNDS; round++) {
+            int limit = jobBatch;
+            long started = System.nanoTime();
+            int deleted = store.pruneFinished(retention.toMillis(), limit);
+            jobBatch = nextBatch(limit, Duration.ofNanos(System.nanoTime() - started));
+            total += deleted;
+            if (deleted < limit) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    /**
+     * The batch size after one of {@code batch} jobs that took {@code took}: smaller in proportion
+     * when it took longer than {@link #BATCH_TARGET} (jobs with many events), twice as large (up to
+     * {@link #PRUNE_BATCH}) when it took under a quarter of it, else the same.
+     */
+    static int nextBatch(int batch, Duration took) {
+        long target = BATCH_TARGET.toNanos();
+        long nanos = Math.max(1, took.toNanos());
+        if (nanos > target) {
+            return (int) Math.max(1, batch * target / nanos);
+        }
+        if (nanos < target / 4) {
+            return Math.min(PRUNE_BATCH, batch * 2);
+        }
+        return batch;
     }
 
     private static int pruneInBatches(IntSupplier batch) {

@@ -4,7 +4,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The worker's timer threads, shared by the lease keeper, the timeouts and retention. */
+/** The worker's timer threads, shared by the lease keeper and the timeouts (retention and the lease watch have their own). */
 final class Timers {
     private static final Logger LOG = LoggerFactory.getLogger(Timers.class);
 
