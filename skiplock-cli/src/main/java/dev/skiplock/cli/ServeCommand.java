@@ -92,6 +92,25 @@ final class ServeCommand implements Callable<Integer> {
         return value;
     }
 
+    /**
+     * The queues this process works, each with its concurrency (none: API only, {@code --concurrency 0}):
+     * {@code --queues}, else {@code default} and the config file's queues; each at the concurrency
+     * given by flag (flags win), else at the config file's for it, else at the default.
+     */
+    Map<String, Integer> workedQueues(ServiceConfigFile file) {
+        boolean given = concurrency != null || workers != null;
+        int perQueue = concurrency();
+        Map<String, Integer> work = new LinkedHashMap<>();
+        if (given && perQueue == 0) {
+            return work;
+        }
+        List<String> names = queues != null ? queues
+                : java.util.stream.Stream.concat(java.util.stream.Stream.of("default"), file.queues().keySet().stream())
+                        .distinct().toList();
+        names.forEach(queue -> work.put(queue, given ? perQueue : file.queues().getOrDefault(queue, DEFAULT_CONCURRENCY)));
+        return work;
+    }
+
     @Override
     public Integer call() throws Exception {
         if (maxConcurrent < 1 || maxConcurrent > SkiplockConfig.MAX_CONCURRENCY) {
@@ -100,7 +119,6 @@ final class ServeCommand implements Callable<Integer> {
         Path tokensFile = tokens != null ? tokens
                 : System.getenv("SKIPLOCK_TOKENS_FILE") != null ? Path.of(System.getenv("SKIPLOCK_TOKENS_FILE")) : null;
         Map<String, String> tokenMap = tokensFile == null ? Map.of() : TokensFile.read(tokensFile);
-        int perQueue = concurrency();
         ServiceConfigFile file = config == null ? ServiceConfigFile.empty() : ServiceConfigFile.read(config);
         Map<String, List<String>> toolMap = new LinkedHashMap<>(file.tools());
         if (tools != null) {
@@ -112,13 +130,8 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (noQueue) {
             builder.queue(ServerConfig.FALLBACK_QUEUE, maxConcurrent);
-        } else if (perQueue > 0) {
-            Map<String, Integer> work = new LinkedHashMap<>();
-            (queues == null ? List.of("default") : queues).forEach(queue -> work.put(queue, perQueue));
-            if (queues == null) {
-                work.putAll(file.queues());
-            }
-            work.forEach(builder::queue);
+        } else {
+            workedQueues(file).forEach(builder::queue);
         }
         ServerConfig serverConfig = new ServerConfig(host, port, maxBody, allowCommands, toolMap, tokenMap,
                 noQueue ? maxConcurrent : null, file.cron());
@@ -140,7 +153,7 @@ final class ServeCommand implements Callable<Integer> {
         }, "skiplock-shutdown"));
         System.out.println("skiplock serving on http://" + host + ":" + server.port() + " (" + skiplock.driverName()
                 + ", " + (noQueue ? "fallback mode, " + maxConcurrent + " at once"
-                        : perQueue > 0 ? skiplock.config().queues() + " workers" : "API only") + ")");
+                        : !skiplock.config().queues().isEmpty() ? skiplock.config().queues() + " workers" : "API only") + ")");
         System.out.flush();
         stopped.await();
         return 0;

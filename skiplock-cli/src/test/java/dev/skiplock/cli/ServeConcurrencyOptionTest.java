@@ -46,6 +46,27 @@ class ServeConcurrencyOptionTest {
         assertThat(Main.run("serve", "--workers", "2", "--concurrency", "2")).isEqualTo(Main.EXIT_USAGE);
     }
 
+    /**
+     * Flags win over the config file, and the file's value stands where no flag sets one. Before,
+     * the file's concurrency beat --concurrency, and was dropped for a queue named by --queues.
+     */
+    @Test
+    void theConfigFilesConcurrencyStandsWhereNoFlagSetsOne(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path config = dir.resolve("skiplock.yaml");
+        java.nio.file.Files.writeString(config, "queues: {default: {concurrency: 8}, builds: {concurrency: 2}}\n");
+        ServiceConfigFile file = ServiceConfigFile.read(config);
+
+        assertThat(parse("--concurrency", "3").workedQueues(file)).containsExactly(
+                java.util.Map.entry("default", 3), java.util.Map.entry("builds", 3));
+        assertThat(parse("--queues", "builds").workedQueues(file)).containsExactly(java.util.Map.entry("builds", 2));
+        assertThat(parse().workedQueues(file)).containsExactly(
+                java.util.Map.entry("default", 8), java.util.Map.entry("builds", 2));
+        assertThat(parse("--queues", "mail").workedQueues(file)).containsExactly(
+                java.util.Map.entry("mail", ServeCommand.DEFAULT_CONCURRENCY));
+        assertThat(parse("--concurrency", "0").workedQueues(file)).isEmpty();
+    }
+
     @Test
     void helpShowsConcurrencyAndHidesTheDeprecatedAlias() {
         String help = new CommandLine(new ServeCommand()).getUsageMessage();
