@@ -46,16 +46,13 @@ final class SustainedBench {
     }
 
     ObjectNode run(String url) throws Exception {
-        Map<UUID, Long> enqueuedAt = new ConcurrentHashMap<>();
-        ConcurrentLinkedQueue<Double> pickups = new ConcurrentLinkedQueue<>();
+        Pickups pickups = new Pickups();
         AtomicLong enqueued = new AtomicLong();
+        AtomicLong refused = new AtomicLong();
         List<Window> windows = new ArrayList<>();
-        try (Skiplock worker = BenchSupport.worker(url, settings.concurrency(), settings.poolSize(), id -> {
-                    Long at = enqueuedAt.remove(id);
-                    if (at != null) {
-                        pickups.add((System.nanoTime() - at) / 1e6);
-                    }
-                });
+        long elapsed;
+        try (Skiplock worker = BenchSupport.worker(url, settings.concurrency(), settings.poolSize(),
+                    id -> pickups.started(id, System.nanoTime()));
                 Skiplock producer = BenchSupport.client(url);
                 Connection snapshot = settings.holdSnapshot() ? holdSnapshot(producer) : null) {
             BenchSupport.progress("sustained: " + settings.rate() + " jobs/s for " + settings.seconds() + " s"
@@ -66,15 +63,13 @@ final class SustainedBench {
             for (int i = 0; i < PRODUCERS; i++) {
                 int offset = i;
                 producers.add(Thread.ofPlatform().name("bench-producer-" + i).start(
-                        () -> produce(producer, start, offset, producing, enqueuedAt, enqueued)));
+                        () -> produce(producer, start, offset, producing, pickups, enqueued, refused)));
             }
-            long windowNanos = TimeUnit.SECONDS.toNanos(Math.min(WINDOW_SECONDS, settings.seconds()));
-            long end = start + TimeUnit.SECONDS.toNanos(settings.seconds());
             long lastEnqueued = 0;
             long lastFinished = 0;
-            for (long windowEnd = start + windowNanos; windowEnd <= end + 1; windowEnd += windowNanos) {
-                BenchSupport.parkUntil(windowEnd);
-                double[] window = drain(pickups);
+            for (long windowEnd : windowEnds(settings.seconds(), WINDOW_SECONDS)) {
+                BenchSupport.parkUntil(start + TimeUnit.SECONDS.toNanos(windowEnd));
+                double[] window = pickups.drain();
                 long nowEnqueued = enqueued.get();
                 long nowFinished = worker.metrics().succeeded();
                 Stats stats = stats(producer);
@@ -91,13 +86,71 @@ final class SustainedBench {
             for (Thread thread : producers) {
                 thread.join();
             }
+            elapsed = System.nanoTime() - start;
         }
-        return result(windows, enqueued.get());
+        return result(windows, enqueued.get(), refused.get(), elapsed / 1e9);
+    }
+
+    /**
+     * The ends of the windows of a run of {@code seconds}, in seconds from its start: every
+     * {@code windowSeconds}, and the run's end for a last, shorter window. Before, a run of 15 s
+     * ended after its one whole window of 10 s.
+     */
+    static List<Long> windowEnds(long seconds, long windowSeconds) {
+        List<Long> ends = new ArrayList<>();
+        for (long end = Math.min(windowSeconds, seconds); ; end = Math.min(end + windowSeconds, seconds)) {
+            ends.add(end);
+            if (end >= seconds) {
+                return ends;
+            }
+        }
+    }
+
+    /**
+     * Each job's pickup: its handler's start less the return of its enqueue, whichever of the two
+     * is told first (a worker may start a job before its producer's thread goes on from the
+     * enqueue; then 0). Before, such a job was left out, the quickest pickups with it.
+     */
+    static final class Pickups {
+        private final Map<UUID, Long> pending = new ConcurrentHashMap<>();
+        private final ConcurrentLinkedQueue<Double> taken = new ConcurrentLinkedQueue<>();
+
+        void enqueued(UUID id, long nanos) {
+            pair(id, nanos, true);
+        }
+
+        void started(UUID id, long nanos) {
+            pair(id, nanos, false);
+        }
+
+        private void pair(UUID id, long nanos, boolean enqueue) {
+            pending.compute(id, (key, other) -> {
+                if (other == null) {
+                    return nanos; // the first of the two: waits for the other
+                }
+                long enqueuedAt = enqueue ? nanos : other;
+                long startedAt = enqueue ? other : nanos;
+                taken.add(Math.max(0, startedAt - enqueuedAt) / 1e6);
+                return null;
+            });
+        }
+
+        /** The pickups (ms) taken since the last drain, sorted. */
+        double[] drain() {
+            List<Double> window = new ArrayList<>();
+            Double value;
+            while ((value = taken.poll()) != null) {
+                window.add(value);
+            }
+            double[] sorted = window.stream().mapToDouble(Double::doubleValue).toArray();
+            Arrays.sort(sorted);
+            return sorted;
+        }
     }
 
     /** One of {@link #PRODUCERS} threads, each offering every PRODUCERS-th job of the schedule. */
-    private void produce(Skiplock producer, long start, int offset, AtomicBoolean producing, Map<UUID, Long> enqueuedAt,
-            AtomicLong enqueued) {
+    private void produce(Skiplock producer, long start, int offset, AtomicBoolean producing, Pickups pickups,
+            AtomicLong enqueued, AtomicLong refused) {
         long intervalNanos = 1_000_000_000L / settings.rate();
         for (long n = offset; producing.get(); n += PRODUCERS) {
             BenchSupport.parkUntil(start + n * intervalNanos);
@@ -108,22 +161,12 @@ final class SustainedBench {
             try {
                 id = producer.enqueue(JobRequest.of(BenchSupport.KIND, null)).id();
             } catch (SkiplockException e) {
-                continue; // not counted as enqueued: enqueued_per_s shows what the database took
+                refused.incrementAndGet(); // not counted as enqueued: enqueued_per_s shows what the database took
+                continue;
             }
-            enqueuedAt.put(id, System.nanoTime());
+            pickups.enqueued(id, System.nanoTime());
             enqueued.incrementAndGet();
         }
-    }
-
-    private static double[] drain(ConcurrentLinkedQueue<Double> pickups) {
-        List<Double> taken = new ArrayList<>();
-        Double value;
-        while ((value = pickups.poll()) != null) {
-            taken.add(value);
-        }
-        double[] sorted = taken.stream().mapToDouble(Double::doubleValue).toArray();
-        Arrays.sort(sorted);
-        return sorted;
     }
 
     private record Stats(long backlog, long deadTuples, long jobsBytes, long eventsBytes) {
@@ -169,7 +212,7 @@ final class SustainedBench {
         return connection;
     }
 
-    private ObjectNode result(List<Window> windows, long enqueued) {
+    private ObjectNode result(List<Window> windows, long enqueued, long refused, double seconds) {
         ObjectNode result = BenchSupport.result(settings);
         ArrayNode list = result.putArray("windows");
         for (Window window : windows) {
@@ -185,9 +228,10 @@ final class SustainedBench {
             node.put("events_bytes", window.eventsBytes());
         }
         Window last = windows.getLast();
-        result.put("ok", true);
+        result.put("ok", refused == 0 && enqueued > 0); // every offered job was taken
         result.put("offered_per_s", settings.rate());
-        result.put("enqueued_per_s", Math.round(enqueued / (double) settings.seconds()));
+        result.put("enqueued_per_s", Math.round(enqueued / seconds));
+        result.put("enqueue_errors", refused);
         result.put("hold_snapshot", settings.holdSnapshot());
         result.put("backlog_end", last.backlog());
         result.put("last_window_p99_ms", LatencyBench.round(last.p99()));
