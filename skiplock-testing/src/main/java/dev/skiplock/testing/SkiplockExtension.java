@@ -53,7 +53,10 @@ public final class SkiplockExtension implements BeforeAllCallback, AfterAllCallb
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
         Class<?> type = parameter.getParameter().getType();
         if (type == TestClock.class) {
-            return new TestClock();
+            // one per test (and per class before any test): the clock a @BeforeEach hands to the code
+            // under test is the one the test advances
+            return context.getStore(NAMESPACE).getOrComputeIfAbsent(TestClock.class, key -> new TestClock(),
+                    TestClock.class);
         }
         SkiplockTestDatabase database = database(context);
         if (type == SkiplockTestDatabase.class) {
