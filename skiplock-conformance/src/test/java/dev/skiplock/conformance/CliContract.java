@@ -102,6 +102,21 @@ abstract class CliContract extends ContractBase {
         assertThat(cli("status", "--server", "http://127.0.0.1:1", id).exit()).isEqualTo(Main.EXIT_UNREACHABLE);
     }
 
+    /** Before, rm --force said "removed" of a running job the server had only asked to stop (202). */
+    @Test
+    void rmForceSaysWhatTheServerDid() {
+        String running = cli("submit", "--server", url, "--", "sleep", "30").out().strip();
+        awaitStatus(skiplock, UUID.fromString(running), dev.skiplock.JobStatus.RUNNING);
+        String queued = cli("submit", "--server", url, "--queue", "idle", "--", "true").out().strip();
+
+        assertThat(cli("rm", "--server", url, "--force", running).out().strip())
+                .isEqualTo(running + " cancel requested; removed once it has stopped");
+        assertThat(cli("rm", "--server", url, "--force", queued).out().strip()).isEqualTo(queued + " cancelled and removed");
+        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> skiplock.get(UUID.fromString(running)).isEmpty());
+        String done = cli("submit", "--server", url, "--wait", "--", "true").out().lines().findFirst().orElseThrow();
+        assertThat(cli("rm", "--server", url, done).out().strip()).isEqualTo(done + " removed");
+    }
+
     @Test
     void pipedSubmitWaitPrintsTheIdThenTheJobsOutputAndNothingElse() {
         Run run = cli("submit", "--server", url, "--wait", "--", "sh", "-c", "echo first; echo second");

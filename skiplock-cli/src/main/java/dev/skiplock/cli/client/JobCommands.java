@@ -171,8 +171,14 @@ public final class JobCommands {
 
         @Override
         public Integer call() {
-            cli.options().client().delete("/api/v1/jobs/" + JobIds.parse(id) + (force ? "?force=true" : ""));
-            System.out.println(id + (force ? " removed (cancelled first if it was live)" : " removed"));
+            JsonNode accepted = cli.options().client().delete("/api/v1/jobs/" + JobIds.parse(id)
+                    + (force ? "?force=true" : ""));
+            // 204: deleted; 202 (--force on a live job): cancelled, and deleted once it has ended,
+            // which a running job does when its worker has stopped it
+            boolean ended = accepted == null
+                    || dev.skiplock.JobStatus.fromWireName(accepted.path("status").asText()).isTerminal();
+            System.out.println(id + (accepted == null ? " removed" : ended ? " cancelled and removed"
+                    : " cancel requested; removed once it has stopped"));
             return 0;
         }
     }
