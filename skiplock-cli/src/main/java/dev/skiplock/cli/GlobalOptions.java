@@ -79,4 +79,9 @@ public final class GlobalOptions {
     public boolean live() {
         return !plain && System.getenv("SKIPLOCK_PLAIN") == null && Terminal.interactive();
     }
+
+    /** {@link #live} for what is drawn on stderr (the status line, the bench's progress): stderr a terminal too. */
+    public boolean liveOnStderr() {
+        return live() && Terminal.errorsToTerminal();
+    }
 }

@@ -72,7 +72,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         BenchSettings settings = validate();
         ObjectNode result;
-        try (BenchProgress progress = BenchProgress.open(cli.options().live());
+        try (BenchProgress progress = BenchProgress.open(cli.options().liveOnStderr());
                 BenchDatabase fresh = new BenchDatabase(cli.options().jdbcUrl())) {
             BenchSupport.output = progress;
             result = switch (mode) {

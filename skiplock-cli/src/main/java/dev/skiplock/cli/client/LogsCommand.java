@@ -30,7 +30,7 @@ public final class LogsCommand implements Callable<Integer> {
         String job = JobIds.parse(id).toString();
         ApiClient client = cli.options().client();
         if (follow) {
-            follow(client, job, false, cli.options().live());
+            follow(client, job, false, cli.options().liveOnStderr());
             return 0;
         }
         // the recorded events a line at a time: a job's whole log as one document could outgrow the heap

@@ -95,7 +95,7 @@ public final class SubmitCommand implements Callable<Integer> {
         ApiClient client = cli.options().client();
         String id = client.post("/api/v1/jobs", body).path("id").asText();
         System.out.println(id);
-        return await ? LogsCommand.follow(client, id, true, cli.options().live()) : 0;
+        return await ? LogsCommand.follow(client, id, true, cli.options().liveOnStderr()) : 0;
     }
 
     /** {@code --timeout} as the API's {@code timeoutSeconds}: whole seconds, never cut silently (500ms was 0, 1500ms 1). */

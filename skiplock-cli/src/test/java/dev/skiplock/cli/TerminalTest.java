@@ -1,0 +1,28 @@
+package dev.skiplock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Whether stderr is a terminal, read off its file descriptor's link: the live status line and the
+ * bench's progress are drawn there. Before, only stdin and stdout were looked at, and
+ * {@code submit --wait 2>err.log} from a terminal filled the file with redraws.
+ */
+class TerminalTest {
+    @Test
+    void aDescriptorLinkedToATerminalDeviceIsATerminalAndAFileOrPipeIsNot(@TempDir Path dir) throws Exception {
+        assertThat(Terminal.isTerminalDevice(Files.createSymbolicLink(dir.resolve("pts"), Path.of("/dev/pts/3"))))
+                .contains(true);
+        assertThat(Terminal.isTerminalDevice(Files.createSymbolicLink(dir.resolve("tty"), Path.of("/dev/tty1"))))
+                .contains(true);
+        assertThat(Terminal.isTerminalDevice(Files.createSymbolicLink(dir.resolve("file"), dir.resolve("err.log"))))
+                .contains(false);
+        assertThat(Terminal.isTerminalDevice(Files.createSymbolicLink(dir.resolve("pipe"), Path.of("pipe:[4242]"))))
+                .contains(false);
+        assertThat(Terminal.isTerminalDevice(dir.resolve("missing"))).isEmpty();
+    }
+}
