@@ -408,6 +408,7 @@ abstract class ServiceContract extends ContractBase {
                 Map.entry("{\"kind\": \"bad kind\"}", "kind"),
                 Map.entry("{\"kind\": \"x\", \"maxAttempts\": -1}", "maxAttempts"),
                 Map.entry("{\"kind\": \"command\", \"args\": {\"tool\": \"nope\"}}", "args.tool"),
+                Map.entry("{\"kind\": \"command\", \"args\": {\"argv\": [\"\", \"x\"]}}", "args.argv[0]"),
                 Map.entry("{\"kind\": \"x\", \"runAt\": \"tomorrow\"}", "runAt"),
                 Map.entry("{\"kind\": \"x\", \"runAt\": \"+300000000-01-01T00:00:00Z\"}", "runAt"),
                 Map.entry("{\"kind\": \"x\", \"timeoutSeconds\": 0}", "timeoutSeconds"),

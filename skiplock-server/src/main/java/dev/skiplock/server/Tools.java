@@ -51,7 +51,7 @@ final class Tools {
                     }
                 }
             }
-            stored.set("argv", toolArgv(args));
+            stored.set("argv", programFirst(toolArgv(args), "args.params"));
             stored.put("tool", args.get("tool").asText());
             stored.set("params", args.has("params") ? args.get("params") : ServerJson.object());
         } else {
@@ -59,7 +59,7 @@ final class Tools {
                 throw ApiError.invalid("args.argv", "arbitrary commands are disabled on this server "
                         + "(start it with --allow-commands, or submit a configured tool)");
             }
-            stored.set("argv", stringArray(args.get("argv"), "args.argv"));
+            stored.set("argv", programFirst(stringArray(args.get("argv"), "args.argv"), "args.argv[0]"));
         }
         if (args.has("env")) {
             JsonNode env = args.get("env");
@@ -105,6 +105,14 @@ final class Tools {
             }
             matcher.appendTail(resolved);
             argv.add(resolved.toString());
+        }
+        return argv;
+    }
+
+    /** {@code argv}, whose first string names the program to run: an empty one is refused naming {@code field}. */
+    private static ArrayNode programFirst(ArrayNode argv, String field) {
+        if (argv.isEmpty() || argv.get(0).asText().isEmpty()) {
+            throw ApiError.invalid(field, "the program to run (argv[0]) must be a non-empty string");
         }
         return argv;
     }
