@@ -75,6 +75,33 @@ abstract class WorkerRegistryContract extends ContractBase {
     }
 
     /**
+     * A worker of a host is alive, for adopting that host's command jobs, by its own lease: one with
+     * a 2 min lease last heard 40 s ago keeps its host's orphan from an adopter whose lease is 30 s;
+     * once silent past its own lease, it does not. Before, the adopter judged every worker by its
+     * own 30 s, took the job, found no run on its host, and ran it again while the command went on
+     * (reaper reviewer).
+     */
+    @Test
+    void aHostsWorkerIsAliveForAdoptionByItsOwnLease() throws Exception {
+        Skiplock client = client();
+        WorkerStore registry = new WorkerStore(client.dataSource(), FastPathContract.driver(client));
+        dev.skiplock.internal.store.JobStore store = new dev.skiplock.internal.store.JobStore(client.dataSource(),
+                FastPathContract.driver(client));
+        registry.registerWorker("slow-heart", "dead-host", 1, List.of("builds"), 1, 120_000);
+        dev.skiplock.Job orphan = client.enqueue(dev.skiplock.JobRequest.of("command", new Work(1)).withQueue("builds"));
+        database.makeOrphan(client.dataSource(), orphan.id(), "builds");
+        dev.skiplock.internal.store.ClaimParams adopter = new dev.skiplock.internal.store.ClaimParams("builds",
+                "adopter", "host-b", java.util.UUID.randomUUID(), 30_000, "[]");
+
+        setTimes(client, "slow-heart", Instant.now().minusSeconds(40), null);
+        assertThat(store.adoptOrphans(adopter, 30_000, 10)).isEmpty();
+
+        setTimes(client, "slow-heart", Instant.now().minusSeconds(180), null);
+        assertThat(store.adoptOrphans(adopter, 30_000, 10)).extracting(claimed -> claimed.job().id())
+                .containsExactly(orphan.id());
+    }
+
+    /**
      * 499 workers stopped and one crashed, all started after a running one: the list (500 rows at
      * most) shows the running one first, then the stale one. Newest first, the running one was the
      * 501st and missing, and so it was to the check for queues no live worker serves and to the
@@ -90,10 +117,10 @@ abstract class WorkerRegistryContract extends ContractBase {
                 .leaseTtl(Duration.ofSeconds(30))).build());
         WorkerStore registry = registry(client);
         for (int i = 0; i < 499; i++) {
-            registry.registerWorker("gone-" + i, "host-1", 1, List.of("default"), 1);
+            registry.registerWorker("gone-" + i, "host-1", 1, List.of("default"), 1, 30_000);
         }
         Jdbc.update(client.dataSource(), "UPDATE skiplock_workers SET stopped_at = last_heartbeat_at WHERE id LIKE 'gone-%'");
-        registry.registerWorker("crashed", "host-1", 1, List.of("default"), 1);
+        registry.registerWorker("crashed", "host-1", 1, List.of("default"), 1, 30_000);
         setTimes(client, "crashed", Instant.now().minus(Duration.ofMinutes(1)), null);
 
         List<WorkerInfo> listed = client.workers();
@@ -117,7 +144,7 @@ abstract class WorkerRegistryContract extends ContractBase {
         Instant twoDaysAgo = Instant.now().minus(Duration.ofDays(2));
         Instant twoHoursAgo = Instant.now().minus(Duration.ofHours(2));
         for (String id : List.of("stopped-2d", "silent-2d", "stopped-2h", "silent-2h")) {
-            registry.registerWorker(id, "host-1", 1, List.of("default"), 1);
+            registry.registerWorker(id, "host-1", 1, List.of("default"), 1, 30_000);
         }
         setTimes(client, "stopped-2d", twoDaysAgo, twoDaysAgo);
         setTimes(client, "silent-2d", twoDaysAgo, null);

@@ -174,7 +174,7 @@ final class LeaseKeeper {
     void registerWorker() {
         int concurrency = config.queues().values().stream().mapToInt(Integer::intValue).sum();
         workers.registerWorker(config.workerId(), config.hostId(), ProcessHandle.current().pid(),
-                List.copyOf(new TreeSet<>(config.queues().keySet())), concurrency);
+                List.copyOf(new TreeSet<>(config.queues().keySet())), concurrency, config.leaseTtl().toMillis());
     }
 
     /**

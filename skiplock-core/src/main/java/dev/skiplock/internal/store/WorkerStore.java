@@ -20,9 +20,10 @@ public final class WorkerStore {
         this.sql = SqlRunner.forTable(dataSource, driver, "workers");
     }
 
-    public void registerWorker(String id, String host, long pid, List<String> queues, int concurrency) {
+    /** Writes worker {@code id}'s row: who it is, what it serves, and how long its leases last. */
+    public void registerWorker(String id, String host, long pid, List<String> queues, int concurrency, long leaseMillis) {
         sql.update("register_worker", Params.of("id", id, "host", host, "pid", pid,
-                "queues", Json.write(queues), "concurrency", concurrency));
+                "queues", Json.write(queues), "concurrency", concurrency, "lease_ms", leaseMillis));
     }
 
     /** Records a heartbeat of worker {@code id}; false when its row is gone (pruned: register it again). */

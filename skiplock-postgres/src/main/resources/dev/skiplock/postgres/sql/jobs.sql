@@ -369,8 +369,8 @@ LIMIT 1
 -- adopter decides from the runner whether that attempt finished, still runs, or is lost, and
 -- finalizes it fenced on its own token. A job whose execution lives on one host (host is set at
 -- claim for resumable kinds: a command's run directory) is adopted only by a worker of that host
--- while a worker of that host serving this queue is alive (heartbeat within :host_stale_ms, the
--- worker registry); once none is, anyone adopts it and finds no run there: the attempt counts as
+-- while a worker of that host serving this queue is alive (heartbeat within its own lease, the
+-- worker registry, 0031; a row of an older process: within :host_stale_ms); once none is, anyone adopts it and finds no run there: the attempt counts as
 -- lost. elapsed_ms: how long the attempt has run, by the database clock (its timeout counts from
 -- its start).
 WITH orphans AS (
@@ -379,7 +379,7 @@ WITH orphans AS (
       AND (o.host IS NULL OR o.host = :host
            OR NOT EXISTS (SELECT 1 FROM skiplock_workers AS w
                           WHERE w.host = o.host AND w.stopped_at IS NULL
-                            AND w.last_heartbeat_at > now() - :host_stale_ms * interval '1 millisecond'
+                            AND w.last_heartbeat_at > now() - coalesce(w.lease_ms, :host_stale_ms) * interval '1 millisecond'
                             AND w.queues @> jsonb_build_array(o.queue)))
     ORDER BY priority DESC, id
     LIMIT :limit

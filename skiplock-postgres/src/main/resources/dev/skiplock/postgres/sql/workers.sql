@@ -1,10 +1,11 @@
 -- name: register_worker
 -- An id registered again describes the instance that registers it now: a fixed id given to a new
--- instance (its queues, host and pid) as well as this instance after prune_workers deleted its row.
-INSERT INTO skiplock_workers (id, host, pid, queues, concurrency)
-VALUES (:id, :host, :pid, CAST(:queues AS jsonb), :concurrency)
+-- instance (its queues, host, pid and lease) as well as this instance after prune_workers deleted
+-- its row. lease_ms: how long its leases last, which adopt_orphans judges its heartbeat by.
+INSERT INTO skiplock_workers (id, host, pid, queues, concurrency, lease_ms)
+VALUES (:id, :host, :pid, CAST(:queues AS jsonb), :concurrency, :lease_ms)
 ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, queues = excluded.queues,
-    concurrency = excluded.concurrency,
+    concurrency = excluded.concurrency, lease_ms = excluded.lease_ms,
     started_at = CASE WHEN skiplock_workers.host = excluded.host AND skiplock_workers.pid = excluded.pid
                       THEN skiplock_workers.started_at ELSE now() END,
     last_heartbeat_at = now(), stopped_at = NULL

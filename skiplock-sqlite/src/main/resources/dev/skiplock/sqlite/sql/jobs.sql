@@ -412,7 +412,8 @@ WHERE id IN (
       AND (o.host IS NULL OR o.host = :host
            OR NOT EXISTS (SELECT 1 FROM skiplock_workers AS w
                           WHERE w.host = o.host AND w.stopped_at IS NULL
-                            AND w.last_heartbeat_at > CAST(unixepoch('subsec') * 1000 AS INTEGER) - :host_stale_ms
+                            AND w.last_heartbeat_at > CAST(unixepoch('subsec') * 1000 AS INTEGER)
+                                                      - coalesce(w.lease_ms, :host_stale_ms)
                             AND EXISTS (SELECT 1 FROM json_each(w.queues) WHERE value = o.queue)))
     ORDER BY o.priority DESC, o.id
     LIMIT :limit)
