@@ -2,6 +2,7 @@ package dev.skiplock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -141,6 +142,68 @@ abstract class CronContract extends ContractBase {
 
         restarted.advance(Duration.ofDays(1)); // 2026-11-02 01:30 EST
         assertThat(second.fireDue()).isEqualTo(1);
+    }
+
+    /**
+     * The same for an expression with a fixed slot in each of several hours: 01:30 fires in the
+     * hour's first occurrence only, 02:30 and 03:30 as usual. cron-utils' sequence gives 01:30 EDT
+     * and 01:30 EST, and the nightly job ran twice (cron reviewer). A wildcard hour ({@code *}{@code /20})
+     * runs by the clock: its slots of the repeated hour fire in both occurrences.
+     */
+    @Test
+    void aFixedTimeSlotInTheHourTheClocksRepeatFiresOnceAndAWildcardOneByTheClock() {
+        Skiplock skiplock = client();
+        List<CronEntry> cron = List.of(
+                new CronEntry("nightly", "30 0-3 * * *", "America/New_York",
+                        Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")),
+                new CronEntry("often", "*/20 * * * *", "America/New_York",
+                        Json.read("{\"kind\": \"tock\", \"queue\": \"nobody-works-this\"}")));
+        TestClock clock = new TestClock(Instant.parse("2026-11-01T04:29:00Z")); // 00:29 EDT
+        CronScheduler scheduler = CronScheduler.create(withCron(cron), skiplock, clock);
+        for (int minute = 0; minute < 4 * 60 + 2; minute++) { // to 03:31 EST, a minute at a time
+            clock.advance(Duration.ofMinutes(1));
+            scheduler.fireDue();
+        }
+
+        assertThat(skiplock.list(JobQuery.all().withKind("tick")).jobs())
+                .extracting(job -> job.metadata().path("cron").path("slot").asText())
+                .containsExactlyInAnyOrder("2026-11-01T04:30:00Z", "2026-11-01T05:30:00Z", "2026-11-01T07:30:00Z",
+                        "2026-11-01T08:30:00Z"); // 00:30 EDT, 01:30 EDT, 02:30 EST, 03:30 EST
+        assertThat(skiplock.list(JobQuery.all().withKind("tock").withLimit(100)).jobs()).hasSize(12);
+    }
+
+    /**
+     * A scheduler stopped in the middle of its claim of a slot (its marker inserted, its transaction
+     * left open: a paused process) holds up that slot only: the others' claim of it waits a bounded
+     * time and fails, the slot is tried again, and the scheduler's other schedules fire. Before, the
+     * claim waited until the open transaction ended, and with it every schedule of the scheduler
+     * (cron reviewer). SQLite has one writer: its busy timeout bounds the wait.
+     */
+    @Test
+    void aClaimOfASlotLeftOpenElsewhereHoldsUpThatSlotOnly() throws Exception {
+        assumeThat(database.concurrentWriters()).as("%s has one writer at a time", database.name()).isTrue();
+        Skiplock skiplock = client();
+        Instant slot = Instant.parse("2026-11-02T10:00:10Z");
+        List<CronEntry> cron = List.of(
+                new CronEntry("stuck", "@every 10s", "UTC", Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")),
+                new CronEntry("other", "@every 10s", "UTC", Json.read("{\"kind\": \"tock\", \"queue\": \"nobody-works-this\"}")));
+        TestClock clock = new TestClock(slot.minusSeconds(1));
+        CronScheduler scheduler = CronScheduler.create(withCron(cron), skiplock, clock);
+        try (java.sql.Connection paused = skiplock.dataSource().getConnection()) {
+            paused.setAutoCommit(false);
+            Transactions.update(paused, "INSERT INTO skiplock_cron_slots (tenant, schedule, slot, job_id) VALUES (?, ?, ?, ?)",
+                    "default", "stuck", slot.toEpochMilli(), java.util.UUID.randomUUID());
+            clock.advance(Duration.ofSeconds(1));
+
+            int fired = java.util.concurrent.CompletableFuture.supplyAsync(scheduler::fireDue)
+                    .get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+
+            assertThat(fired).isEqualTo(1);
+            assertThat(skiplock.list(JobQuery.all()).jobs()).extracting(Job::kind).containsExactly("tock");
+            paused.rollback(); // the paused scheduler never comes back: the slot is free again
+        }
+        assertThat(scheduler.fireDue()).isEqualTo(1);
+        assertThat(skiplock.list(JobQuery.all()).jobs()).extracting(Job::kind).containsExactlyInAnyOrder("tick", "tock");
     }
 
     /**

@@ -204,7 +204,34 @@ public final class CronScheduler implements AutoCloseable {
             // such as "0 0 30 2 *": refused here rather than failing the scheduler's start
             throw ApiError.invalid(prefix + "schedule", "'" + schedule + "' never fires");
         }
-        return now -> execution.nextExecution(now).orElseThrow();
+        Function<ZonedDateTime, ZonedDateTime> next = now -> execution.nextExecution(now).orElseThrow();
+        return fixedTime(schedule) ? onceAWallTime(next) : next;
+    }
+
+    /**
+     * Whether a cron expression fires at fixed times of day: neither its minute nor its hour field
+     * is a wildcard ({@code *}, {@code *}{@code /n}), as cron(8) tells its fixed-time jobs from its
+     * wildcard ones, which run by the clock's new time.
+     */
+    private static boolean fixedTime(String schedule) {
+        String[] fields = schedule.strip().split("\\s+");
+        return fields.length >= 2 && !fields[0].startsWith("*") && !fields[1].startsWith("*");
+    }
+
+    /**
+     * {@code next}, passing over a slot whose local time is not after the slot before it: the night a
+     * zone's clocks go back, a fixed-time slot of the repeated hour fires in the hour's first
+     * occurrence only. cron-utils gives {@code 30 0-3 * * *} both 01:30 EDT and 01:30 EST, so a
+     * nightly job ran twice.
+     */
+    private static Function<ZonedDateTime, ZonedDateTime> onceAWallTime(Function<ZonedDateTime, ZonedDateTime> next) {
+        return slot -> {
+            ZonedDateTime following = next.apply(slot);
+            while (!following.toLocalDateTime().isAfter(slot.toLocalDateTime())) {
+                following = next.apply(following);
+            }
+            return following;
+        };
     }
 
     /** Starts firing on the {@code skiplock-cron} thread (nothing to do without schedules). Returns this. */

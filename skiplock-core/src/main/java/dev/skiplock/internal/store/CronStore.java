@@ -13,7 +13,7 @@ import javax.sql.DataSource;
  */
 public final class CronStore {
     /** The statements every driver's {@code cron.sql} must define (checked by a test per driver). */
-    public static final List<String> STATEMENTS = List.of("claim_cron_slot", "prune_cron_slots");
+    public static final List<String> STATEMENTS = List.of("bound_cron_slot_wait", "claim_cron_slot", "prune_cron_slots");
 
     private final SqlRunner sql;
     private final JobStore jobs;
@@ -24,11 +24,13 @@ public final class CronStore {
     }
 
     /**
-     * In one transaction: takes the slot ({@code claim_cron_slot}), then inserts the job on the same
+     * In one transaction: takes the slot ({@code claim_cron_slot}, waiting for another scheduler's
+     * claim of it a bounded time: {@code bound_cron_slot_wait}), then inserts the job on the same
      * connection. Empty, with nothing written, when the slot was already taken.
      */
     public Optional<Job> claimCronSlot(String schedule, long slotMillis, Job job) {
         return sql.inTransaction(connection -> {
+            sql.query(connection, "bound_cron_slot_wait", Params.of(), row -> 1);
             boolean claimed = !sql.query(connection, "claim_cron_slot", Params.of("tenant", job.tenant(),
                     "schedule", schedule, "slot", slotMillis, "job_id", job.id()), row -> 1).isEmpty();
             return claimed ? Optional.of(jobs.insertJobs(connection, List.of(job)).getFirst()) : Optional.empty();

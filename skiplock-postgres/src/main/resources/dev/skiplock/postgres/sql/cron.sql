@@ -1,3 +1,11 @@
+-- name: bound_cron_slot_wait
+-- Before claim_cron_slot, in its transaction: a claim of the same slot by another scheduler holds
+-- its marker only while that enqueue commits, so a longer wait means that scheduler stopped
+-- mid-transaction (a paused process, a half-open connection, open for hours). Without a bound, every
+-- scheduler's one cron thread waited there, and with it every schedule it runs; past the bound
+-- the claim fails, and that slot is tried again the next second while the other schedules go on.
+SELECT set_config('lock_timeout', '2s', true)
+
 -- name: claim_cron_slot
 -- Takes one slot of a periodic schedule, in the transaction that enqueues its job; a row means the
 -- slot was enqueued, for good. ON CONFLICT DO NOTHING on the primary key waits for a concurrent

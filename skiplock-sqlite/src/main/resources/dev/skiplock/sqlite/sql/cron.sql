@@ -1,3 +1,8 @@
+-- name: bound_cron_slot_wait
+-- Nothing to bound here: the claim's transaction waits for SQLite's write lock, which the pool's
+-- busy timeout bounds (see PostgreSQL's statement of this name).
+SELECT 1
+
 -- name: claim_cron_slot
 -- Takes one slot of a periodic schedule, in the transaction that enqueues its job; a row means the
 -- slot was enqueued, for good. The transaction holds SQLite's write lock (BEGIN IMMEDIATE), so
