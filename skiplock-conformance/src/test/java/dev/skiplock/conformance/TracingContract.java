@@ -42,6 +42,55 @@ abstract class TracingContract extends ContractBase {
                 .filter(span -> span.getName().startsWith("skiplock.job ")).toList(), spans -> spans.size() >= count);
     }
 
+    /**
+     * A worker closed while a handler that has returned ends its span (an exporter that takes its
+     * time, as SimpleSpanProcessor exports inside Span.end) waits for that handler's outcome: the
+     * job ends succeeded. Before, the close counted only handlers running or committing, stopped the
+     * completer, and the outcome was handed to nobody: the job stayed running until its lease
+     * lapsed, and a reaper's adoption then failed its last attempt (lifecycle reviewer).
+     */
+    @Test
+    void aCloseWaitsForTheOutcomeOfAHandlerEndingItsSpan() throws Exception {
+        java.util.concurrent.CountDownLatch exporting = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch mayExport = new java.util.concurrent.CountDownLatch(1);
+        io.opentelemetry.sdk.trace.export.SpanExporter slow = new io.opentelemetry.sdk.trace.export.SpanExporter() {
+            @Override
+            public io.opentelemetry.sdk.common.CompletableResultCode export(java.util.Collection<SpanData> spans) {
+                if (spans.stream().anyMatch(span -> span.getName().startsWith("skiplock.job "))) {
+                    exporting.countDown();
+                    awaitIgnoringInterrupts(mayExport);
+                }
+                return io.opentelemetry.sdk.common.CompletableResultCode.ofSuccess();
+            }
+
+            @Override
+            public io.opentelemetry.sdk.common.CompletableResultCode flush() {
+                return io.opentelemetry.sdk.common.CompletableResultCode.ofSuccess();
+            }
+
+            @Override
+            public io.opentelemetry.sdk.common.CompletableResultCode shutdown() {
+                return io.opentelemetry.sdk.common.CompletableResultCode.ofSuccess();
+            }
+        };
+        try (OpenTelemetrySdk slowSdk = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
+                .addSpanProcessor(SimpleSpanProcessor.create(slow)).build()).build()) {
+            Skiplock worker = started(builder(config -> config.queue("default", 1).shutdownTimeout(java.time.Duration.ofMinutes(1)))
+                    .openTelemetry(slowSdk).handler("traced", Object.class, context -> JobOutcome.complete()));
+            Job job = worker.enqueue(JobRequest.of("traced", null).withMaxAttempts(1));
+            assertThat(exporting.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+            // the export goes on until the close has ended or waits for the handler's outcome
+            Thread closing = Thread.ofPlatform().name("closing").start(worker::close);
+            await().atMost(WAIT).until(() -> !closing.isAlive() || java.util.Arrays.stream(closing.getStackTrace())
+                    .anyMatch(frame -> frame.getMethodName().equals("awaitHandlers")));
+            mayExport.countDown();
+            closing.join(WAIT.toMillis());
+
+            assertThat(client().get(job.id()).orElseThrow().status()).isEqualTo(JobStatus.SUCCEEDED);
+        }
+    }
+
     @Test
     void theFirstAttemptIsAChildOfTheEnqueuingSpanAndARetryLinksToIt() throws Exception {
         Skiplock skiplock = started(builder(config -> config.queue("default", 1)).openTelemetry(openTelemetry)

@@ -765,6 +765,47 @@ abstract class WorkflowContract extends ContractBase {
     }
 
     /**
+     * A handler stopped (here by its timeout) before it completes in its transaction, that swallows
+     * the interrupt and the refusal: its transaction's writes are rolled back with the refused
+     * completion, as when its lease is gone. Before, completeInTransaction threw without rolling
+     * back, and inTransaction committed the writes of a stopped execution (lifecycle reviewer).
+     */
+    @Test
+    void aHandlerStoppedBeforeItCompletesInItsTransactionCommitsNoneOfItsWrites() throws Exception {
+        Skiplock client = client();
+        Jdbc.update(client.dataSource(), "CREATE TABLE invoices (job_id TEXT PRIMARY KEY, amount INTEGER)");
+        AtomicBoolean refused = new AtomicBoolean();
+        // a lease that outlasts the test: on SQLite the handler's transaction holds the write lock the
+        // heartbeat needs while it waits for the timeout
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1).leaseTtl(Duration.ofMinutes(2))
+                .heartbeatInterval(Duration.ofMinutes(1)).reaperInterval(Duration.ofMinutes(1)))
+                .handler("invoice", Flow.class, context -> {
+                    context.inTransaction(connection -> {
+                        insertInvoice(connection, context.job().id());
+                        try {
+                            ContractBase.blockUntilInterrupted(); // the timeout stops the execution
+                        } catch (InterruptedException swallowed) {
+                            // a handler that goes on regardless
+                        }
+                        try {
+                            context.completeInTransaction(connection, "paid");
+                        } catch (JobStateException stopped) {
+                            refused.set(true);
+                        }
+                        return null;
+                    });
+                    return JobOutcome.complete("looks fine");
+                }));
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(flow("invoice").withMaxAttempts(1)
+                .withTimeout(Duration.ofSeconds(1))).id(), WAIT);
+
+        assertThat(done.status()).as(done.lastError()).isEqualTo(JobStatus.TIMED_OUT);
+        await().atMost(WAIT).untilTrue(refused);
+        assertThat(invoices(client)).isEmpty();
+    }
+
+    /**
      * A timeout that falls due while the handler's transaction commits its completion waits for
      * that commit: if it rolls back, the handler runs on and the timeout ends it. Before, a check
      * that found the execution committing was dropped: a handler whose completion then rolled back

@@ -259,6 +259,15 @@ final class Execution {
         }
     }
 
+    /**
+     * Whether this execution's outcome is yet to reach the completer: whoever decides it (the
+     * handler, or a stop other than a shutdown's, which close gives back itself) hands it over,
+     * then frees the slot.
+     */
+    boolean outcomeOutstanding() {
+        return !slotReleased.get();
+    }
+
     /** Frees this execution's concurrency slot; idempotent. */
     void releaseSlot() {
         if (slotReleased.compareAndSet(false, true)) {

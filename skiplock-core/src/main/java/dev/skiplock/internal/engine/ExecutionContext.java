@@ -221,8 +221,12 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         }
         requireNotCommitting("completeInTransaction");
         if (!execution.beginCommit()) {
+            // as when the lease is gone (below): a stopped execution's writes never commit, even if
+            // the handler swallows this and its transaction goes on to commit
+            connection.rollback();
             throw new JobStateException("job " + execution.job().id() + " was not completed: this execution was"
-                    + " stopped first (cancel, timeout, lost lease or shutdown)", execution.job());
+                    + " stopped first (cancel, timeout, lost lease or shutdown); the transaction was rolled back",
+                    execution.job());
         }
         java.util.List<EventStore.LogLine> lines;
         synchronized (transactionLines) {

@@ -93,9 +93,11 @@ final class JobRunner {
                 handlerThreads.execute(() -> execute(execution, true));
                 return;
             }
-            execution.completeByHandler();
-            parts.completer().submit(execution, parts.outcomes().orphaned(execution, parts.handlers().retryPolicyOf(job)));
-            execution.releaseSlot();
+            // a stop may have come first (a cancel, or a shutdown's release): then it decided
+            if (execution.completeByHandler()) {
+                parts.completer().submit(execution, parts.outcomes().orphaned(execution, parts.handlers().retryPolicyOf(job)));
+                execution.releaseSlot();
+            }
         } catch (RuntimeException | Error e) {
             notStarted(execution);
             throw e;

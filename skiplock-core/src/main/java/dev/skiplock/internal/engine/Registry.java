@@ -40,12 +40,13 @@ final class Registry {
     }
 
     /**
-     * Executions whose handler has not returned: running, or committing its job's outcome in its own
-     * transaction (a shutdown waits for both).
+     * Executions whose outcome is not yet the completer's: the handler runs, commits its job's
+     * outcome in its own transaction, or has returned and not yet handed its outcome over (it ends
+     * its span first). A shutdown waits for them all: one that counted only running and committing
+     * handlers stopped the completer while an outcome was on its way to it, which was then lost.
      */
     long handlersOutstanding() {
-        return executions.values().stream().filter(execution -> execution.isRunning() || execution.isCommitting())
-                .count();
+        return executions.values().stream().filter(Execution::outcomeOutstanding).count();
     }
 
     boolean isEmpty() {
