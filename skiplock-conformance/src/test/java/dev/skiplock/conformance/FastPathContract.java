@@ -368,6 +368,38 @@ abstract class FastPathContract extends ContractBase {
         awaitCount(() -> worker.metrics().succeeded(), 2);
     }
 
+    /**
+     * A dependent released by its dependency's success wakes its queue's idle claimer: PostgreSQL's
+     * dependency trigger notifies the queue; SQLite's hot path tells the worker after its commit.
+     * The dependency's handler returns once the claimer has gone idle (at its doorbell), so nothing
+     * else wakes it. Before, SQLite's released dependent waited for the next poll, here ten minutes
+     * (notifier reviewer).
+     */
+    @Test
+    void aDependentReleasedByItsDependencysSuccessWakesItsQueue() {
+        Skiplock worker = started(builder(config -> config.queue("default", 4).pollInterval(Duration.ofMinutes(10)))
+                .handler("work", Work.class, context -> {
+                    await().atMost(WAIT).until(FastPathContract::claimerIdle);
+                    return JobOutcome.complete();
+                }));
+        worker.pauseQueue("default"); // so that the dependent waits for its dependency
+        Job first = worker.enqueue(JobRequest.of("work", new Work("first")));
+        Job then = worker.enqueue(JobRequest.of("work", new Work("then")).withDependsOn(List.of(first.id())));
+        assertThat(then.status()).isEqualTo(JobStatus.WAITING);
+        worker.resumeQueue("default");
+
+        awaitStatus(worker, first.id(), JobStatus.SUCCEEDED);
+        awaitStatus(worker, then.id(), JobStatus.SUCCEEDED);
+    }
+
+    /** Whether queue default's claimer waits at its doorbell (nothing to claim, no wake-up pending). */
+    private static boolean claimerIdle() {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(entry -> entry.getKey().getName().equals("skiplock-claim-default"))
+                .anyMatch(entry -> java.util.Arrays.stream(entry.getValue())
+                        .anyMatch(frame -> frame.getClassName().endsWith("Doorbell") && frame.getMethodName().equals("await")));
+    }
+
     @Test
     void everyFinishedJobIsAnnouncedWhileAnotherProcessFollowsEvents() throws Exception {
         assumeThat(database.notifiesAcrossProcesses())

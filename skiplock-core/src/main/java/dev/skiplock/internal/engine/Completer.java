@@ -59,6 +59,10 @@ final class Completer {
     /** Told of every execution whose outcome was completed (a resumable handler drops its traces). */
     interface Listener {
         void completed(Execution execution);
+
+        /** Told the queues of dependents a batch's successes released, once committed (SQLite: nothing else wakes them). */
+        default void dependentsReleased(java.util.Set<String> queues) {
+        }
     }
 
     private final JobStore store;
@@ -255,7 +259,7 @@ final class Completer {
     private void writeOutcomes(List<PendingOutcome> batch) {
         List<Completion> completions = new ArrayList<>(batch.size());
         batch.forEach(item -> completions.add(item.completion()));
-        Set<HeldAttempt> applied = new HashSet<>(store.completeJobs(completions));
+        Set<HeldAttempt> applied = new HashSet<>(store.completeJobs(completions, listener::dependentsReleased));
         for (PendingOutcome item : batch) { // asked before anything is counted: a failure here retries the batch
             if (!applied.contains(item.completion().attempt()) && writtenBefore(item)) {
                 applied.add(item.completion().attempt());

@@ -62,7 +62,17 @@ public final class Engine implements Worker {
         this.handlers = new Handlers(bindings);
         Clock clock = WorkerClock.of(config);
         this.lostClaims = new LostClaims(stores.jobs(), clock);
-        this.completer = new Completer(stores, signals, registry, counters, this::completed);
+        this.completer = new Completer(stores, signals, registry, counters, new Completer.Listener() {
+            @Override
+            public void completed(Execution execution) {
+                Engine.this.completed(execution);
+            }
+
+            @Override
+            public void dependentsReleased(java.util.Set<String> queues) {
+                queues.forEach(claimers::wake);
+            }
+        });
         Outcomes outcomes = new Outcomes(config.retryPolicy(), config.defaultTimeout());
         this.stopper = new Stopper(registry, outcomes, handlers, completer, counters);
         Timeouts timeouts = new Timeouts(timers, clock, stopper);

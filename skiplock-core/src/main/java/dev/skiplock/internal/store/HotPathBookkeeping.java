@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
@@ -43,10 +44,10 @@ final class HotPathBookkeeping {
     /**
      * Writes the {@code count} successes of {@code successesJson} ({@link CompletionParams#successes}) on
      * {@code transaction} and accounts for those applied: running → succeeded, their status events'
-     * seqs passed (the rows carry them), a finish each, their dependents released. Returns the
-     * leases applied.
+     * seqs passed (the rows carry them), a finish each, their dependents released (their queues
+     * added to {@code releasedQueues}). Returns the leases applied.
      */
-    List<HeldAttempt> completeSuccesses(Connection transaction, String successesJson, int count) {
+    List<HeldAttempt> completeSuccesses(Connection transaction, String successesJson, int count, Set<String> releasedQueues) {
         List<Changed> succeeded = sql.query(transaction, "complete_successes", Params.of("successes", successesJson),
                 this::completed);
         if (succeeded.isEmpty()) {
@@ -61,6 +62,7 @@ final class HotPathBookkeeping {
         List<Changed> released = sql.query(transaction, "release_dependents", Params.of("ids", ids(succeeded),
                 "at", succeeded.getFirst().atMillis()), this::released);
         if (!released.isEmpty()) {
+            released.forEach(job -> releasedQueues.add(job.queue()));
             sql.update(transaction, "insert_status_events", Params.of("jobs", events(released), "status", "queued"));
             counted(transaction, groups(released, Changed::tenant, Changed::queue), "waiting", "queued");
         }

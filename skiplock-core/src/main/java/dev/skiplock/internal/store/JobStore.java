@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.function.IntSupplier;
@@ -269,7 +270,8 @@ public final class JobStore {
             }
             // A set of leases, as completeJobs answers: a record's first hashCode and equals link its methods (ms)
             Set<HeldAttempt> applied = claimed.isEmpty() ? Set.of() : completeOn(transaction, batch(claimed.stream()
-                    .map(job -> new Completion(job.lease(), JobStatus.SUCCEEDED, 0, null, null, 0)).toList()));
+                    .map(job -> new Completion(job.lease(), JobStatus.SUCCEEDED, 0, null, null, 0)).toList()),
+                    new HashSet<>()); // rolled back: nothing released
             Map<String, Object> adopt = claimParams(claim, null, 1);
             adopt.put("host_stale_ms", claim.leaseMillis());
             sql.query(transaction, "adopt_orphans", adopt, row -> 1);
@@ -414,24 +416,42 @@ public final class JobStore {
      * stale). A token is shared by the jobs of one claim: a lease is the job and its token together.
      */
     public Set<HeldAttempt> completeJobs(Collection<Completion> completions) {
-        Batch batch = batch(completions); // before the transaction: SQLite's write lock waits for nothing else
-        if (completions.stream().allMatch(completion -> completion.awaitedSignal() == null)) {
-            return hotPath != null ? sql.inTransaction(connection -> completeOn(connection, batch))
-                    : withConnection(connection -> completeOn(connection, batch));
-        }
-        // A wait for a signal and the look for that signal commit together: a delivery that came
-        // while the job still ran (and had nothing to wake) ends the wait, also if this worker
-        // dies right after the commit.
-        return sql.inTransaction(connection -> {
-            Set<HeldAttempt> applied = completeOn(connection, batch);
-            for (Completion completion : completions) {
-                if (completion.awaitedSignal() != null && applied.contains(completion.attempt())) {
-                    signals.wakeForSignal(connection, completion.attempt().id(), completion.awaitedSignal());
-                }
-            }
-            return applied;
-        });
+        return completeJobs(completions, queues -> { });
     }
+
+    /**
+     * As {@link #completeJobs(Collection)}; {@code dependentsReleased} is told, after the commit, the
+     * queues of the dependents the hot path's successes released ({@code release_dependents},
+     * SQLite): nothing else wakes those queues' claimers, which otherwise took them at their next
+     * poll. PostgreSQL's dependency trigger notifies them itself.
+     */
+    public Set<HeldAttempt> completeJobs(Collection<Completion> completions, Consumer<Set<String>> dependentsReleased) {
+        Batch batch = batch(completions); // before the transaction: SQLite's write lock waits for nothing else
+        Set<String> released = new HashSet<>();
+        Set<HeldAttempt> applied;
+        if (completions.stream().allMatch(completion -> completion.awaitedSignal() == null)) {
+            applied = hotPath != null ? sql.inTransaction(connection -> completeOn(connection, batch, released))
+                    : withConnection(connection -> completeOn(connection, batch, released));
+        } else {
+            // A wait for a signal and the look for that signal commit together: a delivery that came
+            // while the job still ran (and had nothing to wake) ends the wait, also if this worker
+            // dies right after the commit.
+            applied = sql.inTransaction(connection -> {
+                Set<HeldAttempt> written = completeOn(connection, batch, released);
+                for (Completion completion : completions) {
+                    if (completion.awaitedSignal() != null && written.contains(completion.attempt())) {
+                        signals.wakeForSignal(connection, completion.attempt().id(), completion.awaitedSignal());
+                    }
+                }
+                return written;
+            });
+        }
+        if (!released.isEmpty()) {
+            dependentsReleased.accept(released); // committed: the dependents can be claimed now
+        }
+        return applied;
+    }
+
 
     /**
      * Writes one outcome on the caller's connection, in the caller's transaction (a handler's
@@ -473,10 +493,10 @@ public final class JobStore {
      * Writes {@code batch} on {@code connection}: its successes by complete_successes (accounted for
      * on the same connection, so the caller runs this in a transaction), the rest by complete_jobs.
      */
-    private Set<HeldAttempt> completeOn(Connection connection, Batch batch) {
+    private Set<HeldAttempt> completeOn(Connection connection, Batch batch, Set<String> releasedQueues) {
         Set<HeldAttempt> applied = new HashSet<>();
         if (batch.successes() != null) {
-            applied.addAll(hotPath.completeSuccesses(connection, batch.successes(), batch.successCount()));
+            applied.addAll(hotPath.completeSuccesses(connection, batch.successes(), batch.successCount(), releasedQueues));
         }
         if (batch.others() != null) {
             applied.addAll(sql.query(connection, "complete_jobs", batch.others(), this::lease));
