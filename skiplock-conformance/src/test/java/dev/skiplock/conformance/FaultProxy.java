@@ -92,6 +92,22 @@ final class FaultProxy implements AutoCloseable {
         return List.copyOf(claims);
     }
 
+    /**
+     * Stops passing anything on over the connections that sent a LISTEN, leaving their sockets
+     * open, as a firewall's idle timeout or a paused host does: nothing reaches either side again,
+     * and nothing says so. Returns how many there were.
+     */
+    int stallListeners() {
+        int stalled = 0;
+        for (Link link : links) {
+            if (link.listening) {
+                link.stalled = true;
+                stalled++;
+            }
+        }
+        return stalled;
+    }
+
     @Override
     public void close() throws IOException {
         open = false;
@@ -132,6 +148,11 @@ final class FaultProxy implements AutoCloseable {
         private final AtomicInteger claimsAwaited = new AtomicInteger();
         /** When the last claim was sent (a connection runs one statement at a time). */
         private volatile long claimSentAtMillis;
+        /** Whether the client sent a LISTEN on this connection. */
+        volatile boolean listening;
+        /** Whether nothing more passes either way ({@link #stallListeners}). */
+        volatile boolean stalled;
+        private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
 
         Link(Socket client, Socket server) {
             this.client = client;
@@ -142,6 +163,16 @@ final class FaultProxy implements AutoCloseable {
             links.remove(this);
             closeQuietly(client);
             closeQuietly(server);
+            closed.countDown();
+        }
+
+        /** A stalled link's pump: passes nothing on, closes nothing, until the proxy closes the link. */
+        private void holdUntilClosed() {
+            try {
+                closed.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
 
         /** Client → server: remembers each prepared statement's text and counts the claims it binds. */
@@ -163,9 +194,18 @@ final class FaultProxy implements AutoCloseable {
                     int type = in.readUnsignedByte();
                     int length = in.readInt();
                     byte[] body = read(in, length - 4);
+                    if (stalled) {
+                        holdUntilClosed();
+                        return;
+                    }
+                    if (type == 'Q' && isListen(cString(body, 0))) {
+                        listening = true;
+                    }
                     if (type == 'P') {
                         String name = cString(body, 0);
-                        statements.put(name, cString(body, name.getBytes(StandardCharsets.UTF_8).length + 1));
+                        String query = cString(body, name.getBytes(StandardCharsets.UTF_8).length + 1);
+                        statements.put(name, query);
+                        listening |= isListen(query);
                     } else if (type == 'B') {
                         String portal = cString(body, 0);
                         String query = statements.get(cString(body, portal.getBytes(StandardCharsets.UTF_8).length + 1));
@@ -198,6 +238,10 @@ final class FaultProxy implements AutoCloseable {
                     int type = in.readUnsignedByte();
                     int length = in.readInt();
                     byte[] body = read(in, length - 4);
+                    if (stalled) {
+                        holdUntilClosed();
+                        return;
+                    }
                     if (held == null && claimsAwaited.get() > 0) {
                         held = new Held(claimSentAtMillis);
                     }
@@ -291,6 +335,10 @@ final class FaultProxy implements AutoCloseable {
         out.write(type);
         out.write(ByteBuffer.allocate(4).putInt(length).array());
         out.write(body);
+    }
+
+    private static boolean isListen(String query) {
+        return query.strip().toUpperCase(java.util.Locale.ROOT).startsWith("LISTEN");
     }
 
     private static String cString(byte[] body, int from) {

@@ -161,6 +161,29 @@ class PostgresFastPathTest extends FastPathContract {
         awaitCount(() -> worker.metrics().succeeded(), 1);
     }
 
+    /**
+     * A LISTEN connection that goes silent without a word (stalled by the proxy, as a firewall's idle
+     * timeout or a paused host leaves it) is noticed by the listener's probe and replaced, and the
+     * worker finds what came meanwhile. Before, nothing probed it: the worker heard no notification
+     * again and found new jobs only at its poll interval (ten minutes here) (notifier reviewer).
+     */
+    @Test
+    void aListenConnectionGoneSilentIsNoticedAndReplaced() throws Exception {
+        Skiplock producer = client();
+        var server = FaultProxy.serverOf(database.url());
+        try (FaultProxy proxy = new FaultProxy(server.getHostString(), server.getPort(), 0)) {
+            Skiplock worker = started(Skiplock.builder().url(proxy.url(database.url()))
+                    .config(fastConfig().queue("default", 1).pollInterval(Duration.ofMinutes(10)).build())
+                    .handler("work", Work.class, context -> JobOutcome.complete()));
+            await().atMost(WAIT).until(() -> proxy.stallListeners() == 1);
+
+            Job job = producer.enqueue(JobRequest.of("work", new Work("x")));
+
+            assertThat(awaitStatus(producer, job.id(), JobStatus.SUCCEEDED).attempt()).isEqualTo(1);
+            awaitCount(() -> worker.metrics().succeeded(), 1);
+        }
+    }
+
     /** A worker of queue default that polls every ten minutes: only a notification wakes it in time. */
     private Skiplock idleWorker() {
         return started(builder(config -> config.queue("default", 1).pollInterval(Duration.ofMinutes(10)))

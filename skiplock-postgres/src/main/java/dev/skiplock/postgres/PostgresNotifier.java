@@ -29,6 +29,9 @@ final class PostgresNotifier implements Notifier {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresNotifier.class);
     /** How long one wait for notifications blocks; bounds how fast close() is noticed. */
     private static final int WAIT_MILLIS = 250;
+    /** How often the LISTEN connection is probed ({@link #probe}), and how long a probe may take. */
+    private static final long PROBE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    private static final int PROBE_TIMEOUT_SECONDS = 5;
 
     private final DataSource dataSource;
     private volatile boolean running = true;
@@ -116,8 +119,13 @@ final class PostgresNotifier implements Notifier {
                 listener.resync();
                 backoffMillis = 100; // only now: a failure that recurs before this backs off further
                 PGConnection postgres = connection.unwrap(PGConnection.class);
+                long probeAt = System.nanoTime() + PROBE_NANOS;
                 while (running) {
                     followLock.releaseIfIdle();
+                    if (System.nanoTime() - probeAt >= 0) {
+                        probe(connection);
+                        probeAt = System.nanoTime() + PROBE_NANOS;
+                    }
                     // With a scanning socket the notifications were dispatched as they arrived;
                     // this call only keeps pgjdbc reading the connection (and noticing its loss).
                     for (PGNotification notification : postgres.getNotifications(WAIT_MILLIS)) {
@@ -195,6 +203,18 @@ final class PostgresNotifier implements Notifier {
             }
         }
         return true;
+    }
+
+    /**
+     * Asks the LISTEN connection for an answer: reading notifications writes nothing, so a connection
+     * gone silent without a word (a firewall's idle timeout, a paused or failed-over host, a cut
+     * without a reset) was never noticed, and the worker heard no notification again until it
+     * restarted. An unanswered probe ends the connection: the loop connects again and resyncs.
+     */
+    private static void probe(Connection connection) throws SQLException {
+        if (!connection.isValid(PROBE_TIMEOUT_SECONDS)) {
+            throw new SQLException("the LISTEN connection answered no probe within " + PROBE_TIMEOUT_SECONDS + " s");
+        }
     }
 
     private static void listen(Connection connection) throws SQLException {
