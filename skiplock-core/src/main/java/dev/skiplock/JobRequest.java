@@ -84,6 +84,10 @@ public record JobRequest(
         if (uniqueKey != null) {
             Names.check("uniqueKey", uniqueKey);
         }
+        if (metadata != null && metadata.entrySet().stream().anyMatch(entry -> entry.getKey() == null || entry.getValue() == null)) {
+            // Map.copyOf threw a NullPointerException: the service answered a JSON null with a 500
+            throw new IllegalArgumentException("metadata: keys and values must not be null (leave the key out)");
+        }
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
         if (dependsOn == null) {
             dependsOn = List.of();

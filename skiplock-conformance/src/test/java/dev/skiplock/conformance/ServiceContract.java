@@ -416,6 +416,7 @@ abstract class ServiceContract extends ContractBase {
                 Map.entry("{\"kind\": \"command\", \"durable\": false, \"args\": {\"argv\": [\"true\"]},"
                         + " \"metadata\": {\"n\": \"\\u0000\"}}", "metadata"),
                 Map.entry("{\"kind\": \"x\"}}", "body"),
+                Map.entry("{\"kind\": \"x\", \"metadata\": {\"a\": null}}", "metadata"),
                 Map.entry("{\"kind\": \"x\", \"dependsOn\": [\"nope\"]}", "dependsOn"),
                 Map.entry("{\"kind\": \"x\", \"durable\": false}", "durable"),
                 Map.entry("not json", "body"),
