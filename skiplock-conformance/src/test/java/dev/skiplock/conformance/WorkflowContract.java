@@ -766,9 +766,11 @@ abstract class WorkflowContract extends ContractBase {
 
     /**
      * A handler stopped (here by its timeout) before it completes in its transaction, that swallows
-     * the interrupt and the refusal: its transaction's writes are rolled back with the refused
-     * completion, as when its lease is gone. Before, completeInTransaction threw without rolling
-     * back, and inTransaction committed the writes of a stopped execution (lifecycle reviewer).
+     * the interrupt and the refusal and writes on: its transaction's writes, before and after, are
+     * rolled back when it ends, as when its lease is gone. Before, completeInTransaction threw without
+     * rolling back, and inTransaction committed the writes of a stopped execution (lifecycle
+     * reviewer); then it rolled back at once, and the writes after it committed in a new transaction
+     * (second reader).
      */
     @Test
     void aHandlerStoppedBeforeItCompletesInItsTransactionCommitsNoneOfItsWrites() throws Exception {
@@ -792,6 +794,7 @@ abstract class WorkflowContract extends ContractBase {
                         } catch (JobStateException stopped) {
                             refused.set(true);
                         }
+                        insertInvoice(connection, java.util.UUID.randomUUID()); // and writes on regardless
                         return null;
                     });
                     return JobOutcome.complete("looks fine");

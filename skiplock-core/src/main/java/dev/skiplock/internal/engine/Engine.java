@@ -186,6 +186,12 @@ public final class Engine implements Worker {
      */
     private void completed(Execution execution) {
         handlers.completed(execution);
+        if (execution.isCompletedInTransaction()) {
+            // its dependents, released by the dependency trigger in the handler's transaction, are
+            // not known here; on SQLite nothing else wakes their queues' claimers (a success of the
+            // completer's batches tells them: Completer.Listener.dependentsReleased)
+            config.queues().keySet().forEach(claimers::wake);
+        }
         Execution.Suspension wait = execution.suspension();
         if (wait != null && wait.signal() != null) {
             claimers.wake(execution.job().queue());

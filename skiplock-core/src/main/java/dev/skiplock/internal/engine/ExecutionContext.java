@@ -41,6 +41,8 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     private int linesWithCompletion;
     /** Whether a completion was written in the open transaction (guarded by {@link #transactionLines}). */
     private boolean completionApplied;
+    /** completeInTransaction found the execution stopped: the handler's transaction rolls back at its end; guarded by transactionLines. */
+    private boolean transactionRefused;
     /**
      * The place of the next line of each stream in this attempt (the key that stores a line once):
      * from 0 in a claimed attempt; from what is recorded where an adopter resumes one, since the
@@ -167,6 +169,13 @@ final class ExecutionContext<A> extends ExecutionView<A> {
                 services.hook().beforeExecute(this, connection);
                 T result = work.run(connection);
                 services.hook().afterExecute(this, connection);
+                if (refused()) {
+                    execution.storeCall(() -> {
+                        TransactionEnds.rollBack(connection, new JobStateException("refused", execution.job()));
+                        return null;
+                    });
+                    return result;
+                }
                 TransactionEnds.commit(connection); // rolls back what is still open if the commit fails
                 committed = true;
                 return result;
@@ -195,9 +204,17 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             transactionLines.clear();
             completed = committed && completionApplied;
             completionApplied = false;
+            transactionRefused = false;
         }
         if (!completed) {
             execution.commitAbandoned(); // no completion committed (rolled back, or its statement failed)
+        }
+    }
+
+    /** Whether this transaction's completion was refused (a stop came first): it must not commit. */
+    private boolean refused() {
+        synchronized (transactionLines) {
+            return transactionRefused;
         }
     }
 
@@ -221,11 +238,15 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         }
         requireNotCommitting("completeInTransaction");
         if (!execution.beginCommit()) {
-            // as when the lease is gone (below): a stopped execution's writes never commit, even if
-            // the handler swallows this and its transaction goes on to commit
-            connection.rollback();
+            // As when the lease is gone (below), a stopped execution's writes never commit: its
+            // transaction is rolled back when it ends, whatever the handler does after swallowing
+            // this (rolled back here, what it wrote next would commit in a new transaction, without
+            // what beforeExecute set for it; and the stop's interrupt may be pending on this thread).
+            synchronized (transactionLines) {
+                transactionRefused = true;
+            }
             throw new JobStateException("job " + execution.job().id() + " was not completed: this execution was"
-                    + " stopped first (cancel, timeout, lost lease or shutdown); the transaction was rolled back",
+                    + " stopped first (cancel, timeout, lost lease or shutdown); its transaction is rolled back",
                     execution.job());
         }
         java.util.List<EventStore.LogLine> lines;
