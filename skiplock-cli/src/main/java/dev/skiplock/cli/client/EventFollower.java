@@ -20,8 +20,10 @@ import java.util.function.Predicate;
  * comment every 15 s while the job is quiet, so a connection silent for {@code idle} is taken as
  * lost (a host gone without a word, a network cut), as is one cut (a proxy's idle timeout, a
  * restart): the stream is opened again after the last event received ({@code Last-Event-ID}), so
- * no event is missed or printed twice. The follow fails (exit 3) only when the server cannot be
- * reached again, or when {@link #MAX_FRUITLESS} openings in a row bring no event.
+ * no event is missed or printed twice. A stream that ends without the terminal status ends the
+ * follow only if the job has ended. The follow fails (exit 3) when the server cannot be reached
+ * again (asked four times over 15 s), or when {@link #MAX_FRUITLESS} openings in a row bring nothing
+ * (no event, no keep-alive).
  */
 final class EventFollower {
     /** Four of the server's keep-alive intervals. */
@@ -47,14 +49,13 @@ final class EventFollower {
             if (fruitless == MAX_FRUITLESS) {
                 throw new CliFailure(3, "lost the connection to " + client.base() + ": " + lost);
             }
-            Connection connection = new Connection(client.openEvents("/api/v1/jobs/" + id + "/events/stream", last,
-                    HEADERS));
+            Connection connection = new Connection(open(id, last));
             try {
                 Read read = connection.read(last, onEvent);
-                if (read.done()) {
+                if (read.done() || read.ended() && ended(id)) {
                     return;
                 }
-                fruitless = read.received() == 0 ? fruitless + 1 : 0;
+                fruitless = read.heard() ? 0 : fruitless + 1;
                 last = read.last();
                 lost = read.lost();
             } finally {
@@ -64,10 +65,45 @@ final class EventFollower {
     }
 
     /**
+     * The stream after event {@code last}; a server that cannot be reached is asked again, after
+     * 1, 2, 4 and 8 s (a restart: the stream was cut, and the server is not listening yet), before
+     * the follow fails (exit 3).
+     */
+    private HttpResponse<InputStream> open(String id, long last) {
+        long pauseMillis = 1000;
+        while (true) {
+            try {
+                return client.openEvents("/api/v1/jobs/" + id + "/events/stream", last, HEADERS);
+            } catch (CliFailure unreachable) {
+                if (unreachable.exitCode() != 3 || last == 0 || pauseMillis > 8000) {
+                    throw unreachable;
+                }
+            }
+            try {
+                Thread.sleep(pauseMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CliFailure(3, "interrupted");
+            }
+            pauseMillis *= 2;
+        }
+    }
+
+    /**
+     * Whether the job has ended, asked of the server when a stream ended without its terminal
+     * status: one resumed past a finished job's end ends at once, as does a cut that looks clean (a
+     * proxy's), and only the job's status tells them apart.
+     */
+    private boolean ended(String id) {
+        JsonNode job = client.get("/api/v1/jobs/" + id);
+        return job != null && JobStatus.fromWireName(job.path("status").asText()).isTerminal();
+    }
+
+    /**
      * What one connection brought: whether the follow is done, how many events, the last one's
      * seq, and why it was lost when it was.
      */
-    private record Read(boolean done, int received, long last, String lost) {
+    private record Read(boolean done, boolean ended, boolean heard, long last, String lost) {
     }
 
     /** One stream, read on a thread of its own so that its silence can be timed. */
@@ -96,7 +132,7 @@ final class EventFollower {
 
         Read read(long after, Predicate<JsonNode> onEvent) {
             long last = after;
-            int received = 0;
+            boolean heard = false; // an event, or a keep-alive: the server answers
             boolean terminal = false;
             Long seq = null;
             String data = null;
@@ -109,27 +145,27 @@ final class EventFollower {
                     throw new CliFailure(3, "interrupted");
                 }
                 if (item == null) {
-                    return new Read(false, received, last, "no word for " + idle.toSeconds() + " s");
+                    return new Read(false, false, heard, last, "no word for " + idle.toSeconds() + " s");
                 }
                 if (item == END) {
                     // the server ends a stream after the terminal status, or at once when resumed past
-                    // a finished job's end; a stream ended before (a proxy's) is opened again
-                    return new Read(terminal || received == 0, received, last, "the stream ended early");
+                    // a finished job's end; one that ended otherwise (a proxy's) is opened again
+                    return new Read(terminal, !terminal, heard, last, "the stream ended early");
                 }
                 if (item instanceof IOException e) {
-                    return new Read(false, received, last, String.valueOf(e.getMessage()));
+                    return new Read(false, false, heard, last, String.valueOf(e.getMessage()));
                 }
                 String line = (String) item;
+                heard = true;
                 if (line.isEmpty()) {
                     if (data != null) {
                         JsonNode event = client.answer(200, data);
-                        received++;
                         last = seq != null ? seq : last;
                         if (event.path("type").asText().equals("status")) {
                             terminal = JobStatus.fromWireName(event.path("status").asText()).isTerminal();
                         }
                         if (onEvent.test(event)) {
-                            return new Read(true, received, last, null);
+                            return new Read(true, false, heard, last, null);
                         }
                     }
                     seq = null;

@@ -79,6 +79,31 @@ class EventFollowerTest {
         assertThat(server.lastEventIds).containsExactly("", "5");
     }
 
+    /**
+     * A resumed stream that ends at once, without an event, while the job runs (a proxy's clean
+     * cut looks like the server's end past a finished job's last event): the job's status tells
+     * them apart, and the follow goes on. Second reader: it ended the follow as if the job had ended.
+     */
+    @Test
+    void aResumedStreamEndedWithoutAnEventWhileTheJobRunsIsOpenedAgain() throws Exception {
+        server.answer((lastEventId, out) -> send(out, 5, RUNNING));
+        server.answer((lastEventId, out) -> {
+        }); // ends at once
+        server.answer((lastEventId, out) -> send(out, 7, SUCCEEDED));
+
+        assertThat(follow()).containsExactly("running", "succeeded");
+        assertThat(server.lastEventIds).containsExactly("", "5", "5");
+    }
+
+    @Test
+    void aStreamEndedWithoutItsTerminalStatusOfAJobThatEndedEndsTheFollow() throws Exception {
+        server.answer((lastEventId, out) -> send(out, 5, RUNNING));
+        server.jobStatus = "succeeded"; // it ended, and its last event was seen (resumed past it)
+
+        assertThat(follow()).containsExactly("running");
+        assertThat(server.lastEventIds).containsExactly("");
+    }
+
     @Test
     void aServerThatCannotBeReachedAgainEndsTheFollowWithExitThree() throws Exception {
         server.answer((lastEventId, out) -> {
@@ -144,6 +169,8 @@ class EventFollowerTest {
         private final ServerSocket socket;
         private final BlockingQueue<Script> scripts = new LinkedBlockingQueue<>();
         final List<String> lastEventIds = new CopyOnWriteArrayList<>();
+        /** The job's status, as GET /api/v1/jobs/{id} answers it. */
+        volatile String jobStatus = "running";
 
         ScriptedServer() {
             try {
@@ -166,26 +193,37 @@ class EventFollowerTest {
             while (!socket.isClosed()) {
                 try {
                     Socket connection = socket.accept();
-                    Script script = scripts.poll(10, TimeUnit.SECONDS);
-                    Thread.ofPlatform().daemon().start(() -> serve(connection, script));
-                } catch (IOException | InterruptedException e) {
+                    Thread.ofPlatform().daemon().start(() -> serve(connection));
+                } catch (IOException e) {
                     return;
                 }
             }
         }
 
-        private void serve(Socket connection, Script script) {
+        private void serve(Socket connection) {
             try {
                 BufferedReader request = new BufferedReader(new InputStreamReader(connection.getInputStream(),
                         StandardCharsets.ISO_8859_1));
+                String requestLine = request.readLine();
                 String lastEventId = "";
                 for (String line = request.readLine(); line != null && !line.isEmpty(); line = request.readLine()) {
                     if (line.toLowerCase(java.util.Locale.ROOT).startsWith("last-event-id:")) {
                         lastEventId = line.substring("last-event-id:".length()).strip();
                     }
                 }
-                lastEventIds.add(lastEventId);
                 OutputStream out = connection.getOutputStream();
+                if (requestLine != null && !requestLine.contains("/events/stream")) {
+                    // the job itself, asked when a stream ended without its terminal status
+                    byte[] job = ("{\"id\":\"" + JOB + "\",\"status\":\"" + jobStatus + "\"}").getBytes(StandardCharsets.UTF_8);
+                    out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + job.length
+                            + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                    out.write(job);
+                    out.flush();
+                    connection.close();
+                    return;
+                }
+                lastEventIds.add(lastEventId);
+                Script script = scripts.poll(10, TimeUnit.SECONDS);
                 out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n"
                         + "Connection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
                 out.flush();
