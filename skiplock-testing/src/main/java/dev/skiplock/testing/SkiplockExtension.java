@@ -53,10 +53,11 @@ public final class SkiplockExtension implements BeforeAllCallback, AfterAllCallb
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
         Class<?> type = parameter.getParameter().getType();
         if (type == TestClock.class) {
-            // one per test (and per class before any test): the clock a @BeforeEach hands to the code
-            // under test is the one the test advances
-            return context.getStore(NAMESPACE).getOrComputeIfAbsent(TestClock.class, key -> new TestClock(),
-                    TestClock.class);
+            // one per context (a test, or a class before its tests): the clock a @BeforeEach hands to
+            // the code under test is the one the test advances. Keyed by the context: a store also
+            // answers from its parent's, and a class's clock, moved by its earlier tests, was every test's
+            return context.getStore(NAMESPACE).getOrComputeIfAbsent("clock " + context.getUniqueId(),
+                    key -> new TestClock(), TestClock.class);
         }
         SkiplockTestDatabase database = database(context);
         if (type == SkiplockTestDatabase.class) {
