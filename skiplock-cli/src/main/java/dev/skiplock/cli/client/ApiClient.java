@@ -78,13 +78,10 @@ public final class ApiClient {
      * nothing is unreachable (3).
      */
     HttpResponse<InputStream> openEvents(String path, long lastEventId, Duration timeout) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout).GET()
+        HttpRequest.Builder builder = requestBuilder("GET", path, null).timeout(timeout)
                 .header("Accept", "text/event-stream");
         if (lastEventId > 0) {
             builder.header("Last-Event-ID", Long.toString(lastEventId));
-        }
-        if (token != null && !token.isBlank()) {
-            builder.header("Authorization", "Bearer " + token);
         }
         HttpResponse<InputStream> response = exchange(builder.build(), HttpResponse.BodyHandlers.ofInputStream());
         if (response.statusCode() >= 300) {
@@ -143,6 +140,11 @@ public final class ApiClient {
     }
 
     private HttpRequest request(String method, String path, JsonNode body) {
+        return requestBuilder(method, path, body).build();
+    }
+
+    /** A request of the API with its body and the caller's token; an hour to answer unless changed. */
+    private HttpRequest.Builder requestBuilder(String method, String path, JsonNode body) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofMinutes(60))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body.toString()));
@@ -152,7 +154,7 @@ public final class ApiClient {
         if (token != null && !token.isBlank()) {
             builder.header("Authorization", "Bearer " + token);
         }
-        return builder.build();
+        return builder;
     }
 
     private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
