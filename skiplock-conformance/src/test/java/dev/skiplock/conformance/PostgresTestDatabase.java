@@ -54,6 +54,12 @@ final class PostgresTestDatabase implements TestDatabase {
     }
 
     @Override
+    public void expireEveryLease(DataSource dataSource) {
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET locked_until = now() - interval '1 second'"
+                + " WHERE status = 'running'");
+    }
+
+    @Override
     public void stealLease(DataSource dataSource, UUID jobId, String otherWorker) {
         Jdbc.update(dataSource, "UPDATE skiplock_jobs SET locked_by = ?, lease_token = gen_random_uuid() WHERE id = ?",
                 otherWorker, jobId);

@@ -37,6 +37,12 @@ final class SqliteTestDatabase implements TestDatabase {
     }
 
     @Override
+    public void expireEveryLease(DataSource dataSource) {
+        Jdbc.update(dataSource, "UPDATE skiplock_jobs SET locked_until = CAST(unixepoch('subsec') * 1000 AS INTEGER)"
+                + " - 1000 WHERE status = 'running'");
+    }
+
+    @Override
     public void stealLease(DataSource dataSource, UUID jobId, String otherWorker) {
         Jdbc.update(dataSource, "UPDATE skiplock_jobs SET locked_by = ?, lease_token = ? WHERE id = ?", otherWorker,
                 UUID.randomUUID().toString(), jobId.toString());

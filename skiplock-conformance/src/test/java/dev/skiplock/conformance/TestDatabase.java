@@ -18,6 +18,9 @@ interface TestDatabase extends AutoCloseable {
      */
     void expireLease(DataSource dataSource, UUID jobId);
 
+    /** As {@link #expireLease}, for every running job at once. */
+    void expireEveryLease(DataSource dataSource);
+
     /** Hands a running job's lease to another worker id, as if another worker had taken it over. */
     void stealLease(DataSource dataSource, UUID jobId, String otherWorker);
 

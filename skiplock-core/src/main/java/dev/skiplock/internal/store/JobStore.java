@@ -62,6 +62,8 @@ public final class JobStore {
     static final int SETTLE_BATCH = 1_000;
     /** Searches a settle makes at most, while each finds a full batch: up to 10,000 jobs settled a turn. */
     static final int SETTLE_ROUNDS = 10;
+    /** The most expired leases one {@code reap_expired_leases} clears, its {@code :limit} (SQLite's takes every one). */
+    static final int REAP_LIMIT = 1_000;
     /** What {@code bulk.sql} defines for a driver with a {@link dev.skiplock.spi.BulkCopy} (checked by the same test). */
     public static final List<String> BULK_STATEMENTS = List.of("bulk_clock", "copy_jobs");
     /** What {@code hot_path.sql} defines for a driver whose hot path the store accounts for (checked by the same test). */
@@ -525,11 +527,33 @@ public final class JobStore {
                 row -> row.getString("id"))).size();
     }
 
-    /** Clears expired leases; returns the number of orphans per queue. */
+    /**
+     * Clears expired leases, every one; returns the number of orphans per queue. A statement clears
+     * at most {@link #REAP_LIMIT} (PostgreSQL's, so that its locks and its notifications stay
+     * bounded): one that found its limit runs again, or a node that died with more running jobs left
+     * the rest for the next intervals, each {@code reaperInterval} longer than the rescue's bound. A
+     * round that fails after others committed ends the run with what they cleared, so that it is
+     * counted and its queues' claimers are told; the next run takes the rest.
+     */
     public Map<String, Integer> reapExpiredLeases() {
         Map<String, Integer> orphans = new HashMap<>();
-        withConnection(connection -> sql.query(connection, "reap_expired_leases", Params.of(),
-                row -> orphans.merge(row.getString("queue"), 1, Integer::sum)));
+        int cleared;
+        do {
+            List<String> queues;
+            try {
+                queues = withConnection(connection -> sql.query(connection, "reap_expired_leases",
+                        Params.of("limit", REAP_LIMIT), row -> row.getString("queue")));
+            } catch (RuntimeException e) {
+                if (orphans.isEmpty()) {
+                    throw e;
+                }
+                LOG.warn("the reaper stopped after clearing {} expired leases: {}", orphans.values().stream()
+                        .mapToInt(Integer::intValue).sum(), e.getMessage());
+                return orphans;
+            }
+            queues.forEach(queue -> orphans.merge(queue, 1, Integer::sum));
+            cleared = queues.size();
+        } while (cleared >= REAP_LIMIT);
         return orphans;
     }
 

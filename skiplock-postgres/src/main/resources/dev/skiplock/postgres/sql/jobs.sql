@@ -601,7 +601,8 @@ SELECT 1 FROM skiplock_jobs WHERE id = :id AND status = 'running' AND claim_toke
 
 -- name: reap_expired_leases
 -- Clears the lease (and its token: the stale holder can no longer write) of running jobs whose
--- owner stopped heartbeating, up to 1,000 per run. Keeps status and attempt: adoption decides
+-- owner stopped heartbeating, up to :limit per statement (the store runs it again while it finds
+-- that many: JobStore.reapExpiredLeases). Keeps status and attempt: adoption decides
 -- what happened. Returns each orphan's queue and tells every node ('o:' notification per queue),
 -- so the claimers of those queues adopt them wherever they run. Idempotent, so every node may run it; SKIP
 -- LOCKED leaves rows another statement is writing to the next round. The ids go through an array
@@ -613,7 +614,7 @@ WITH reaped AS (
         SELECT id FROM skiplock_jobs
         WHERE status = 'running' AND locked_until < now()
         ORDER BY id
-        LIMIT 1000
+        LIMIT :limit
         FOR UPDATE SKIP LOCKED))
     RETURNING queue
 )

@@ -511,7 +511,8 @@ SELECT 1 FROM skiplock_jobs WHERE id = :id AND status = 'running' AND claim_toke
 
 -- name: reap_expired_leases
 -- Clears the lease (and its token: the stale holder can no longer write) of running jobs whose
--- owner stopped heartbeating; keeps status and attempt. Returns the queues of the orphans.
+-- owner stopped heartbeating, every one (one writer: no other statement waits on its rows, so it
+-- takes no :limit); keeps status and attempt. Returns the queues of the orphans.
 UPDATE skiplock_jobs
 SET locked_by = NULL, locked_until = NULL, lease_token = NULL
 WHERE status = 'running' AND locked_until < CAST(unixepoch('subsec') * 1000 AS INTEGER)
