@@ -1,5 +1,8 @@
 package dev.skiplock;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.internal.Json;
+import dev.skiplock.internal.StorableText;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashSet;
@@ -155,6 +158,33 @@ public record JobRequest(
      */
     public JobRequest withDurable(boolean newDurable) {
         return with(fields -> fields.durable = newDurable);
+    }
+
+    /**
+     * Returns this request, or throws an {@link IllegalArgumentException} naming {@code args} or
+     * {@code metadata} if either holds what no job's data can hold: a NUL character or a lone
+     * surrogate. An enqueue refuses such a request the same way; this checks one where no database
+     * is at hand (a service's periodic jobs, checked before it starts) or before its enqueue.
+     */
+    public JobRequest requireStorable() {
+        requireStorable("args", args == null || args instanceof JsonNode ? (JsonNode) args : Json.MAPPER.valueToTree(args));
+        if (!metadata.isEmpty()) {
+            requireStorable("metadata", Json.MAPPER.valueToTree(metadata));
+        }
+        return this;
+    }
+
+    /**
+     * Throws naming {@code field} if {@code document} is not storable in every database: PostgreSQL's
+     * jsonb takes no NUL character, and a lone surrogate has no UTF-8 form. Refused by name rather
+     * than stored changed (what a handler writes is stored replaced, {@link StorableText}) or failed
+     * by one database and not the other.
+     */
+    static void requireStorable(String field, JsonNode document) {
+        if (!StorableText.isStorable(document)) {
+            throw new IllegalArgumentException(field + ": contains a NUL character (U+0000) or a lone surrogate,"
+                    + " which a job's data cannot hold (PostgreSQL stores neither)");
+        }
     }
 
     private static String abbreviate(String text) {

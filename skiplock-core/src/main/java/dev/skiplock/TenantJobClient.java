@@ -2,7 +2,6 @@ package dev.skiplock;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.internal.Json;
-import dev.skiplock.internal.StorableText;
 import dev.skiplock.internal.Uuid7;
 import dev.skiplock.internal.engine.Worker;
 import dev.skiplock.internal.engine.MemoryJobs;
@@ -182,9 +181,7 @@ final class TenantJobClient implements JobClient {
 
     /**
      * The durable job {@code request} asks for, about to be inserted. Its args and metadata must be
-     * storable in every database: PostgreSQL's jsonb takes no NUL character, and a lone surrogate
-     * has no UTF-8 form. Refused by name rather than stored changed (what a handler writes is stored
-     * replaced, {@link StorableText}) or failed by one database and not the other.
+     * storable in every database ({@link JobRequest#requireStorable()}).
      */
     private Job requested(JobRequest request) {
         if (!request.durable()) {
@@ -202,17 +199,11 @@ final class TenantJobClient implements JobClient {
         return storable(toJob(request));
     }
 
+    /** Checked on the job's converted documents, so a request's args are converted once. */
     private static Job storable(Job job) {
-        requireStorable("args", job.args());
-        requireStorable("metadata", job.metadata());
+        JobRequest.requireStorable("args", job.args());
+        JobRequest.requireStorable("metadata", job.metadata());
         return job;
-    }
-
-    private static void requireStorable(String field, JsonNode document) {
-        if (!StorableText.isStorable(document)) {
-            throw new IllegalArgumentException(field + ": contains a NUL character (U+0000) or a lone surrogate,"
-                    + " which a job's data cannot hold (PostgreSQL stores neither)");
-        }
     }
 
     /** The job {@code request} asks for as the store inserts it: queued, attempt 0, the database's times unset. */

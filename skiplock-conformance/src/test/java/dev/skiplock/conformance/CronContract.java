@@ -382,5 +382,12 @@ abstract class CronContract extends ContractBase {
                 new CronEntry("nightly", "0 3 * * *", null, Json.read("{\"kind\": \"x\", \"dependsOn\": [\""
                         + java.util.UUID.randomUUID() + "\"]}"))))))
                 .hasMessageStartingWith("cron[0].job.dependsOn:");
+        // its every slot's enqueue failed, from the first slot on
+        assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
+                new CronEntry("nightly", "0 3 * * *", null, Json.read("{\"kind\": \"x\", \"args\": \"a\\u0000b\"}"))))))
+                .hasMessageStartingWith("cron[0].job.args:");
+        assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
+                new CronEntry("nightly", "0 3 * * *", null, Json.read("{\"kind\": \"x\", \"metadata\": {\"a\\u0000\": \"b\"}}"))))))
+                .hasMessageStartingWith("cron[0].job.metadata:");
     }
 }

@@ -52,7 +52,8 @@ final class SubmitParser {
                     .withPriority(integer(body, "priority", prefix, 0));
             request = withLimits(request, body, prefix, command);
             request = withOptions(request, body, prefix);
-            return withDurability(request, body, prefix, command);
+            // as the enqueue would, but naming the job of a batch, and a periodic job before the server starts
+            return withDurability(request, body, prefix, command).requireStorable();
         } catch (IllegalArgumentException e) {
             ApiError error = ApiError.invalid(e);
             throw error.field == null ? error
