@@ -586,7 +586,23 @@ public final class Skiplock implements SkiplockClient {
             }
         }
 
+        /** The database to use, once its driver found it usable ({@link Driver#requireUsable}). */
         private Database connect() {
+            Database database = open();
+            try (java.sql.Connection connection = database.source().getConnection()) {
+                database.driver().requireUsable(connection);
+            } catch (java.sql.SQLException e) {
+                database.closeIfOwned();
+                throw new SkiplockException("cannot connect to the " + database.driver().name() + " database: "
+                        + e.getMessage(), e);
+            } catch (RuntimeException e) {
+                database.closeIfOwned();
+                throw e;
+            }
+            return database;
+        }
+
+        private Database open() {
             if (config == null) {
                 throw new IllegalArgumentException("config: is required");
             }

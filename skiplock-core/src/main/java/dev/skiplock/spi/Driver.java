@@ -1,5 +1,7 @@
 package dev.skiplock.spi;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -43,6 +45,14 @@ public interface Driver {
 
     /** How values that JDBC does not map the same way everywhere are bound and read. */
     Dialect dialect();
+
+    /**
+     * Throws a {@link dev.skiplock.SkiplockException} naming what to change if Skiplock cannot work on
+     * the database as {@code connection} sees it. Asked once by each build of an instance, a client
+     * or a migration, before anything else is read; nothing by default.
+     */
+    default void requireUsable(Connection connection) throws SQLException {
+    }
 
     /** Creates this driver's wake-up channel, or returns {@link Notifier#NONE} to rely on in-process signals and polling. */
     default Notifier notifier(DataSource dataSource) {

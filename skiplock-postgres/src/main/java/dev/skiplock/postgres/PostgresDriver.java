@@ -2,11 +2,16 @@ package dev.skiplock.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.skiplock.SkiplockException;
 import dev.skiplock.spi.BulkCopy;
 import dev.skiplock.spi.Dialect;
 import dev.skiplock.spi.Driver;
 import dev.skiplock.spi.Notifier;
 import dev.skiplock.spi.PoolSettings;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -18,6 +23,13 @@ import javax.sql.DataSource;
 public final class PostgresDriver implements Driver {
     /** Pool size when Skiplock creates the pool: one LISTEN connection, the rest shared by claimers, completer, lease keeper and enqueuers. */
     static final int POOL_SIZE = 11;
+
+    /**
+     * The longest schema name, in bytes: every notification goes to channel {@code skiplock:<schema>},
+     * and PostgreSQL refuses a channel over 63 bytes (its identifiers' limit), so with a longer name
+     * every enqueue, cancel and completion that notifies failed.
+     */
+    static final int MAX_SCHEMA_BYTES = 63 - "skiplock:".length();
 
     private static final PostgresDialect DIALECT = new PostgresDialect();
     private static final PostgresBulkCopy BULK_COPY = new PostgresBulkCopy();
@@ -56,6 +68,19 @@ public final class PostgresDriver implements Driver {
         }
         hikari.setPoolName("skiplock-postgres");
         return new HikariDataSource(hikari);
+    }
+
+    @Override
+    public void requireUsable(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT current_schema(), octet_length(current_schema())")) {
+            if (row.next() && row.getString(1) != null && row.getInt(2) > MAX_SCHEMA_BYTES) {
+                throw new SkiplockException("the schema '" + row.getString(1) + "' is named in " + row.getInt(2)
+                        + " bytes: Skiplock's notification channel (skiplock:<schema>) fits PostgreSQL's 63-byte"
+                        + " names only with a schema named in at most " + MAX_SCHEMA_BYTES + " bytes; choose a"
+                        + " shorter one (currentSchema in the URL)");
+            }
+        }
     }
 
     @Override
