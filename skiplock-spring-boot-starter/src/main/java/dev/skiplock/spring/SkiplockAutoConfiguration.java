@@ -13,9 +13,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClas
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Condition;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Builds a {@link Skiplock} on the application's {@code DataSource} with the {@code skiplock.*}
@@ -54,9 +59,29 @@ public class SkiplockAutoConfiguration {
         }
     }
 
-    /** Migrates the schema here unless {@code skiplock.migrate=false}; started by {@link SkiplockLifecycle}. */
+    /**
+     * {@code management.health.skiplock.enabled}, or where it is unset {@code
+     * management.health.defaults.enabled} (true if unset too): Actuator's rule for its own
+     * indicators, whose annotation lives in a package of each Boot line's own.
+     */
+    static final class HealthIndicatorEnabled implements Condition {
+        @Override
+        public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            Environment environment = context.getEnvironment();
+            return environment.getProperty("management.health.skiplock.enabled", Boolean.class,
+                    environment.getProperty("management.health.defaults.enabled", Boolean.class, true));
+        }
+    }
+
+    /**
+     * Migrates the schema here unless {@code skiplock.migrate=false}; started by {@link SkiplockLifecycle}.
+     * Built after the application's database initializers (Flyway, Liquibase, {@code spring.sql.init}):
+     * Flyway refuses to migrate a schema that holds tables but no history of its own, as Skiplock's
+     * tables made it when they came first.
+     */
     @Bean
     @ConditionalOnMissingBean
+    @DependsOnDatabaseInitialization
     public Skiplock skiplock(DataSource dataSource, SkiplockProperties properties, ListableBeanFactory beanFactory,
             ObjectProvider<SkiplockCustomizer> customizers) {
         Skiplock.Builder builder = Skiplock.builder().dataSource(dataSource).config(properties.toConfig());
@@ -89,7 +114,7 @@ public class SkiplockAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.boot.actuate.health.AbstractHealthIndicator")
-    @ConditionalOnProperty(name = "management.health.skiplock.enabled", matchIfMissing = true)
+    @Conditional(HealthIndicatorEnabled.class)
     static class Boot3Health {
         @Bean
         @ConditionalOnMissingBean(name = "skiplockHealthIndicator")
@@ -101,7 +126,7 @@ public class SkiplockAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.boot.health.contributor.AbstractHealthIndicator")
     @ConditionalOnMissingClass("org.springframework.boot.actuate.health.AbstractHealthIndicator") // Boot 3 wins
-    @ConditionalOnProperty(name = "management.health.skiplock.enabled", matchIfMissing = true)
+    @Conditional(HealthIndicatorEnabled.class)
     static class Boot4Health {
         @Bean
         @ConditionalOnMissingBean(name = "skiplockHealthIndicator")

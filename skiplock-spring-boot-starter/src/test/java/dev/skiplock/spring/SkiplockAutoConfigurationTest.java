@@ -366,6 +366,57 @@ class SkiplockAutoConfigurationTest {
         }
     }
 
+    /**
+     * Actuator's rule for its indicators: {@code management.health.defaults.enabled=false} turns the
+     * indicator off unless {@code management.health.skiplock.enabled} turns it on. Before, the
+     * defaults' flag was ignored.
+     */
+    @Test
+    void theHealthIndicatorFollowsTheDefaultsFlagUnlessItsOwnIsSet() {
+        runner().withPropertyValues("management.health.defaults.enabled=false").run(context ->
+                assertThat(context).hasSingleBean(Skiplock.class).doesNotHaveBean("skiplockHealthIndicator"));
+        runner().withPropertyValues("management.health.defaults.enabled=false", "management.health.skiplock.enabled=true")
+                .run(context -> assertThat(context).hasBean("skiplockHealthIndicator"));
+        runner().withPropertyValues("management.health.skiplock.enabled=false").run(context ->
+                assertThat(context).doesNotHaveBean("skiplockHealthIndicator"));
+        runner().run(context -> assertThat(context).hasBean("skiplockHealthIndicator"));
+    }
+
+    /**
+     * The {@code Skiplock} bean, which migrates its tables, is built after the application's
+     * database initializers ({@code spring.sql.init} here; Flyway and Liquibase by the same rule).
+     * Flyway refuses to migrate a schema holding tables but no history of its own, as Skiplock's
+     * tables made it when they came first. Before, the bean was built first.
+     */
+    @Test
+    void theSkiplockBeanIsBuiltAfterTheApplicationsDatabaseInitializers() throws Exception {
+        Path schema = directory.resolve("schema.sql");
+        java.nio.file.Files.writeString(schema, "CREATE TABLE app_ready (id INTEGER);");
+        java.util.concurrent.atomic.AtomicBoolean initializedFirst = new java.util.concurrent.atomic.AtomicBoolean();
+        runner().withConfiguration(AutoConfigurations.of(
+                        org.springframework.boot.autoconfigure.sql.init.SqlInitializationAutoConfiguration.class))
+                .withPropertyValues("spring.sql.init.mode=always", "spring.sql.init.schema-locations=file:" + schema)
+                .withBean(SkiplockCustomizer.class, () -> builder -> initializedFirst.set(hasTable("app_ready")))
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(Skiplock.class);
+                    assertThat(initializedFirst).as("the application's schema was there when the Skiplock bean was built")
+                            .isTrue();
+                });
+    }
+
+    private boolean hasTable(String table) {
+        try (java.sql.Connection connection = java.sql.DriverManager.getConnection(url());
+                java.sql.PreparedStatement statement = connection.prepareStatement(
+                        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?")) {
+            statement.setString(1, table);
+            try (java.sql.ResultSet row = statement.executeQuery()) {
+                return row.next() && row.getInt(1) == 1;
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Test
     void skiplockEnabledFalseBuildsNothing() {
         runner().withPropertyValues("skiplock.enabled=false").run(context ->
