@@ -89,11 +89,18 @@ abstract class DashboardContract extends ContractBase {
 
     @BeforeEach
     void startServer() {
-        skiplock = started(builder(config -> config.queue("default", 4))
+        skiplock = started(builder(config -> config.queue("default", 4).maxStepsPerJob(2_000))
                 .handler("command", JsonNode.class, SkiplockServer.commandRunner())
                 .handler("progress", JsonNode.class, context -> {
                     for (int step = 1; step <= context.args().path("steps").asInt(); step++) {
                         context.progress(Map.of("step", step));
+                    }
+                    return dev.skiplock.JobOutcome.complete();
+                })
+                .handler("steps", JsonNode.class, context -> {
+                    for (int step = 1; step <= context.args().path("steps").asInt(); step++) {
+                        int output = step;
+                        context.step("item-" + step, () -> output);
                     }
                     return dev.skiplock.JobOutcome.complete();
                 }));
@@ -491,6 +498,66 @@ abstract class DashboardContract extends ContractBase {
     }
 
     /** Clicks what locator finds once it is enabled; a list redrawn meanwhile is searched again. */
+    /**
+     * A job's page keeps its last 1,000 step events and says how many went before: a job allowed more
+     * checkpoints (maxStepsPerJob, each output up to 1 MiB) grew the page without bound before.
+     */
+    @Test
+    void aJobsPageKeepsItsLastThousandStepEvents() {
+        String id = submit("{\"kind\": \"steps\", \"args\": {\"steps\": 1100}}");
+        awaitJob(id, "succeeded");
+
+        open(server.port(), "/#/jobs/" + id);
+
+        WebElement trimmed = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("steps-trimmed")));
+        wait.until(driver -> driver.findElements(By.cssSelector("#job-steps > li[data-step='item-1100']")).size() >= 1);
+        assertThat(browser.findElements(By.cssSelector("#job-steps > li"))).hasSize(1_000);
+        assertThat(trimmed.getText()).contains("are not shown here");
+        assertThat(browser.findElements(By.cssSelector("#job-steps > li[data-step='item-1']"))).isEmpty();
+        assertNoConsoleErrors();
+    }
+
+    /** A hash typed by hand with a bare '%' shows the job's page and the API's answer; before, the router threw and showed nothing. */
+    @Test
+    void aJobAddressWithABarePercentSignShowsThePage() {
+        open(server.port(), "/#/jobs/%");
+
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#view h1")));
+        assertNoConsoleErrorsBut("/api/v1/jobs/%25");
+    }
+
+    /**
+     * No other page may frame the dashboard: one on another port of this host could lay its Pause
+     * button under a click, and without tokens the framed page's own calls pass the server's check of
+     * Host and Origin. Before, the frame loaded the overview.
+     */
+    @Test
+    void anotherPageCannotFrameTheDashboard() throws IOException {
+        com.sun.net.httpserver.HttpServer framer = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        byte[] page = ("<!doctype html><title>framer</title><iframe id='dashboard' width='800' height='600' src='"
+                + "http://127.0.0.1:" + server.port() + "/'></iframe>").getBytes(StandardCharsets.UTF_8);
+        framer.createContext("/", exchange -> {
+            exchange.getResponseHeaders().add("Content-Type", "text/html; charset=utf-8");
+            exchange.sendResponseHeaders(200, page.length);
+            exchange.getResponseBody().write(page);
+            exchange.close();
+        });
+        framer.start();
+        try {
+            open(framer.getAddress().getPort(), "/");
+            wait.until(ExpectedConditions.frameToBeAvailableAndSwitchToIt("dashboard"));
+            wait.until(driver -> "complete".equals(browser.executeScript("return document.readyState")));
+            assertThat(browser.findElements(By.cssSelector("main, nav, table"))).as("the framed dashboard's elements")
+                    .isEmpty();
+            browser.switchTo().defaultContent();
+            assertNoConsoleErrorsBut("frame-ancestors");
+        } finally {
+            browser.switchTo().defaultContent();
+            framer.stop(0);
+        }
+    }
+
     private void click(By locator) {
         wait.ignoring(StaleElementReferenceException.class).until(driver -> {
             WebElement element = driver.findElement(locator);

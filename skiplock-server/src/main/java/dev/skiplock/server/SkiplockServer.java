@@ -145,14 +145,17 @@ public final class SkiplockServer implements AutoCloseable {
     /**
      * The dashboard: static files from this jar at {@code /} (no token: the page asks for one when the
      * API answers 401). Served by Javalin's resource handler, so they are no route of {@link #routes()}.
-     * The page loads only its own files (no CDN), which the policy header makes a rule.
+     * The page loads only its own files (no CDN), which the policy header makes a rule, and no other
+     * page may frame it: a page on another port of this host could lay a button under a click, and the
+     * framed page's own calls pass {@link LocalCallers}' check of Host and Origin.
      */
     private static void dashboard(io.javalin.config.JavalinConfig javalin) {
         javalin.staticFiles.add(files -> {
             files.hostedPath = "/";
             files.directory = DASHBOARD;
             files.location = io.javalin.http.staticfiles.Location.CLASSPATH;
-            files.headers = Map.of("Content-Security-Policy", "default-src 'self'; img-src 'self' data:",
+            files.headers = Map.of("Content-Security-Policy",
+                    "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'", "X-Frame-Options", "DENY",
                     "X-Content-Type-Options", "nosniff", "Cache-Control", "no-cache");
         });
     }

@@ -50,9 +50,17 @@ export async function request(path, options = {}) {
 export async function api(path, options = {}) {
   const response = await request(path, options);
   const text = await response.text();
-  const body = text ? JSON.parse(text) : null;
-  if (!response.ok) throw new ApiError(response.status, body);
-  return body;
+  if (!response.ok) throw new ApiError(response.status, errorBody(text));
+  return text ? JSON.parse(text) : null;
+}
+
+/** An error's JSON body, or null for another body (a proxy's HTML page): the status still tells. */
+function errorBody(text) {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
 }
 
 export const post = path => api(path, {method: 'POST'});
@@ -92,7 +100,16 @@ export async function followEvents(jobId, onEvent, signal, lastId = null) {
 /** Reads SSE frames ("id:", "data:" lines, a blank line ends one); returns the last id seen. */
 async function readSse(body, signal, onFrame, lastId) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  signal.addEventListener('abort', () => reader.cancel().catch(() => {}), {once: true});
+  const cancel = () => reader.cancel().catch(() => {});
+  signal.addEventListener('abort', cancel, {once: true});
+  try {
+    return await readFrames(reader, onFrame, lastId);
+  } finally {
+    signal.removeEventListener('abort', cancel); // each reopening reads anew: the ended reader may go
+  }
+}
+
+async function readFrames(reader, onFrame, lastId) {
   let buffer = '';
   let id = null;
   let data = [];

@@ -15,10 +15,19 @@ function route() {
   const parts = path.split('/').filter(Boolean);
   stop();
   fill(document.getElementById('notice'));
-  if (parts[0] === 'jobs' && parts[1]) return show('jobs', job, decodeURIComponent(parts[1]));
+  if (parts[0] === 'jobs' && parts[1]) return show('jobs', job, decoded(parts[1]));
   if (parts[0] === 'jobs') return show('jobs', jobs, params);
   if (parts[0] === 'workers') return show('workers', workers, params);
   return show('overview', overview, params);
+}
+
+/** A hash typed by hand may hold a bare '%': the job's page then says the API's answer. */
+function decoded(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 function show(section, view, argument) {

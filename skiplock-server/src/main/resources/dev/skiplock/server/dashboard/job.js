@@ -6,6 +6,10 @@ const JSON_FIELDS = new Set(['args', 'metadata', 'result', 'progress']);
 // The page keeps a job's last LOG_LINES log lines: a job may print millions, and a page holding
 // every one slows the browser to a halt. The download has them all.
 const LOG_LINES = 10_000;
+// And its last STEPS step events, each output cut at STEP_OUTPUT characters: a job that checkpoints
+// each of its items (up to 1 MiB each) would do the same.
+const STEPS = 1_000;
+const STEP_OUTPUT = 10_000;
 const TIME_FIELDS = new Set(['availableAt', 'requestedAt', 'startedAt', 'finishedAt', 'lockedUntil']);
 
 export function job(main, id) {
@@ -15,6 +19,7 @@ export function job(main, id) {
   const progress = h('div', {id: 'job-progress'});
   const fields = h('dl', {class: 'fields', id: 'job-fields'});
   const steps = h('ol', {id: 'job-steps', class: 'steps'});
+  const stepsTrimmed = h('p', {id: 'steps-trimmed', class: 'muted', hidden: true});
   const log = h('pre', {id: 'job-log', class: 'terminal', role: 'log', 'aria-live': 'polite',
     'aria-label': 'Log output', tabindex: 0});
   const trimmed = h('p', {id: 'log-trimmed', class: 'muted', hidden: true});
@@ -26,11 +31,12 @@ export function job(main, id) {
     }}, 'Download events (NDJSON)');
   main.append(heading('Job ', h('span', {class: 'mono'}, id), ' ', status), actions, progress,
       h('section', {'aria-labelledby': 'log-title'}, h('h2', {id: 'log-title'}, 'Log'), stream, trimmed, log, downloadLink),
-      h('section', {'aria-labelledby': 'steps-title'}, h('h2', {id: 'steps-title'}, 'Steps'), steps),
+      h('section', {'aria-labelledby': 'steps-title'}, h('h2', {id: 'steps-title'}, 'Steps'), stepsTrimmed, steps),
       h('section', {'aria-labelledby': 'fields-title'}, h('h2', {id: 'fields-title'}, 'Fields'), fields));
 
   const aborter = new AbortController();
   const appendLog = logAppender(log, trimmed, aborter.signal);
+  const appendStep = stepAppender(steps, stepsTrimmed);
   let current = null;
   const refresh = oneAtATime(async () => {
     current = await api(path);
@@ -41,7 +47,7 @@ export function job(main, id) {
   });
   const onEvent = event => {
     if (event.type === 'log') appendLog(event);
-    else if (event.type === 'step') steps.append(stepItem(event));
+    else if (event.type === 'step') appendStep(event);
     if (event.type === 'status' || event.type === 'progress') refresh().catch(notify);
   };
   // A job retried just after its stream ended: while the job is not terminal (as read after the
@@ -145,9 +151,24 @@ function logAppender(log, trimmed, signal) {
   };
 }
 
+/** Appends a step event to steps, keeping the last STEPS; says in trimmed how many went. */
+function stepAppender(steps, trimmed) {
+  let dropped = 0;
+  return event => {
+    steps.append(stepItem(event));
+    if (steps.childElementCount <= STEPS) return;
+    steps.firstElementChild.remove();
+    dropped++;
+    fill(trimmed, `The first ${dropped.toLocaleString('en')} step events are not shown here: the last `
+        + `${STEPS.toLocaleString('en')} are. The events' download has every one.`);
+    trimmed.hidden = false;
+  };
+}
+
 function stepItem(event) {
-  const detail = event.data === null || event.data === undefined ? null
-    : h('pre', {class: 'json'}, JSON.stringify(event.data, null, 2));
+  const output = event.data === null || event.data === undefined ? null : JSON.stringify(event.data, null, 2);
+  const detail = output === null ? null : h('pre', {class: 'json'}, output.length <= STEP_OUTPUT ? output
+    : `${output.slice(0, STEP_OUTPUT)}… (${(output.length - STEP_OUTPUT).toLocaleString('en')} characters more)`);
   return h('li', {'data-step': event.step ?? ''}, h('strong', {}, event.step ?? '(step)'), ' ',
       event.status ? statusBadge(event.status) : null, ' ', time(event.ts),
       event.message ? h('div', {}, event.message) : null, detail);
