@@ -310,7 +310,8 @@ abstract class AccessContract extends ContractBase {
      * Fallback mode runs a job at once under its cap: a job for later or after others would hold a
      * slot while it waited (a few such requests, dropped by their callers, refused every later
      * submit), and a batch would be queued where nothing serves it. Refused, nothing stored. Before,
-     * the first held the only slot for good, and the batch answered 201 with jobs that never ran.
+     * the first held the only slot for good, and the batch answered 201 with jobs that never ran; a
+     * unique key held by a job of another queue held the slot for good too (that job was awaited).
      */
     @Test
     void fallbackModeRefusesWhatCannotRunAtOnce() throws Exception {
@@ -338,6 +339,21 @@ abstract class AccessContract extends ContractBase {
                     "{\"jobs\": [{\"kind\": \"command\", \"args\": {\"argv\": [\"true\"]}}]}");
             assertThat(batch.statusCode()).as(batch.body()).isEqualTo(409);
             assertThat(listed(port, "", null)).containsExactly(parent);
+            // a unique key a live job of another queue holds: that job, which nothing here runs, is not awaited
+            String holder = skiplock.enqueue(dev.skiplock.JobRequest.of("report", null).withQueue("idle")
+                    .withUniqueKey("nightly")).id().toString();
+            CompletableFuture<HttpResponse<String>> keyed = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return call(port, "POST", "/api/v1/jobs", null, "{\"kind\": \"command\", \"uniqueKey\":"
+                            + " \"nightly\", \"args\": {\"argv\": [\"true\"]}}");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            HttpResponse<String> heldElsewhere = keyed.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(heldElsewhere.statusCode()).as(heldElsewhere.body()).isEqualTo(409);
+            assertThat(Json.read(heldElsewhere.body()).at("/error/field").asText()).isEqualTo("uniqueKey");
+            assertThat(heldElsewhere.body()).contains(holder);
 
             HttpResponse<String> now = call(port, "POST", "/api/v1/jobs", null,
                     "{\"kind\": \"command\", \"args\": {\"argv\": [\"true\"]}}");

@@ -139,6 +139,11 @@ final class JobsApi {
         try {
             JobClient client = auth.client(ctx);
             Job job = client.enqueue(request.withQueue(ServerConfig.FALLBACK_QUEUE));
+            if (!job.queue().equals(ServerConfig.FALLBACK_QUEUE)) {
+                // the live job holding its unique key, of a queue this server may not run: not awaited
+                throw new ApiError(409, "failed_precondition", "uniqueKey: job " + job.id() + " holds it on queue "
+                        + job.queue() + ", which this server in fallback mode does not run", "uniqueKey");
+            }
             SkiplockServer.json(ctx, 200, JobJson.job(client.awaitTerminal(job.id(), ChronoUnit.FOREVER.getDuration())));
         } finally {
             fallbackSlots.release();
