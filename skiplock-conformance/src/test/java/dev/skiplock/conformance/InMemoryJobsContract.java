@@ -125,6 +125,43 @@ abstract class InMemoryJobsContract extends ContractBase {
     }
 
     /**
+     * Closing the instance ends the in-memory jobs it still holds: one running, and one waiting for
+     * its retry, fail as lost, so that whoever awaits them learns so. Before, they stayed running and
+     * queued, and a wait for them (awaitTerminal, a follower's stream) never ended.
+     */
+    @Test
+    void closingTheInstanceFailsItsUnfinishedInMemoryJobsAndEndsTheirWaits() throws Exception {
+        Skiplock skiplock = track(builder(config -> config.retryPolicy(new dev.skiplock.RetryPolicy(
+                Duration.ofHours(1), Duration.ofHours(1), 0)))
+                .handler("long", Work.class, context -> {
+                    blockUntilInterrupted();
+                    return JobOutcome.complete();
+                })
+                .handler("flaky", Work.class, context -> {
+                    throw new IllegalStateException("again later");
+                }).build());
+        Job running = skiplock.enqueue(inMemory("long"));
+        Job retrying = skiplock.enqueue(inMemory("flaky"));
+        awaitStatus(skiplock, running.id(), JobStatus.RUNNING);
+        await().atMost(WAIT).until(() -> skiplock.get(retrying.id()).orElseThrow().attempt() == 1
+                && skiplock.get(retrying.id()).orElseThrow().status() == JobStatus.QUEUED);
+        java.util.concurrent.ExecutorService waiter = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.Future<Job> awaited = waiter.submit(
+                    () -> skiplock.awaitTerminal(running.id(), ChronoUnit.FOREVER.getDuration()));
+
+            skiplock.close();
+
+            Job lost = awaited.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(lost.status()).isEqualTo(JobStatus.FAILED);
+            assertThat(lost.lastError()).startsWith("lost: the Skiplock instance running it closed");
+            assertThat(skiplock.get(retrying.id()).orElseThrow().status()).isEqualTo(JobStatus.FAILED);
+        } finally {
+            waiter.shutdownNow();
+        }
+    }
+
+    /**
      * A line a cancelled handler logs once its job is cancelled is dropped, as a durable job's is
      * (its lease is gone): the terminal status stays the last event. Before, it was appended after it.
      */

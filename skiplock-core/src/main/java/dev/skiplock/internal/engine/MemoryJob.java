@@ -27,8 +27,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One in-memory job ({@link MemoryJobs}): its row and event log kept in this object, its attempts
@@ -36,7 +34,6 @@ import org.slf4j.LoggerFactory;
  * durable job's. Guarded by its own monitor.
  */
 final class MemoryJob {
-    private static final Logger LOG = LoggerFactory.getLogger(MemoryJob.class);
 
     /** What every in-memory job of an instance shares; given, never its owner (work flows one way). */
     record Runtime(ScheduledExecutorService timer, ExecutorService handlerThreads, Handlers handlers, Outcomes outcomes,
@@ -54,6 +51,8 @@ final class MemoryJob {
     /** The log lines an in-memory job keeps, over all its attempts, and their characters at most. */
     static final int KEPT_LOG_LINES = 10_000;
     static final int KEPT_LOG_CHARACTERS = 4 << 20;
+    /** The error of a job its instance's close ended before it did. */
+    static final String LOST = "lost: the Skiplock instance running it closed before it ended";
     /** The stream of what Skiplock says about a job's log (as the command runner's notes). */
     private static final String NOTES = "skiplock";
 
@@ -137,14 +136,32 @@ final class MemoryJob {
         return answer;
     }
 
+    /**
+     * Its instance closes: a job not yet ended (running, or waiting for its next attempt) fails as
+     * lost, so that whoever awaits it learns so, and its handler is stopped; what the handler still
+     * returns or logs is dropped. Before, it stayed running or queued, and a wait for it never ended.
+     */
     void shutdown() {
         Execution running;
         synchronized (this) {
             running = execution;
+            lostWithItsInstance();
         }
         if (running != null) {
             running.stop(Execution.StopReason.SHUTDOWN);
         }
+    }
+
+    private void lostWithItsInstance() {
+        if (job.status().isTerminal()) {
+            return;
+        }
+        if (nextStart != null) {
+            nextStart.cancel(false);
+            nextStart = null;
+        }
+        execution = null;
+        finish(JobStatus.FAILED, LOST, null);
     }
 
     /**
@@ -184,7 +201,7 @@ final class MemoryJob {
         try {
             nextStart = runtime.timer().schedule(this::start, delayMillis, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
-            LOG.debug("in-memory job {} not started: its instance is closing", job.id());
+            lostWithItsInstance(); // enqueued, or due again, as the instance closed
         }
     }
 
@@ -210,7 +227,9 @@ final class MemoryJob {
             }
             runtime.handlerThreads().execute(() -> execute(started));
         } catch (RejectedExecutionException e) {
-            LOG.debug("in-memory job {} not run: its instance is closing", started.job().id());
+            synchronized (this) {
+                lostWithItsInstance(); // started as the instance closed: no thread will run it
+            }
         }
     }
 
