@@ -251,6 +251,40 @@ abstract class ServiceContract extends ContractBase {
         }
     }
 
+    /**
+     * A stream on a job deleted while it is followed ends cleanly. A forced delete of a running
+     * in-memory job cancels it, then forgets it and its events at once; the follower (resumed past
+     * the job's end, so in its wait) then reads a job that is gone. Before, that read's not-found went
+     * to the stream whose 200 was sent: an error body after the stream's lines, or a cut stream.
+     */
+    @Test
+    void aStreamOfAJobDeletedWhileFollowedEndsCleanly() throws Exception {
+        String id = submit("{\"kind\": \"command\", \"durable\": false, \"args\": {\"argv\": [\"sleep\", \"30\"]}}");
+        awaitJob(id, "running");
+        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        // its answer's headers are sent as the stream begins: the job is then followed, and every read after the delete finds it gone
+        java.net.http.HttpResponse<java.io.InputStream> stream = client.send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + server.port() + "/api/v1/jobs/" + id + "/events/stream"))
+                .header("Last-Event-ID", "999999999").timeout(WAIT).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(stream.statusCode()).isEqualTo(200);
+
+        Http.Answer deleted = http.call("DELETE", "/api/v1/jobs/" + id + "?force=true", null, Map.of());
+        assertThat(deleted.status()).as(deleted.text()).isIn(202, 204);
+
+        List<String> lines = within(() -> {
+            try (java.io.InputStream body = stream.body()) {
+                return new String(body.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines()
+                        .filter(line -> !line.isBlank()).toList();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        assertThat(lines).as("the stream's lines").allMatch(line -> line.startsWith("id:") || line.startsWith("data:")
+                || line.startsWith(":") || line.startsWith("event:"));
+        assertThat(http.get("/api/v1/jobs/" + id).status()).isEqualTo(404);
+    }
+
     /** What {@code call} returns, or a failure once it has taken longer than {@link #WAIT} (a stream that never ends). */
     private static <T> T within(java.util.function.Supplier<T> call) throws Exception {
         return CompletableFuture.supplyAsync(call).get(WAIT.toSeconds(), TimeUnit.SECONDS);

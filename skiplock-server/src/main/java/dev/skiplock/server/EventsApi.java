@@ -1,6 +1,7 @@
 package dev.skiplock.server;
 
 import dev.skiplock.JobEvent;
+import dev.skiplock.JobNotFoundException;
 import dev.skiplock.JobClient;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -21,6 +22,11 @@ final class EventsApi {
     private static final int PAGE = 1000;
     /** An SSE comment this often keeps proxies from closing an idle stream. */
     private static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
+    /**
+     * How long a quiet stream waits before it asks again whether its job has ended: one resumed past
+     * the end of a running job sees no terminal event, and ended only at its next keep-alive.
+     */
+    private static final Duration LOOK_AGAIN = Duration.ofSeconds(1);
 
     private final Auth auth;
 
@@ -44,8 +50,14 @@ final class EventsApi {
         return new Source() {
             @Override
             public List<JobEvent> await(long after, long millis) throws InterruptedException {
-                return millis == 0 ? client.events(id, after, PAGE)
-                        : client.awaitEvents(id, after, PAGE, Duration.ofMillis(millis));
+                try {
+                    return millis == 0 ? client.events(id, after, PAGE)
+                            : client.awaitEvents(id, after, PAGE, Duration.ofMillis(millis));
+                } catch (JobNotFoundException deleted) {
+                    // deleted while followed (a forced delete's cancel, then its delete): nothing more
+                    // comes, and the stream, whose 200 is sent, ends as after a terminal event
+                    return List.of();
+                }
             }
 
             @Override
@@ -155,15 +167,19 @@ final class EventsApi {
         }
         long last = after;
         boolean endsTerminal = false; // whether the last status event sent is a terminal one
+        long keepAliveDue = System.nanoTime() + KEEP_ALIVE.toNanos();
         while (true) {
-            List<JobEvent> events = source.await(last, KEEP_ALIVE.toMillis());
+            List<JobEvent> events = source.await(last, LOOK_AGAIN.toMillis());
             if (events.isEmpty()) {
                 if (source.terminal() && source.await(last, 0).isEmpty()) {
                     // ended with nothing after `last`: resumed past its end while it ran (a
                     // Last-Event-ID of another job, whose seqs are shared), the terminal event never comes
                     return;
                 }
-                write(out, contentType.startsWith("text/event-stream") ? ": keep-alive\n\n" : "");
+                if (System.nanoTime() - keepAliveDue >= 0) {
+                    write(out, contentType.startsWith("text/event-stream") ? ": keep-alive\n\n" : "");
+                    keepAliveDue = System.nanoTime() + KEEP_ALIVE.toNanos();
+                }
                 continue;
             }
             last = send(out, events, format);
