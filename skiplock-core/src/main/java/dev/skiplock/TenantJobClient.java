@@ -265,10 +265,18 @@ final class TenantJobClient implements JobClient {
         boolean stored = !memory.owns(tenant, requireId(id));
         while (true) {
             CompletableFuture<Void> signal = signals.register(id);
-            if (stored && deadline - System.nanoTime() > 0) {
-                notifier.follow(); // before the read: a completion it does not see announces the job
+            List<JobEvent> found;
+            try {
+                if (stored && deadline - System.nanoTime() > 0) {
+                    notifier.follow(); // before the read: a completion it does not see announces the job
+                }
+                found = events(id, afterSeq, limit);
+            } catch (RuntimeException | InterruptedException e) {
+                // a registration left behind kept the process following events for good (PostgreSQL:
+                // every job-ended notification parsed)
+                signals.unregister(id, signal);
+                throw e;
             }
-            List<JobEvent> found = events(id, afterSeq, limit);
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             if (!found.isEmpty() || left <= 0) {
                 signals.await(id, signal, 0);

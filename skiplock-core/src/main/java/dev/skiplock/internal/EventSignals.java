@@ -48,11 +48,16 @@ public final class EventSignals {
         } catch (TimeoutException | ExecutionException e) {
             // Timed out: the caller reads again anyway (the safety net for lost signals).
         } finally {
-            waiters.computeIfPresent(jobId, (key, set) -> {
-                set.remove(signal);
-                return set.isEmpty() ? null : set;
-            });
+            unregister(jobId, signal);
         }
+    }
+
+    /** Drops a registration that will not be awaited (the read between register and await failed). */
+    public void unregister(UUID jobId, CompletableFuture<Void> signal) {
+        waiters.computeIfPresent(jobId, (key, set) -> {
+            set.remove(signal);
+            return set.isEmpty() ? null : set;
+        });
     }
 
     /** Whether any registration waits now (one made after this call reads before it waits). */
