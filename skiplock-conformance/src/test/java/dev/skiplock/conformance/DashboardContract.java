@@ -497,7 +497,6 @@ abstract class DashboardContract extends ContractBase {
                         .map(row -> row.getAttribute("data-job")).toList());
     }
 
-    /** Clicks what locator finds once it is enabled; a list redrawn meanwhile is searched again. */
     /**
      * A job's page keeps its last 1,000 step events and says how many went before: a job allowed more
      * checkpoints (maxStepsPerJob, each output up to 1 MiB) grew the page without bound before.
@@ -558,6 +557,7 @@ abstract class DashboardContract extends ContractBase {
         }
     }
 
+    /** Clicks what locator finds once it is enabled; a list redrawn meanwhile is searched again. */
     private void click(By locator) {
         wait.ignoring(StaleElementReferenceException.class).until(driver -> {
             WebElement element = driver.findElement(locator);

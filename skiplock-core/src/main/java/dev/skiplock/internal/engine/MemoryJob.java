@@ -161,7 +161,11 @@ final class MemoryJob {
             nextStart = null;
         }
         execution = null;
-        finish(JobStatus.FAILED, LOST, null);
+        if (job.cancelRequested()) {
+            finish(JobStatus.CANCELLED, Outcomes.CANCELLED_WHILE_RUNNING, null); // a cancel answered, its stop overtaken by the close
+        } else {
+            finish(JobStatus.FAILED, LOST, null);
+        }
     }
 
     /**

@@ -14,6 +14,8 @@ import dev.skiplock.internal.store.HeldAttempt;
 final class Outcomes {
     /** {@code last_error} keeps a summary, never a stack trace or an unbounded message. */
     static final int MAX_ERROR_LENGTH = 2000;
+    /** The error of a job cancelled while its handler ran. */
+    static final String CANCELLED_WHILE_RUNNING = "cancelled while running";
 
     private final RetryPolicy defaultPolicy;
     private final java.time.Duration defaultTimeout;
@@ -76,7 +78,7 @@ final class Outcomes {
     }
 
     Completion cancelled(Execution execution) {
-        return new Completion(execution.attempt(), JobStatus.CANCELLED, 0, null, "cancelled while running", 0);
+        return new Completion(execution.attempt(), JobStatus.CANCELLED, 0, null, CANCELLED_WHILE_RUNNING, 0);
     }
 
     Completion cancelledBeforeStart(Execution execution) {

@@ -159,8 +159,8 @@ function stepAppender(steps, trimmed) {
     if (steps.childElementCount <= STEPS) return;
     steps.firstElementChild.remove();
     dropped++;
-    fill(trimmed, `The first ${dropped.toLocaleString('en')} step events are not shown here: the last `
-        + `${STEPS.toLocaleString('en')} are. The events' download has every one.`);
+    fill(trimmed, dropped === 1 ? 'The first step event is not shown here' : `The first ${dropped.toLocaleString('en')} step events are not shown here`,
+        `: the last ${STEPS.toLocaleString('en')} are. The events' download has every one.`);
     trimmed.hidden = false;
   };
 }
