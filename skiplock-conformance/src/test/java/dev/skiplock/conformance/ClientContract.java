@@ -122,6 +122,35 @@ abstract class ClientContract extends ContractBase {
                 .id()).isNotEqualTo(afterCancel.id());
     }
 
+    /**
+     * A job born failed (its dependency failed) with a unique key a live job holds is that job, as
+     * any other enqueue of the key is: in the database, and earlier in its batch. A failed job holds
+     * no key, so its insert met no conflict: before, a second, failed job was made (reviewer).
+     */
+    @Test
+    void aJobBornFailedWithAKeyALiveJobHoldsIsThatJob() {
+        Skiplock client = client();
+        Job holder = client.enqueue(JobRequest.of("report", new Payload("1")).withQueue("idle").withUniqueKey("daily"));
+        Job dependency = client.enqueue(JobRequest.of("report", new Payload("d")).withQueue("idle"));
+        client.cancel(dependency.id());
+
+        dev.skiplock.Enqueued again = client.enqueueOrReuse(JobRequest.of("report", new Payload("2")).withQueue("idle")
+                .withUniqueKey("daily").withDependsOn(List.of(dependency.id())));
+        assertThat(again.job().id()).isEqualTo(holder.id());
+        assertThat(again.created()).isFalse();
+        List<Job> batch = client.enqueueMany(List.of(
+                JobRequest.of("report", new Payload("3")).withQueue("idle").withUniqueKey("weekly"),
+                JobRequest.of("report", new Payload("4")).withQueue("idle").withUniqueKey("weekly")
+                        .withDependsOn(List.of(dependency.id()))));
+        assertThat(batch.get(1).id()).isEqualTo(batch.get(0).id());
+        assertThat(batch.get(0).status()).isEqualTo(JobStatus.QUEUED);
+        // with no live holder, it is born failed as before
+        Job alone = client.enqueue(JobRequest.of("report", new Payload("5")).withQueue("idle").withUniqueKey("monthly")
+                .withDependsOn(List.of(dependency.id())));
+        assertThat(alone.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(client.list(JobQuery.all().withQueue("idle")).jobs()).hasSize(4);
+    }
+
     @Test
     void listPagesNewestFirstWithFilters() {
         Skiplock client = client();

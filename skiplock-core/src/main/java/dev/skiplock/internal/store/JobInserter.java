@@ -83,7 +83,11 @@ final class JobInserter {
                 return sql.inTransaction(own -> bulk.canCopy(own) ? new Inserted(bulk.insert(own, jobs), false)
                         : new Inserted(insert(own, jobs, notify), notify));
             }
-            List<Job> stored = hasDependencies ? sql.inTransaction(own -> insert(own, jobs, notify))
+            // A batch holding a unique key may take two statements more (the holder read, an insert
+            // again if it ended meanwhile): in one transaction, so that a failure between them leaves
+            // none of its jobs, not the ones the first statement wrote.
+            boolean keyedBatch = jobs.size() > 1 && jobs.stream().anyMatch(job -> job.uniqueKey() != null);
+            List<Job> stored = hasDependencies || keyedBatch ? sql.inTransaction(own -> insert(own, jobs, notify))
                     : sql.withConnection(own -> insert(own, jobs, notify));
             return new Inserted(stored, notify);
         } finally {
@@ -118,10 +122,13 @@ final class JobInserter {
         boolean hasDependencies = jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty());
         Map<UUID, JobStatus> dependencies = hasDependencies ? readDependencies(connection, jobs) : Map.of();
         List<Job> resolved = hasDependencies ? resolveDependencies(jobs, dependencies) : jobs;
+        Map<UUID, Object> heldElsewhere = hasDependencies ? keysHeldElsewhere(connection, resolved) : Map.of();
+        List<Job> toInsert = heldElsewhere.isEmpty() ? resolved
+                : resolved.stream().filter(job -> !heldElsewhere.containsKey(job.id())).toList();
         Map<UUID, Job> inserted = new HashMap<>();
         Map<UUID, Job> byId = new HashMap<>();
-        resolved.forEach(job -> byId.put(job.id(), job));
-        sql.query(connection, "insert_jobs", Params.of("jobs", jobsJson(resolved),
+        toInsert.forEach(job -> byId.put(job.id(), job));
+        sql.query(connection, "insert_jobs", Params.of("jobs", jobsJson(toInsert),
                 "notify", notify), row -> {
             UUID id = sql.dialect().getUuid(row, row.findColumn("id"));
             Instant availableAt = sql.dialect().getInstant(row, row.findColumn("available_at"));
@@ -129,14 +136,52 @@ final class JobInserter {
             return inserted.put(id, inserted(byId.get(id), availableAt, requestedAt));
         });
         if (hasDependencies) {
-            insertDependencies(connection, resolved, inserted.keySet(), dependencies);
+            insertDependencies(connection, toInsert, inserted.keySet(), dependencies);
         }
         List<Job> result = new ArrayList<>(jobs.size());
+        Map<UUID, Job> answered = new HashMap<>();
         for (Job job : resolved) {
-            Job stored = inserted.get(job.id());
-            result.add(stored != null ? stored : findLiveByUniqueKey(connection, job));
+            Object holder = heldElsewhere.get(job.id());
+            Job stored = holder instanceof Job live ? live
+                    : holder instanceof UUID earlier ? answered.get(earlier)
+                    : inserted.get(job.id());
+            Job answer = stored != null ? stored : findLiveByUniqueKey(connection, job);
+            answered.put(job.id(), answer);
+            result.add(answer);
         }
         return result;
+    }
+
+    /**
+     * The jobs born failed (a dependency had failed) whose unique key a live job holds: mapped to that
+     * job (in the database) or to the id of the job earlier in this batch that takes the key. A key
+     * dedupes against live jobs, and a failed job holds none: its insert met no conflict, and a second
+     * job was made beside the live one.
+     */
+    private Map<UUID, Object> keysHeldElsewhere(Connection connection, List<Job> resolved) {
+        Map<UUID, Object> held = new HashMap<>();
+        Map<List<String>, UUID> takenInBatch = new HashMap<>();
+        for (Job job : resolved) {
+            if (job.uniqueKey() == null) {
+                continue;
+            }
+            List<String> key = List.of(job.tenant(), job.uniqueKey());
+            if (job.status() != JobStatus.FAILED) {
+                takenInBatch.putIfAbsent(key, job.id());
+                continue;
+            }
+            UUID earlier = takenInBatch.get(key);
+            if (earlier != null) {
+                held.put(job.id(), earlier);
+                continue;
+            }
+            List<Job> live = sql.query(connection, "find_live_by_unique_key",
+                    Params.of("tenant", job.tenant(), "unique_key", job.uniqueKey()), new JobRows(sql.dialect()));
+            if (!live.isEmpty()) {
+                held.put(job.id(), live.getFirst());
+            }
+        }
+        return held;
     }
 
     /**
