@@ -125,6 +125,23 @@ abstract class InMemoryJobsContract extends ContractBase {
     }
 
     /**
+     * An instance keeps the last 10,000 in-memory jobs to end, whatever its retention: each keeps its
+     * log and checkpoints in the heap. Before, every one was kept for the retention (7 days by default).
+     */
+    @Test
+    void theLastTenThousandEndedInMemoryJobsAreKept() {
+        Skiplock skiplock = withHandler("quick", context -> JobOutcome.complete());
+        List<UUID> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 10_010; i++) {
+            ids.add(skiplock.enqueue(inMemory("quick")).id());
+        }
+
+        await().atMost(WAIT).until(() -> ids.stream().map(skiplock::get)
+                .allMatch(job -> job.isEmpty() || job.get().status().isTerminal()));
+        assertThat(ids.stream().map(skiplock::get).filter(java.util.Optional::isPresent).count()).isEqualTo(10_000);
+    }
+
+    /**
      * Closing the instance ends the in-memory jobs it still holds: one running, and one waiting for
      * its retry, fail as lost, so that whoever awaits them learns so. Before, they stayed running and
      * queued, and a wait for them (awaitTerminal, a follower's stream) never ended.

@@ -38,7 +38,7 @@ final class MemoryJob {
     /** What every in-memory job of an instance shares; given, never its owner (work flows one way). */
     record Runtime(ScheduledExecutorService timer, ExecutorService handlerThreads, Handlers handlers, Outcomes outcomes,
             AtomicLong seq, EventSignals signals, Clock clock, Duration defaultTimeout, SkiplockConfig config,
-            JobTracing tracing) {
+            JobTracing tracing, java.util.function.Consumer<MemoryJob> ended) {
     }
 
     /**
@@ -351,6 +351,7 @@ final class MemoryJob {
         job = job.toBuilder().status(finalStatus).finishedAt(runtime.clock().instant()).result(value)
                 .lastError(error != null ? error : job.lastError()).build();
         event("status", finalStatus.wireName(), null, error, null);
+        runtime.ended().accept(this);
     }
 
     private void event(String type, String eventStatus, String stream, String message, JsonNode data) {

@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * runs at once, on a virtual thread of its own: queue concurrency and priority are recorded, not
  * applied. Refused when enqueued, naming the field: {@code runAt}, {@code uniqueKey},
  * {@code dependsOn}, a kind without a handler on this instance. Finished jobs are forgotten after
- * the instance's retention, as durable ones are deleted. Thread-safe.
+ * the instance's retention, as durable ones are deleted, and past the last {@value #KEPT_ENDED} to
+ * end, whatever the retention: the heap holds them. Thread-safe.
  */
 public final class MemoryJobs implements AutoCloseable {
     private final SkiplockConfig config;
@@ -46,13 +47,23 @@ public final class MemoryJobs implements AutoCloseable {
     private final ExecutorService handlerThreads =
             Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("skiplock-memory-job-", 0).factory());
     private final MemoryJob.Runtime runtime;
+    /**
+     * The ended jobs in the order they ended (some since deleted or pruned): past {@link #KEPT_ENDED},
+     * the oldest is forgotten. Each keeps its log and checkpoints in the heap every job shares.
+     */
+    private final java.util.Queue<MemoryJob> ended = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger endedCount = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** The most ended in-memory jobs kept, whatever the retention: the heap holds them. */
+    static final int KEPT_ENDED = 10_000;
 
     public MemoryJobs(SkiplockConfig config, Map<String, HandlerBinding<?>> handlers, EventSignals signals,
             JobTracing tracing) {
         this.config = config;
         this.handlers = new Handlers(handlers);
         this.runtime = new MemoryJob.Runtime(timer, handlerThreads, this.handlers,
-                new Outcomes(config.retryPolicy(), config.defaultTimeout()), new AtomicLong(), signals, config.clock(), config.defaultTimeout(), config, tracing);
+                new Outcomes(config.retryPolicy(), config.defaultTimeout()), new AtomicLong(), signals, config.clock(),
+                config.defaultTimeout(), config, tracing, this::ended);
         timer.setRemoveOnCancelPolicy(true);
     }
 
@@ -119,6 +130,18 @@ public final class MemoryJobs implements AutoCloseable {
 
     public List<JobEvent> events(String tenant, UUID id, long afterSeq, int limit) {
         return require(tenant, id).events(afterSeq, limit);
+    }
+
+    /** {@code job} ended: kept with the last {@link #KEPT_ENDED}, the oldest of them forgotten. */
+    private void ended(MemoryJob job) {
+        ended.add(job);
+        if (endedCount.incrementAndGet() > KEPT_ENDED) {
+            MemoryJob oldest = ended.poll();
+            if (oldest != null) {
+                endedCount.decrementAndGet();
+                jobs.remove(oldest.id(), oldest);
+            }
+        }
     }
 
     /** Interrupts what still runs; every in-memory job is lost with the instance. */
