@@ -51,6 +51,7 @@ abstract class OpenApiContract extends ContractBase {
     private static final String NO_CONTENT = "(no content)";
 
     private SkiplockServer server;
+    private Skiplock skiplock;
     private Http http;
     private String served;
     private OpenApiDocument document;
@@ -60,7 +61,7 @@ abstract class OpenApiContract extends ContractBase {
 
     @BeforeEach
     void startServer() throws Exception {
-        Skiplock skiplock = started(builder(config -> config.queue("default", 2))
+        skiplock = started(builder(config -> config.queue("default", 2))
                 .handler("command", JsonNode.class, SkiplockServer.commandRunner()));
         Map<String, String> tokens = Map.of(sha256(ADMIN_TOKEN), "*", sha256(TENANT_TOKEN), "acme");
         server = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", 0, MAX_BODY_BYTES, true, Map.of(),
@@ -109,6 +110,7 @@ abstract class OpenApiContract extends ContractBase {
         walkEvents(jobs);
         walkAdmin();
         walkDerivedErrors(jobs);
+        walkWithoutTokens(jobs);
 
         assertThat(problems).as("answers the document does not describe").isEmpty();
         assertThat(uncovered()).as("documented statuses no request produced").isEmpty();
@@ -200,7 +202,7 @@ abstract class OpenApiContract extends ContractBase {
             } else {
                 expect(method, path, null, Map.of(), Map.of(), Integer.parseInt(statuses.getFirst()));
             }
-            if (statuses.contains("403")) {
+            if (statuses.contains("403") && "Forbidden".equals(document.responseComponent(operation, "403"))) {
                 // an operation filtering by tenant refuses a tenant's token only when it names another
                 String forbidden = hasQueryParameter(operation, "tenant") ? path + "?tenant=globex" : path;
                 expect(method, forbidden, null, bearer(TENANT_TOKEN), Map.of(), 403);
@@ -216,6 +218,31 @@ abstract class OpenApiContract extends ContractBase {
             if (document.hasRequestBody(operation) && statuses.contains("413")) {
                 expect(method, path, "\"" + "a".repeat((int) MAX_BODY_BYTES) + "\"", 413);
             }
+        }
+    }
+
+    /**
+     * A server without tokens answers only its own machine's programs (LocalCallers): every API
+     * operation and {@code /metrics} refuses a call another origin's page sent, naming {@code Origin},
+     * and documents that 403 (most did not).
+     */
+    private void walkWithoutTokens(Fixtures jobs) {
+        Map<String, String> valid = Map.of("id", jobs.idle(), "queue", "idle", "name", "approve");
+        Http tokened = http;
+        try (SkiplockServer local = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", 0, MAX_BODY_BYTES,
+                true, Map.of(), Map.of(), null, List.of()))) {
+            http = new Http(local.port());
+            for (Operation operation : document.operations()) {
+                String path = operation.route().path();
+                if (path.startsWith("/api/v1/") || path.equals("/metrics")) {
+                    Http.Answer refused = expect(operation.route().method(), fill(operation, valid, null), null, Map.of(),
+                            Map.of("Origin", "http://elsewhere.example"), 403);
+                    assertThat(refused.json().at("/error/field").asText()).as(operation.route().toString())
+                            .isEqualTo("Origin");
+                }
+            }
+        } finally {
+            http = tokened;
         }
     }
 

@@ -155,6 +155,12 @@ final class OpenApiDocument {
         }
     }
 
+    /** The component a documented status refers to ({@code Forbidden} for {@code #/components/responses/Forbidden}), or null. */
+    String responseComponent(Operation operation, String status) {
+        JsonNode ref = operation.node().path("responses").path(status).path("$ref");
+        return ref.isTextual() ? ref.asText().substring(ref.asText().lastIndexOf('/') + 1) : null;
+    }
+
     private JsonNode response(Operation operation, String status) {
         return resolve(operation.node().path("responses").path(status));
     }
