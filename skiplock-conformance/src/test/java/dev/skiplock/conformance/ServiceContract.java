@@ -232,7 +232,7 @@ abstract class ServiceContract extends ContractBase {
 
     /**
      * A stream resumed past the end of a job that still runs (a Last-Event-ID of another job: seqs
-     * are shared) ends once the job has ended, at the latest at its next keep-alive; a Last-Event-ID
+     * are shared) ends once the job has ended (it asks each second while it has sent nothing); a Last-Event-ID
      * that is no seq is refused. Before, the stream never saw a terminal event and kept alive for good.
      */
     @Test

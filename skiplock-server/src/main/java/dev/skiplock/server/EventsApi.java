@@ -23,8 +23,9 @@ final class EventsApi {
     /** An SSE comment this often keeps proxies from closing an idle stream. */
     private static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
     /**
-     * How long a quiet stream waits before it asks again whether its job has ended: one resumed past
-     * the end of a running job sees no terminal event, and ended only at its next keep-alive.
+     * How long a stream that has sent nothing waits before it asks again whether its job has ended:
+     * one resumed past the end of a running job sees no terminal event, and ended only at its next
+     * keep-alive.
      */
     private static final Duration LOOK_AGAIN = Duration.ofSeconds(1);
 
@@ -169,7 +170,10 @@ final class EventsApi {
         boolean endsTerminal = false; // whether the last status event sent is a terminal one
         long keepAliveDue = System.nanoTime() + KEEP_ALIVE.toNanos();
         while (true) {
-            List<JobEvent> events = source.await(last, LOOK_AGAIN.toMillis());
+            // Once an event went out, the terminal one comes as an event (its seq is higher): only a
+            // stream that sent none asks again each second, which costs a read of the job each time.
+            Duration wait = last == after ? LOOK_AGAIN : KEEP_ALIVE;
+            List<JobEvent> events = source.await(last, wait.toMillis());
             if (events.isEmpty()) {
                 if (source.terminal() && source.await(last, 0).isEmpty()) {
                     // ended with nothing after `last`: resumed past its end while it ran (a
