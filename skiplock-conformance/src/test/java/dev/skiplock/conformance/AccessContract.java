@@ -320,15 +320,8 @@ abstract class AccessContract extends ContractBase {
         try (SkiplockServer server = SkiplockServer.start(skiplock,
                 new ServerConfig("127.0.0.1", 0, 1 << 20, true, Map.of(), Map.of(), 1, java.util.List.of()))) {
             int port = server.port();
-            CompletableFuture<HttpResponse<String>> later = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return call(port, "POST", "/api/v1/jobs", null, "{\"kind\": \"command\", \"runAt\":"
-                            + " \"2099-01-01T00:00:00Z\", \"args\": {\"argv\": [\"true\"]}}");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            HttpResponse<String> refusedLater = later.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+            HttpResponse<String> refusedLater = submittedWithin(port, "{\"kind\": \"command\", \"runAt\":"
+                    + " \"2099-01-01T00:00:00Z\", \"args\": {\"argv\": [\"true\"]}}");
             assertThat(refusedLater.statusCode()).as(refusedLater.body()).isEqualTo(400);
             assertThat(Json.read(refusedLater.body()).at("/error/field").asText()).isEqualTo("runAt");
             HttpResponse<String> afterOthers = call(port, "POST", "/api/v1/jobs", null, "{\"kind\": \"command\","
@@ -342,15 +335,8 @@ abstract class AccessContract extends ContractBase {
             // a unique key a live job of another queue holds: that job, which nothing here runs, is not awaited
             String holder = skiplock.enqueue(dev.skiplock.JobRequest.of("report", null).withQueue("idle")
                     .withUniqueKey("nightly")).id().toString();
-            CompletableFuture<HttpResponse<String>> keyed = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return call(port, "POST", "/api/v1/jobs", null, "{\"kind\": \"command\", \"uniqueKey\":"
-                            + " \"nightly\", \"args\": {\"argv\": [\"true\"]}}");
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            HttpResponse<String> heldElsewhere = keyed.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+            HttpResponse<String> heldElsewhere = submittedWithin(port, "{\"kind\": \"command\", \"uniqueKey\":"
+                    + " \"nightly\", \"args\": {\"argv\": [\"true\"]}}");
             assertThat(heldElsewhere.statusCode()).as(heldElsewhere.body()).isEqualTo(409);
             assertThat(Json.read(heldElsewhere.body()).at("/error/field").asText()).isEqualTo("uniqueKey");
             assertThat(heldElsewhere.body()).contains(holder);
@@ -359,6 +345,17 @@ abstract class AccessContract extends ContractBase {
                     "{\"kind\": \"command\", \"args\": {\"argv\": [\"true\"]}}");
             assertThat(now.statusCode()).as("the slot is free").isEqualTo(200);
         }
+    }
+
+    /** The answer to a submit of {@code body}, or a failure once it takes longer than WAIT (a request held for good). */
+    private HttpResponse<String> submittedWithin(int port, String body) throws Exception {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return call(port, "POST", "/api/v1/jobs", null, body);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }).get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
     }
 
     @Test

@@ -11,10 +11,6 @@ import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockClient;
 import dev.skiplock.SkiplockConfig;
 import dev.skiplock.SkiplockException;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -46,16 +42,16 @@ class PostgresSchemaNameTest {
     void aWorkerThatDoesNotMigrateIsRefusedToo() throws Exception {
         String tooLong = "r" + "x".repeat(54);
         String server = PostgresTestDatabase.server();
-        execute(server, "CREATE SCHEMA renamed_later");
+        PostgresTestDatabase.execute(server, "CREATE SCHEMA renamed_later");
         try {
             Skiplock.builder().url(urlOf("renamed_later")).config(SkiplockConfig.builder().build()).migrate();
-            execute(server, "ALTER SCHEMA renamed_later RENAME TO " + tooLong);
+            PostgresTestDatabase.execute(server, "ALTER SCHEMA renamed_later RENAME TO " + tooLong);
             assertThatThrownBy(() -> Skiplock.builder().url(urlOf(tooLong))
                     .config(SkiplockConfig.builder().queue("default", 1).migrate(false).build()).build())
                     .isInstanceOf(SkiplockException.class).hasMessageContaining("'" + tooLong + "'");
         } finally {
-            execute(server, "DROP SCHEMA IF EXISTS renamed_later CASCADE");
-            execute(server, "DROP SCHEMA IF EXISTS " + tooLong + " CASCADE");
+            PostgresTestDatabase.execute(server, "DROP SCHEMA IF EXISTS renamed_later CASCADE");
+            PostgresTestDatabase.execute(server, "DROP SCHEMA IF EXISTS " + tooLong + " CASCADE");
         }
     }
 
@@ -80,25 +76,16 @@ class PostgresSchemaNameTest {
 
     private static void inSchema(String schema, InSchema test) throws Exception {
         String server = PostgresTestDatabase.server();
-        execute(server, "CREATE SCHEMA " + schema);
+        PostgresTestDatabase.execute(server, "CREATE SCHEMA " + schema);
         try {
             test.run(urlOf(schema));
         } finally {
-            execute(server, "DROP SCHEMA " + schema + " CASCADE");
+            PostgresTestDatabase.execute(server, "DROP SCHEMA " + schema + " CASCADE");
         }
     }
 
     private static String urlOf(String schema) {
         String server = PostgresTestDatabase.server();
         return server + (server.contains("?") ? "&" : "?") + "currentSchema=" + schema;
-    }
-
-    private static void execute(String url, String sql) {
-        try (Connection connection = DriverManager.getConnection(url);
-                Statement statement = connection.createStatement()) {
-            statement.execute(sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
-        }
     }
 }

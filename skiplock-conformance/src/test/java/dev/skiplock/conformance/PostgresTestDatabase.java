@@ -150,7 +150,8 @@ final class PostgresTestDatabase implements TestDatabase {
         execute(base, "DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
 
-    private static void execute(String jdbcUrl, String sql) {
+    /** Runs {@code sql} on a connection of its own to {@code jdbcUrl}. */
+    static void execute(String jdbcUrl, String sql) {
         try (Connection connection = DriverManager.getConnection(jdbcUrl);
                 Statement statement = connection.createStatement()) {
             statement.execute(sql);
