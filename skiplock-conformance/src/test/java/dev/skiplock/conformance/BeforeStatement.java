@@ -126,7 +126,8 @@ final class BeforeStatement {
         });
     }
 
-    private static DataSource onPrepare(DataSource pool, String sql, Action action) {
+    /** Runs {@code action} before every time {@code sql} is prepared. */
+    static DataSource onPrepare(DataSource pool, String sql, Action action) {
         return onPrepare(pool, sql::equals, action);
     }
 

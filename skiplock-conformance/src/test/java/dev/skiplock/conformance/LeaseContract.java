@@ -310,4 +310,35 @@ abstract class LeaseContract extends ContractBase {
                 "SELECT count(*) FROM skiplock_jobs WHERE status = 'running' AND lease_token IS NULL",
                 row -> row.getLong(1))).containsExactly((long) orphans);
     }
+
+    /**
+     * A run whose later round fails answers what its earlier rounds cleared (they committed), so that
+     * it is counted and its queues' claimers are told; the next run takes the rest. Before, the failure
+     * went up and the cleared leases were never counted. (SQLite's first round clears every lease, and
+     * its second, empty, fails.)
+     */
+    @Test
+    void aReaperRunWhoseLaterRoundFailsAnswersWhatItCleared() throws Exception {
+        Skiplock client = client();
+        int orphans = 2_500;
+        client.enqueueMany(IntStream.range(0, orphans).mapToObj(i -> JobRequest.of("work", new Work("w" + i))).toList());
+        assertThat(FastPathContract.store(client).claimJobs(new ClaimParams("default", "a-dead-node", "its-host",
+                UUID.randomUUID(), 60_000, "[]"), orphans)).hasSize(orphans);
+        database.expireEveryLease(client.dataSource());
+        java.util.concurrent.atomic.AtomicInteger rounds = new java.util.concurrent.atomic.AtomicInteger();
+        JobStore failingSecondRound = new JobStore(BeforeStatement.onPrepare(client.dataSource(),
+                BeforeStatement.sql(client, "jobs", "reap_expired_leases"), () -> {
+                    if (rounds.incrementAndGet() == 2) {
+                        throw new java.sql.SQLException("the second round's connection is gone");
+                    }
+                }), FastPathContract.driver(client));
+
+        java.util.Map<String, Integer> reaped = failingSecondRound.reapExpiredLeases();
+
+        long cleared = Jdbc.query(client.dataSource(),
+                "SELECT count(*) FROM skiplock_jobs WHERE status = 'running' AND lease_token IS NULL",
+                row -> row.getLong(1)).getFirst();
+        assertThat(cleared).isPositive();
+        assertThat(reaped).containsExactly(entry("default", (int) cleared));
+    }
 }
