@@ -25,6 +25,64 @@ class PostgresLeaseTest extends LeaseContract {
     }
 
     /**
+     * A job released at shutdown keeps the log lines its handler wrote before: the release waits for
+     * the lines queued before it. Forced: the test holds another job's event turn, so the completer
+     * (one thread) waits on that job's line while this job's line waits behind it in its queue; the
+     * close then releases this job. Before, the release cleared the lease first, and the line, fenced
+     * by it, was dropped once the completer got to it. (PostgreSQL: SQLite's one writer cannot hold
+     * the completer on one job's write while another job is released.)
+     */
+    @Test
+    void aJobReleasedAtShutdownKeepsTheLinesItLoggedBefore() throws Exception {
+        CountDownLatch bothStarted = new CountDownLatch(2);
+        CountDownLatch otherMayLog = new CountDownLatch(1);
+        CountDownLatch mayLog = new CountDownLatch(1);
+        CountDownLatch logged = new CountDownLatch(1);
+        Skiplock worker = track(builder(config -> config.queue("default", 2).shutdownTimeout(Duration.ofMillis(300)))
+                .handler("work", Work.class, context -> {
+                    bothStarted.countDown();
+                    boolean other = context.args().label().equals("other");
+                    awaitIgnoringInterrupts(other ? otherMayLog : mayLog);
+                    context.log("stdout", other ? "held up" : "last words");
+                    if (!other) {
+                        logged.countDown();
+                    }
+                    blockUntilInterrupted(); // outlives the shutdown's wait: released
+                    return JobOutcome.complete();
+                }).build()).start();
+        Job job = worker.enqueue(JobRequest.of("work", new Work("this")));
+        Job other = worker.enqueue(JobRequest.of("work", new Work("other")));
+        assertThat(bothStarted.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        try (Connection turn = java.sql.DriverManager.getConnection(database.url())) {
+            turn.setAutoCommit(false);
+            try (PreparedStatement hold = turn.prepareStatement("SELECT pg_advisory_xact_lock(skiplock_event_turn_key(?))")) {
+                hold.setObject(1, other.id());
+                hold.execute();
+            }
+            otherMayLog.countDown();
+            await().atMost(WAIT).until(() -> Jdbc.query(worker.dataSource(),
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+                    row -> row.getLong(1)).getFirst() == 1); // the completer waits on the other job's turn
+            mayLog.countDown();
+            assertThat(logged.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            Thread closing = new Thread(worker::close, "closing");
+            closing.start();
+            // with the fix it waits for the lines; without, it released at once and waits for the completer's end
+            await().atMost(WAIT).until(() -> !closing.isAlive() || java.util.Arrays.stream(closing.getStackTrace())
+                    .anyMatch(frame -> frame.getClassName().endsWith(".Completer")
+                            && (frame.getMethodName().equals("awaitWritten") || frame.getMethodName().equals("stop"))));
+            turn.rollback(); // the completer goes on
+            closing.join(WAIT.toMillis());
+            assertThat(closing.isAlive()).isFalse();
+        }
+
+        Job released = client().get(job.id()).orElseThrow();
+        assertThat(released.status()).isEqualTo(JobStatus.QUEUED);
+        assertThat(client().events(job.id(), 0, 100)).filteredOn(event -> "log".equals(event.type()))
+                .extracting(dev.skiplock.JobEvent::message).containsExactly("last words");
+    }
+
+    /**
      * A running job whose row another transaction holds for a moment when the heartbeat runs (as a
      * progress update or another node's short write does; forced: the test holds it FOR SHARE from just
      * before the heartbeat's statement to just before the statement's next pass) keeps its lease:

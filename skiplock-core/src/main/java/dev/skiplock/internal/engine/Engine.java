@@ -33,6 +33,8 @@ public final class Engine implements Worker {
      */
     private static final java.time.Duration CLAIMERS_LIMIT = java.time.Duration.ofSeconds(5);
     private static final java.time.Duration OUTCOMES_LIMIT = java.time.Duration.ofSeconds(30);
+    /** How long a release at shutdown waits at most for the log lines queued before it (a database down must not hold it up). */
+    private static final java.time.Duration LINES_LIMIT = java.time.Duration.ofSeconds(5);
 
     private final SkiplockConfig config;
     private final Stores stores;
@@ -137,7 +139,7 @@ public final class Engine implements Worker {
         if (!interrupted) {
             interrupted = awaitHandlers();
         }
-        releaseStillRunning();
+        interrupted |= releaseStillRunning();
         lostClaims.retry();
         interrupted |= completer.stop(atLeast(OUTCOMES_LIMIT));
         timers.shutdownNow();
@@ -198,7 +200,12 @@ public final class Engine implements Worker {
         }
     }
 
-    private void releaseStillRunning() {
+    /**
+     * Stops what still runs and gives its leases back; true if interrupted meanwhile. The log lines
+     * their handlers wrote are written first: a release clears the lease that fences them, and the
+     * completer dropped the lines still in its queue (a job's last words before the shutdown).
+     */
+    private boolean releaseStillRunning() {
         List<Execution> stopped = new ArrayList<>();
         for (Execution execution : registry.snapshot()) {
             if (execution.stop(Execution.StopReason.SHUTDOWN)) {
@@ -206,7 +213,16 @@ public final class Engine implements Worker {
             }
         }
         if (stopped.isEmpty()) {
-            return;
+            return false;
+        }
+        boolean interrupted = false;
+        try {
+            if (!completer.awaitWritten(LINES_LIMIT)) {
+                LOG.warn("log lines of {} jobs released at shutdown were not written within {}", stopped.size(),
+                        LINES_LIMIT);
+            }
+        } catch (InterruptedException e) {
+            interrupted = true; // release at once: the lines still queued are dropped, as before
         }
         try {
             int released = stores.jobs().releaseJobs(stopped.stream().map(Execution::attempt).toList());
@@ -218,5 +234,6 @@ public final class Engine implements Worker {
                     stopped.size(), e.getMessage());
         }
         stopped.forEach(registry::remove);
+        return interrupted;
     }
 }
