@@ -122,9 +122,9 @@ final class JobInserter {
         boolean hasDependencies = jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty());
         Map<UUID, JobStatus> dependencies = hasDependencies ? readDependencies(connection, jobs) : Map.of();
         List<Job> resolved = hasDependencies ? resolveDependencies(jobs, dependencies) : jobs;
-        Map<UUID, Object> heldElsewhere = hasDependencies ? keysHeldElsewhere(connection, resolved) : Map.of();
+        KeysHeld heldElsewhere = hasDependencies ? keysHeldElsewhere(connection, resolved) : KeysHeld.NONE;
         List<Job> toInsert = heldElsewhere.isEmpty() ? resolved
-                : resolved.stream().filter(job -> !heldElsewhere.containsKey(job.id())).toList();
+                : resolved.stream().filter(job -> !heldElsewhere.holds(job.id())).toList();
         Map<UUID, Job> inserted = new HashMap<>();
         Map<UUID, Job> byId = new HashMap<>();
         toInsert.forEach(job -> byId.put(job.id(), job));
@@ -141,9 +141,9 @@ final class JobInserter {
         List<Job> result = new ArrayList<>(jobs.size());
         Map<UUID, Job> answered = new HashMap<>();
         for (Job job : resolved) {
-            Object holder = heldElsewhere.get(job.id());
-            Job stored = holder instanceof Job live ? live
-                    : holder instanceof UUID earlier ? answered.get(earlier)
+            UUID earlier = heldElsewhere.byEarlier().get(job.id());
+            Job stored = heldElsewhere.byLive().containsKey(job.id()) ? heldElsewhere.byLive().get(job.id())
+                    : earlier != null ? answered.get(earlier)
                     : inserted.get(job.id());
             Job answer = stored != null ? stored : findLiveByUniqueKey(connection, job);
             answered.put(job.id(), answer);
@@ -152,14 +152,27 @@ final class JobInserter {
         return result;
     }
 
+    /** Born-failed jobs by id: to their key's live holder in the database, or to the earlier job of the batch holding it. */
+    private record KeysHeld(Map<UUID, Job> byLive, Map<UUID, UUID> byEarlier) {
+        static final KeysHeld NONE = new KeysHeld(Map.of(), Map.of());
+
+        boolean isEmpty() {
+            return byLive.isEmpty() && byEarlier.isEmpty();
+        }
+
+        boolean holds(UUID job) {
+            return byLive.containsKey(job) || byEarlier.containsKey(job);
+        }
+    }
+
     /**
      * The jobs born failed (a dependency had failed) whose unique key a live job holds: mapped to that
      * job (in the database) or to the id of the job earlier in this batch that takes the key. A key
      * dedupes against live jobs, and a failed job holds none: its insert met no conflict, and a second
      * job was made beside the live one.
      */
-    private Map<UUID, Object> keysHeldElsewhere(Connection connection, List<Job> resolved) {
-        Map<UUID, Object> held = new HashMap<>();
+    private KeysHeld keysHeldElsewhere(Connection connection, List<Job> resolved) {
+        KeysHeld held = new KeysHeld(new HashMap<>(), new HashMap<>());
         Map<List<String>, UUID> takenInBatch = new HashMap<>();
         for (Job job : resolved) {
             if (job.uniqueKey() == null) {
@@ -172,13 +185,13 @@ final class JobInserter {
             }
             UUID earlier = takenInBatch.get(key);
             if (earlier != null) {
-                held.put(job.id(), earlier);
+                held.byEarlier().put(job.id(), earlier);
                 continue;
             }
             List<Job> live = sql.query(connection, "find_live_by_unique_key",
                     Params.of("tenant", job.tenant(), "unique_key", job.uniqueKey()), new JobRows(sql.dialect()));
             if (!live.isEmpty()) {
-                held.put(job.id(), live.getFirst());
+                held.byLive().put(job.id(), live.getFirst());
             }
         }
         return held;
