@@ -16,12 +16,14 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
  * Two worker pools on one database: every job runs, none twice at once, none lost. One worker
- * whose outcomes cannot be written stops claiming once it holds its bound.
+ * whose outcomes cannot be written stops claiming once it holds its bound; a stopped handler that
+ * runs on keeps its slot.
  */
 abstract class ConcurrencyContract extends ContractBase {
     static final int JOBS = 5_000;
@@ -113,6 +115,62 @@ abstract class ConcurrencyContract extends ContractBase {
         await().atMost(Duration.ofMinutes(1)).until(() -> worker.metrics().succeeded() == jobs);
         assertThat(runs).hasValue(jobs);
         assertThat(countWithStatus(client, JobStatus.SUCCEEDED)).isEqualTo(jobs);
+    }
+
+    // A stop (cancel, timeout, lost lease) decides the outcome at once, but a handler that ignores
+    // its interrupt runs on: its slot used to be freed with the outcome, so the next job started
+    // beside it and a queue of concurrency 1 ran two handlers at once.
+    @Test
+    void aStoppedHandlerThatRunsOnKeepsItsSlotUntilItReturns() {
+        CountDownLatch stubbornStarted = new CountDownLatch(1);
+        CountDownLatch stubbornMayReturn = new CountDownLatch(1);
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger mostAtOnce = new AtomicInteger();
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        Skiplock worker = started(builder(config -> config.queue("default", 1)).meterRegistry(meters)
+                .handler("stubborn", Numbered.class, context -> {
+                    mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+                    stubbornStarted.countDown();
+                    boolean mayReturn = false;
+                    while (!mayReturn) {
+                        try {
+                            mayReturn = stubbornMayReturn.await(1, TimeUnit.MINUTES);
+                        } catch (InterruptedException ignored) {
+                            // this handler ignores its stop, as blocking code that swallows interrupts does
+                        }
+                    }
+                    running.decrementAndGet();
+                    return JobOutcome.complete();
+                })
+                .handler("count", Numbered.class, context -> {
+                    mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+                    running.decrementAndGet();
+                    return JobOutcome.complete();
+                }));
+        Skiplock client = client();
+        UUID stubborn = client.enqueue(JobRequest.of("stubborn", new Numbered(1))).id();
+        try {
+            await().atMost(Duration.ofMinutes(1)).until(() -> stubbornStarted.getCount() == 0);
+            client.cancel(stubborn);
+            await().atMost(Duration.ofMinutes(1))
+                    .until(() -> client.get(stubborn).orElseThrow().status() == JobStatus.CANCELLED);
+            UUID next = client.enqueue(JobRequest.of("count", new Numbered(2))).id();
+
+            // Three more rounds of the claimer find no free slot and claim nothing.
+            var polls = meters.get("skiplock.claimer.wakeups").tags("queue", "default", "cause", "poll").counter();
+            double seen = polls.count();
+            await().atMost(Duration.ofMinutes(1)).until(() -> polls.count() >= seen + 3);
+            assertThat(client.get(next).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+            assertThat(worker.metrics().claimed()).isEqualTo(1);
+
+            stubbornMayReturn.countDown();
+            await().atMost(Duration.ofMinutes(1))
+                    .until(() -> client.get(next).orElseThrow().status() == JobStatus.SUCCEEDED);
+        } finally {
+            stubbornMayReturn.countDown();
+        }
+        assertThat(mostAtOnce).hasValue(1);
+        assertThat(client.get(stubborn).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
     }
 
     private static int countWithStatus(Skiplock client, JobStatus status) {

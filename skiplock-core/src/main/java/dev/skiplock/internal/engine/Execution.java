@@ -4,8 +4,10 @@ import dev.skiplock.Job;
 import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.HeldAttempt;
 import java.util.UUID;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -49,7 +51,14 @@ final class Execution {
     private final Runnable releaseSlot;
     private final Runnable releaseHold;
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
-    private final AtomicBoolean slotReleased = new AtomicBoolean();
+    /** The outcome was handed over (or none is to come): the outcome's use of the slot ended. */
+    private final AtomicBoolean outcomeHandedOver = new AtomicBoolean();
+    /**
+     * What keeps the slot: the outcome until it is handed over, and the handler's thread while it
+     * runs. A stop decides the outcome at once, but a handler that ignores its interrupt runs on;
+     * its slot is freed when it returns, so the queue never runs more handlers than its concurrency.
+     */
+    private final AtomicInteger slotUsers = new AtomicInteger(1);
     private final AtomicBoolean holdReleased = new AtomicBoolean();
     private final Object interruptLock = new Object();
     private Thread thread;
@@ -183,8 +192,13 @@ final class Execution {
         return completedInTransaction;
     }
 
+    /** The timeout's timer; cancelled at once if the outcome was already decided (it could not stop anything). */
     void setTimeout(ScheduledFuture<?> future) {
         timeout = future;
+        State now = state.get();
+        if (now != State.RUNNING && now != State.COMMITTING) {
+            cancelTimeout();
+        }
     }
 
     /**
@@ -265,12 +279,45 @@ final class Execution {
      * then frees the slot.
      */
     boolean outcomeOutstanding() {
-        return !slotReleased.get();
+        return !outcomeHandedOver.get();
     }
 
-    /** Frees this execution's concurrency slot; idempotent. */
+    /**
+     * The outcome was handed over, or none is to come: frees the concurrency slot, or leaves it to
+     * the handler's thread if that still runs ({@link #runHandler}); idempotent.
+     */
     void releaseSlot() {
-        if (slotReleased.compareAndSet(false, true)) {
+        if (outcomeHandedOver.compareAndSet(false, true)) {
+            leaveSlot();
+        }
+    }
+
+    /**
+     * Runs {@code handler} on {@code threads}, keeping the slot until it returns. False, and nothing
+     * runs, when the slot is already free: the outcome was handed over (a stop decided it) and no
+     * handler thread holds the slot, so none may start on it.
+     */
+    boolean runHandler(Executor threads, Runnable handler) {
+        if (slotUsers.getAndUpdate(users -> users == 0 ? 0 : users + 1) == 0) {
+            return false;
+        }
+        try {
+            threads.execute(() -> {
+                try {
+                    handler.run();
+                } finally {
+                    leaveSlot();
+                }
+            });
+            return true;
+        } catch (RuntimeException | Error e) {
+            leaveSlot();
+            throw e;
+        }
+    }
+
+    private void leaveSlot() {
+        if (slotUsers.decrementAndGet() == 0) {
             releaseSlot.run();
         }
     }

@@ -44,8 +44,9 @@ final class JobRunner {
     }
 
     /**
-     * Runs a freshly claimed job; its slot is given back to {@code slots} when its outcome is known,
-     * its hold when it leaves the {@link Registry} (outcome durable or dropped, or lease gone). A job
+     * Runs a freshly claimed job; its slot is given back to {@code slots} when its outcome is known
+     * and its handler has returned ({@link Execution#runHandler}: a stopped handler may run on), its
+     * hold when it leaves the {@link Registry} (outcome durable or dropped, or lease gone). A job
      * whose cancel was requested before its row was read (SQLite reads a claim's rows after its
      * commit) ends cancelled without its handler running. One that cannot start (what throws here,
      * an Error too) is not held ({@link #notStarted}): the reaper hands it on, its attempt counted
@@ -60,7 +61,7 @@ final class JobRunner {
                 return;
             }
             scheduleTimeout(execution);
-            handlerThreads.execute(() -> execute(execution, false));
+            execution.runHandler(handlerThreads, () -> execute(execution, false)); // not if a stop already ended it
         } catch (RuntimeException | Error e) {
             notStarted(execution);
             throw e;
@@ -86,11 +87,13 @@ final class JobRunner {
             parts.registry().add(execution);
             if (parts.handlers().isResumable(job.kind())) {
                 LOG.info("adopting job {} attempt {}: resuming its execution", job.id(), job.attempt());
+                // The resume runs even when a stop decides the outcome (it ends what still runs), so it
+                // takes its hold on the slot before a cancel or a timeout already passed can free it.
+                execution.runHandler(handlerThreads, () -> execute(execution, true));
                 if (job.cancelRequested()) {
                     parts.stopper().stop(execution, Execution.StopReason.CANCEL);
                 }
                 scheduleTimeout(execution);
-                handlerThreads.execute(() -> execute(execution, true));
                 return;
             }
             // a stop may have come first (a cancel, or a shutdown's release): then it decided

@@ -4,11 +4,12 @@ import java.util.concurrent.Semaphore;
 
 /**
  * The concurrency slots of one queue, taken by its claimer: a slot is given back when its
- * execution's outcome is known, and the job stays held (claimed, its outcome not yet written)
- * until the outcome is durable. A queue holds at most {@code concurrency + Completer.MAX_BATCH}
- * jobs: when outcomes are written more slowly than handlers finish, the claimer waits instead of
- * claiming ahead without bound (a backlog of finished jobs that still read as running, that a
- * crash would run again, and that took the drain 0.7-0.9 s to write after its last handler).
+ * execution's outcome is known and its handler has returned (a stopped handler may run on), and
+ * the job stays held (claimed, its outcome not yet written) until the outcome is durable. A queue
+ * holds at most {@code concurrency + Completer.MAX_BATCH} jobs: when outcomes are written more
+ * slowly than handlers finish, the claimer waits instead of claiming ahead without bound (a
+ * backlog of finished jobs that still read as running, that a crash would run again, and that
+ * took the drain 0.7-0.9 s to write after its last handler).
  * The bound is per queue (the completer is shared: a worker holds at most the sum over its queues).
  * A slot given back after a claim that could not take all it wanted rings the claimer's doorbell,
  * so it claims again at once; a hold rings only once a claim's worth of holds is free, so a
