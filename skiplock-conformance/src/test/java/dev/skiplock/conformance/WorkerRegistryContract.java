@@ -75,6 +75,28 @@ abstract class WorkerRegistryContract extends ContractBase {
     }
 
     /**
+     * A worker id given to a new instance on another host while the old one still closes: the old
+     * one's stop leaves the new one's row alone. Before, it marked the new instance stopped for good
+     * (its heartbeats do not clear a stop), so adoption took its host for one with no live worker.
+     */
+    @Test
+    void anOldInstancesStopLeavesTheRowOfTheNewInstanceOfItsId() {
+        Skiplock old = started(builder(config -> config.workerId("fixed").hostId("host-a").queue("default", 1))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        Skiplock replacement = started(builder(config -> config.workerId("fixed").hostId("host-b").queue("default", 1))
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+        old.close();
+
+        WorkerInfo info = replacement.workers().stream().filter(candidate -> candidate.id().equals("fixed"))
+                .findFirst().orElseThrow();
+        assertThat(info.host()).isEqualTo("host-b");
+        assertThat(info.status()).isEqualTo("active");
+        replacement.close();
+        assertThat(client().workers()).filteredOn(candidate -> candidate.id().equals("fixed"))
+                .extracting(WorkerInfo::status).containsExactly("stopped");
+    }
+
+    /**
      * A worker of a host is alive, for adopting that host's command jobs, by its own lease: one with
      * a 2 min lease last heard 40 s ago keeps its host's orphan from an adopter whose lease is 30 s;
      * once silent past its own lease, it does not. Before, the adopter judged every worker by its

@@ -193,7 +193,7 @@ final class LeaseKeeper {
                         config.workerId());
                 registerWorker();
                 if (stopped) {
-                    workers.stopWorker(config.workerId());
+                    markStopped();
                 }
             }
         } finally {
@@ -229,6 +229,11 @@ final class LeaseKeeper {
         }
     }
 
+    /** The registry's stop of this instance's row (not of another host's or process's instance given the same id since). */
+    private void markStopped() {
+        workers.stopWorker(config.workerId(), config.hostId(), ProcessHandle.current().pid());
+    }
+
     /** Marks this worker stopped in the registry; no heartbeat leaves its row live after this. */
     void stopWorker() {
         stopped = true;
@@ -239,7 +244,7 @@ final class LeaseKeeper {
             Thread.currentThread().interrupt();
         }
         try {
-            workers.stopWorker(config.workerId());
+            markStopped();
         } finally {
             if (locked) {
                 registryRow.unlock();

@@ -31,8 +31,9 @@ public final class WorkerStore {
         return sql.update("touch_worker", Params.of("id", id)) > 0;
     }
 
-    public void stopWorker(String id) {
-        sql.update("stop_worker", Params.of("id", id));
+    /** Marks worker {@code id} stopped, unless its row now describes another host's or process's instance. */
+    public void stopWorker(String id, String host, long pid) {
+        sql.update("stop_worker", Params.of("id", id, "host", host, "pid", pid));
     }
 
     /**

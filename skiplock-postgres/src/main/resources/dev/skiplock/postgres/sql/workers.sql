@@ -16,7 +16,10 @@ ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid, queues 
 UPDATE skiplock_workers SET last_heartbeat_at = now() WHERE id = :id
 
 -- name: stop_worker
-UPDATE skiplock_workers SET stopped_at = now() WHERE id = :id
+-- Only while the row is this instance's: a fixed id registered since by an instance of another
+-- host or process is that instance's row, and a stop written there would stand for good (touch_worker
+-- does not clear it).
+UPDATE skiplock_workers SET stopped_at = now() WHERE id = :id AND host = :host AND pid = :pid
 
 -- name: list_workers
 -- A worker that missed three heartbeats is stale; the database clock decides. Active workers come
