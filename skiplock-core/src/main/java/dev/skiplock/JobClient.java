@@ -153,7 +153,8 @@ public interface JobClient {
      * ({@link JobContext#awaitSignal}) runs at once; one that does not wait yet gets it when it
      * does. The first delivery of a name wins. Durable jobs only.
      *
-     * @throws IllegalArgumentException naming {@code name} or {@code payload} if either is refused
+     * @throws IllegalArgumentException naming {@code name} or {@code payload} if either is refused (a
+     *                                  payload holding a NUL character or a lone surrogate, as a job's args)
      * @throws JobNotFoundException     if there is no such job (also for an in-memory job)
      * @throws JobStateException        if the job is terminal, or a signal of that name was delivered before
      */

@@ -336,7 +336,7 @@ final class TenantJobClient implements JobClient {
         if (memory.owns(tenant, requireId(id))) {
             throw new JobNotFoundException(id); // in-memory jobs take no signals (JobContext.awaitSignal)
         }
-        String json = Steps.outputJson("payload", payload, config.maxStepOutputBytes());
+        String json = Steps.outputJson("payload", storablePayload(payload), config.maxStepOutputBytes());
         SignalStore.Delivery delivery = signalStore.insertSignal(tenant, id, checked, json)
                 .orElseThrow(() -> new JobNotFoundException(id));
         if (!delivery.delivered()) {
@@ -351,6 +351,23 @@ final class TenantJobClient implements JobClient {
         }
         signals.signal(id);
         return get(id).orElseThrow(() -> new JobNotFoundException(id));
+    }
+
+    /**
+     * A signal's payload as a JSON tree, refused by name if it cannot be stored as given: it is a
+     * caller's input, as a job's args are, not a handler's output, which is stored changed.
+     */
+    private static JsonNode storablePayload(Object payload) {
+        JsonNode tree;
+        try {
+            tree = payload instanceof JsonNode node ? node : Json.MAPPER.valueToTree(payload);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("payload: cannot be written as JSON: " + e.getMessage(), e);
+        }
+        if (tree != null) {
+            JobRequest.requireStorable("payload", tree);
+        }
+        return tree;
     }
 
     @Override

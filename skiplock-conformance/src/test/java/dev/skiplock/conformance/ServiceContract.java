@@ -635,7 +635,9 @@ abstract class ServiceContract extends ContractBase {
         Http.Answer missing = http.post("/api/v1/jobs/" + UUID.randomUUID() + "/signals/approve", "{}");
         assertThat(missing.status()).isEqualTo(404);
         assertThat(missing.json().get("error").get("code").asText()).isEqualTo("not_found");
-        Map.of("bad%20name", "{}", "approve", "{nope", "ship", "1 2").forEach((name, body) -> {
+        // a payload that cannot be stored as given (NUL, a lone surrogate) is refused, not stored changed
+        Map.of("bad%20name", "{}", "approve", "{nope", "ship", "1 2", "nul", "{\"note\": \"a\\u0000b\"}",
+                "surrogate", "[\"\\ud800\"]").forEach((name, body) -> {
             Http.Answer refused = http.post("/api/v1/jobs/" + id + "/signals/" + name, body);
             assertThat(refused.status()).as(name + " " + body).isEqualTo(400);
             assertThat(refused.json().get("error").get("field").asText()).as(name + " " + body)
