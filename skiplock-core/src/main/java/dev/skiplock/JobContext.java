@@ -133,7 +133,9 @@ public interface JobContext<A> {
      * ({@link JobSuspendedException}) without using up an attempt, and the job waits {@code queued}
      * until {@code duration} has passed, holding no thread and no lease; it then runs again from the
      * start of the handler, its finished steps returning their stored outputs, and this call returns
-     * at once. In-memory jobs sleep the same way, in this process.
+     * at once. In-memory jobs sleep the same way, in this process. {@code duration} is zero up to
+     * a century ({@link SkiplockConfig#MAX_DURATION}), else an {@link IllegalArgumentException}
+     * naming {@code duration}.
      */
     default void sleep(String name, Duration duration) {
         throw new UnsupportedOperationException("sleep: not supported by " + getClass().getName());
@@ -144,7 +146,7 @@ public interface JobContext<A> {
      * {@link #sleep} does: returns its payload at once if it was delivered (also before the job
      * got here: a signal is kept), otherwise ends the attempt and runs the job again when the
      * signal comes or the timeout passes, and then returns the payload, or empty on timeout.
-     * Durable jobs only: an in-memory job gets an {@link UnsupportedOperationException}.
+     * {@code timeout} is zero up to a century, as {@link #sleep}'s duration. Durable jobs only: an in-memory job gets an {@link UnsupportedOperationException}.
      */
     default Optional<JsonNode> awaitSignal(String name, Duration timeout) {
         throw new UnsupportedOperationException("awaitSignal: not supported by " + getClass().getName());

@@ -18,6 +18,9 @@ public sealed interface JobOutcome {
             if (delay == null || delay.isNegative()) {
                 throw new IllegalArgumentException("delay: must be zero or positive");
             }
+            if (delay.compareTo(SkiplockConfig.MAX_DURATION) > 0) {
+                throw new IllegalArgumentException("delay: must be at most 36500 days (a century), got " + delay);
+            }
         }
     }
 

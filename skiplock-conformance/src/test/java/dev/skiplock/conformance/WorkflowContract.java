@@ -656,6 +656,11 @@ abstract class WorkflowContract extends ContractBase {
                             context.step("three", () -> 3);
                         }
                         case "size" -> context.step("big", () -> "x".repeat(100));
+                        case "sleep" -> context.sleep("nap", Duration.ofDays(200_000_000));
+                        case "wait" -> context.awaitSignal("approve", Duration.ofDays(36_501));
+                        case "snooze" -> {
+                            return JobOutcome.snooze(Duration.ofDays(36_501));
+                        }
                         default -> {
                             context.step("twice", () -> 1);
                             context.sleep("twice", Duration.ZERO);
@@ -668,6 +673,11 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(lastErrorOf(skiplock, "count")).contains("maxStepsPerJob: job").contains("three is refused");
         assertThat(lastErrorOf(skiplock, "size")).contains("output of step big: 102 bytes of JSON, more than the limit of 64");
         assertThat(lastErrorOf(skiplock, "kinds")).contains("name: twice is already a step of this job, not a sleep");
+        // A wait past any database's time range: refused by name on both, not a SQL error on one
+        // (PostgreSQL's interval) and a wait for good on the other.
+        assertThat(lastErrorOf(skiplock, "sleep")).startsWith("java.lang.IllegalArgumentException: duration: must be at most");
+        assertThat(lastErrorOf(skiplock, "wait")).startsWith("java.lang.IllegalArgumentException: timeout: must be at most");
+        assertThat(lastErrorOf(skiplock, "snooze")).startsWith("java.lang.IllegalArgumentException: delay: must be at most");
     }
 
     private static String lastErrorOf(Skiplock skiplock, String label) throws InterruptedException {

@@ -284,9 +284,13 @@ public final class Steps {
         }
     }
 
+    /** Zero up to a century: a longer wait passes PostgreSQL's interval range (and a long's milliseconds). */
     private static void requireWait(String field, Duration wait) {
         if (wait == null || wait.isNegative()) {
             throw new IllegalArgumentException(field + ": must be zero or positive, got " + wait);
+        }
+        if (wait.compareTo(SkiplockConfig.MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(field + ": must be at most 36500 days (a century), got " + wait);
         }
     }
 }
