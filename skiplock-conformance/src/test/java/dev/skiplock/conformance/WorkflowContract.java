@@ -819,6 +819,52 @@ abstract class WorkflowContract extends ContractBase {
     }
 
     /**
+     * A handler that catches the wait its signal wait began and then completes its job in its own
+     * transaction: the attempt still ends with the wait (as JobSuspendedException says), and that
+     * transaction's writes do not commit. Before, the job ended succeeded, its wait recorded, and
+     * the wait's outcome was discarded as stale.
+     */
+    @Test
+    void aCompletionInTheHandlersTransactionAfterItsWaitBeganIsRefused() throws Exception {
+        Skiplock client = client();
+        Jdbc.update(client.dataSource(), "CREATE TABLE invoices (job_id TEXT PRIMARY KEY, amount INTEGER)");
+        CompletableFuture<Throwable> refused = new CompletableFuture<>();
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1))
+                .handler("invoice", Flow.class, context -> {
+                    try {
+                        context.awaitSignal("approve", LONG_WAIT);
+                    } catch (JobSuspendedException wait) {
+                        try {
+                            context.inTransaction(connection -> {
+                                insertInvoice(connection, context.job().id());
+                                context.completeInTransaction(connection, "paid anyway");
+                                return null;
+                            });
+                            refused.complete(null);
+                        } catch (RuntimeException | SQLException refusal) {
+                            refused.complete(refusal);
+                        }
+                        throw wait;
+                    }
+                    return JobOutcome.complete("approved");
+                }));
+
+        Job job = skiplock.enqueue(flow("invoice"));
+        assertThat(refused.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("completeInTransaction:");
+        Job waiting = await().atMost(WAIT).until(() -> skiplock.get(job.id()).orElseThrow(),
+                current -> current.status() == JobStatus.QUEUED);
+        assertThat(waiting.result()).isNull();
+        assertThat(invoices(client)).isEmpty();
+        assertThat(skiplock.metrics().staleCompletions()).isZero();
+
+        skiplock.signal(job.id(), "approve", true);
+        Job done = skiplock.awaitTerminal(job.id(), WAIT);
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.result().asText()).isEqualTo("approved");
+    }
+
+    /**
      * A timeout that falls due while the handler's transaction commits its completion waits for
      * that commit: if it rolls back, the handler runs on and the timeout ends it. Before, a check
      * that found the execution committing was dropped: a handler whose completion then rolled back

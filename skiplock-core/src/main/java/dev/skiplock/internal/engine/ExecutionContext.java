@@ -232,6 +232,15 @@ final class ExecutionContext<A> extends ExecutionView<A> {
                 throw new IllegalArgumentException("connection: must be the connection inTransaction gives this handler");
             }
         }
+        if (execution.suspended()) {
+            // The handler caught the wait that ends this attempt (JobSuspendedException): the attempt
+            // still ends with it, so its transaction, whose writes the replay makes again, rolls back.
+            synchronized (transactionLines) {
+                transactionRefused = true;
+            }
+            throw new IllegalStateException("completeInTransaction: comes after a sleep or signal wait that ended"
+                    + " this attempt; the attempt ends with that wait, and this transaction is rolled back");
+        }
         Completion completion = services.outcomes().fromHandler(execution, JobOutcome.complete(result), null);
         if (completion.status() != dev.skiplock.JobStatus.SUCCEEDED) {
             throw new IllegalArgumentException("result: " + completion.error());
