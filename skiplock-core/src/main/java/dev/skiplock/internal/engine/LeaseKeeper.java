@@ -253,6 +253,20 @@ final class LeaseKeeper {
     }
 
     /**
+     * Folds the counts' deltas. A fold that fails (a role without rights on a counts table) leaves
+     * the counts exact, its deltas waiting for the next fold, and does not end the reaper's run: the
+     * gauges after it are refreshed all the same.
+     */
+    private void foldCounts() {
+        try {
+            store.compactJobCounts(config.reaperInterval());
+        } catch (RuntimeException e) {
+            LOG.warn("could not fold the job counts (they stay exact; the deltas wait for the next fold): {}",
+                    e.getMessage());
+        }
+    }
+
+    /**
      * Clears expired leases and tells this node's claimers of those queues (other nodes learn it by
      * notification, and every claimer also looks for orphans once per poll interval however busy
      * it is, or at its next free slot when every slot is taken); then settles waiting jobs whose
@@ -268,7 +282,7 @@ final class LeaseKeeper {
             orphans.keySet().forEach(parts.claimers()::orphansAvailable);
         }
         settle();
-        store.compactJobCounts(config.reaperInterval());
+        foldCounts();
         if (parts.counters().publishing()) {
             parts.counters().refreshGauges(store.countJobs(null), workers.countWorkers(config.heartbeatInterval().toMillis()));
         }
