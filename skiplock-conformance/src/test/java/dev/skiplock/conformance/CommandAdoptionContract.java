@@ -12,6 +12,7 @@ import dev.skiplock.server.SkiplockServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -56,6 +57,48 @@ abstract class CommandAdoptionContract extends ContractBase {
         }
         Files.deleteIfExists(otherRunDir);
         Files.deleteIfExists(ledger);
+    }
+
+    /**
+     * A worker's graceful stop gives a command it releases the grace period (API.md: SIGTERM, then
+     * SIGKILL after the grace): its TERM handler here waits for the test before it writes. Before,
+     * the close interrupted the handler's thread again at once, and the command was killed about 60
+     * ms after its SIGTERM, its clean-up cut short.
+     */
+    @Test
+    void aWorkersStopGivesTheCommandsItReleasesTheirGracePeriod() throws Exception {
+        Path go = Files.createTempDirectory("skiplock-fifo-").resolve("go");
+        new ProcessBuilder("mkfifo", go.toString()).start().waitFor();
+        String script = """
+                trap 'echo term >> LEDGER; read line < GO; echo cleaned >> LEDGER; exit 0' TERM
+                echo started >> LEDGER # grace-4711
+                while :; do sleep 0.05; done
+                """.replace("LEDGER", ledger.toString()).replace("GO", go.toString());
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1).shutdownTimeout(Duration.ZERO))
+                .handler("command", JsonNode.class, SkiplockServer.commandRunner(runDir)));
+        skiplock.enqueue(JobRequest.of("command", Map.of("argv", List.of("sh", "-c", script))));
+        await().atMost(WAIT).until(() -> Files.readAllLines(ledger).contains("started"));
+
+        Thread closer = Thread.ofPlatform().start(skiplock::close);
+        // Either the close waits for its released handlers (the command holds its TERM handler on
+        // the fifo), or the command is gone: killed before its clean-up.
+        await().atMost(WAIT).until(() -> processesRunning("grace-4711").isEmpty()
+                || Arrays.stream(closer.getStackTrace()).anyMatch(frame -> frame.getClassName().endsWith("JobRunner")
+                        && frame.getMethodName().equals("stop")));
+        Process release = new ProcessBuilder("timeout", "10", "sh", "-c", "echo go > \"$0\"", go.toString()).start();
+        release.waitFor();
+        closer.join(WAIT.toMillis());
+
+        Files.delete(go);
+        Files.delete(go.getParent());
+        assertThat(closer.isAlive()).isFalse();
+        assertThat(Files.readAllLines(ledger)).containsExactly("started", "term", "cleaned");
+    }
+
+    /** The live processes whose command line contains {@code text}. */
+    private static List<ProcessHandle> processesRunning(String text) {
+        return ProcessHandle.allProcesses().filter(process -> process.info().commandLine().orElse("").contains(text))
+                .filter(process -> process.pid() != ProcessHandle.current().pid()).toList();
     }
 
     @Test

@@ -217,12 +217,13 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
     /**
      * SIGTERM to the process, its descendants and its process group, then SIGKILL to whatever
      * outlives the grace period: the group also holds the processes whose parent exited, the
-     * descendants those that left the group.
+     * descendants those that left the group. Each process gets one SIGTERM: the descendants in the
+     * group get theirs from the group's (a second one ran a TERM handler twice, or cut it short).
      */
     private void terminate(ProcessHandle process, ProcessGroup group) {
         List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
         tree.add(process);
-        tree.forEach(ProcessHandle::destroy);
+        tree.stream().filter(member -> group == null || !group.holds(member)).forEach(ProcessHandle::destroy);
         try {
             if (group != null) {
                 group.end(grace); // SIGTERM to the group, SIGKILL after the grace if any is left

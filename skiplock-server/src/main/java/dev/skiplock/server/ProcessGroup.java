@@ -23,6 +23,21 @@ final class ProcessGroup {
         this.id = id;
     }
 
+    /**
+     * Whether {@code process} is in this group, as Linux's {@code /proc/PID/stat} says (its fifth
+     * field); false when that cannot be read (the process gone, or no {@code /proc}).
+     */
+    boolean holds(ProcessHandle process) {
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(process.pid()), "stat"));
+            // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so read after its last ')'
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(fields[2]) == id;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /** Whether any process of the group is alive. */
     boolean alive() throws InterruptedException {
         return kill("0");

@@ -126,7 +126,9 @@ public final class Engine implements Worker {
 
     /**
      * Graceful shutdown: stop claiming, let running jobs finish until the deadline, then interrupt
-     * the rest and release their leases so another worker takes them at once.
+     * the rest and release their leases so another worker takes them at once; what those handlers
+     * do on their way out (a command's grace period) is waited for, up to
+     * {@link JobRunner#STOPPED_HANDLERS_LIMIT}.
      */
     @Override
     public void close() {
@@ -145,7 +147,7 @@ public final class Engine implements Worker {
         timers.shutdownNow();
         leaseWatch.shutdownNow();
         retention.shutdownNow();
-        runner.stop();
+        interrupted |= runner.stop();
         try {
             leaseKeeper.stopWorker();
         } catch (RuntimeException e) {

@@ -158,9 +158,19 @@ final class JobRunner {
         }
     }
 
-    /** Interrupts handlers still running (after shutdown released their jobs). */
-    void stop() {
-        handlerThreads.shutdownNow();
+    /**
+     * How long a shutdown waits for the handlers it stopped to end: what a stopped handler does on
+     * its way out is given that long (a command's grace period, 5 s, between its SIGTERM and SIGKILL).
+     */
+    static final Duration STOPPED_HANDLERS_LIMIT = Duration.ofSeconds(10);
+
+    /**
+     * Waits for the handlers still running, which the shutdown released and interrupted, to end
+     * ({@link #STOPPED_HANDLERS_LIMIT}), then interrupts those left; true if the caller was
+     * interrupted. Interrupted again at once, a command was killed without its grace period.
+     */
+    boolean stop() {
+        return Threads.endWithin(handlerThreads, STOPPED_HANDLERS_LIMIT);
     }
 
     /**

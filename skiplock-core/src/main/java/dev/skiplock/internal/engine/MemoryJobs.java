@@ -144,13 +144,18 @@ public final class MemoryJobs implements AutoCloseable {
         }
     }
 
-    /** Interrupts what still runs; every in-memory job is lost with the instance. */
+    /**
+     * Interrupts what still runs and waits for it to end as the engine's close does
+     * ({@link JobRunner#STOPPED_HANDLERS_LIMIT}); every in-memory job is lost with the instance.
+     */
     @Override
     public void close() {
         closed = true;
         timer.shutdownNow();
         jobs.values().forEach(MemoryJob::shutdown);
-        handlerThreads.shutdownNow();
+        if (Threads.endWithin(handlerThreads, JobRunner.STOPPED_HANDLERS_LIMIT)) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

@@ -1,5 +1,9 @@
 package dev.skiplock.internal.engine;
 
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+
 /** Waits on the worker's own threads during a shutdown. */
 final class Threads {
     private Threads() {
@@ -11,14 +15,34 @@ final class Threads {
      * statement on a connection cut without a reset). Returns true if the caller was interrupted,
      * for the caller to restore once the shutdown is done.
      */
-    static boolean joinUninterruptibly(Thread thread, java.time.Duration limit) {
+    static boolean joinUninterruptibly(Thread thread, Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
         boolean interrupted = false;
         while (true) {
             long left = deadline - System.nanoTime();
             try {
                 if (left > 0) {
-                    thread.join(java.time.Duration.ofNanos(left));
+                    thread.join(Duration.ofNanos(left));
+                }
+                return interrupted;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+    }
+
+    /**
+     * Lets the tasks of {@code threads} end for up to {@code limit}, whatever interrupts the caller
+     * meanwhile, then interrupts those still running. Returns true if the caller was interrupted.
+     */
+    static boolean endWithin(ExecutorService threads, Duration limit) {
+        threads.shutdown();
+        long deadline = System.nanoTime() + limit.toNanos();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (!threads.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    threads.shutdownNow();
                 }
                 return interrupted;
             } catch (InterruptedException e) {
