@@ -136,8 +136,8 @@ public final class Skiplock implements SkiplockClient {
 
     /**
      * The worker registry: the worker instances that ran against this database, active ones first,
-     * then stale (silent for three heartbeats), then stopped, each newest first, at most 500. A stopped
-     * or silent worker's row is deleted by the running workers' retention ({@link SkiplockConfig#retention()},
+     * then stale (silent longer than its own lease), then stopped, each newest first, at most 500. A
+     * stopped or silent worker's row is deleted by the running workers' retention ({@link SkiplockConfig#retention()},
      * but not before a day; kept while no running worker has a retention); a worker whose row was
      * deleted while it ran registers again at its next heartbeat, with that time as its start.
      */

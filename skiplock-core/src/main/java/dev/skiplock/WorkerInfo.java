@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * A worker instance as recorded in the registry.
  *
- * @param status {@code active}, {@code stale} (missed three heartbeats) or {@code stopped}
+ * @param status {@code active}, {@code stale} (silent longer than its own lease) or {@code stopped}
  */
 public record WorkerInfo(
         String id,

@@ -124,6 +124,29 @@ abstract class WorkerRegistryContract extends ContractBase {
     }
 
     /**
+     * A worker is stale once silent past its own lease, as adoption judges it, whatever the
+     * heartbeat of the instance that looks: one with a 2 min lease last heard 40 s ago is active,
+     * one with a 30 s lease is stale. Before, the viewer's three heartbeats decided (here 1.5 s), so
+     * instances configured apart told different statuses of one worker, and the queues of a live
+     * one counted as unserved.
+     */
+    @Test
+    void aWorkerIsStaleOnceSilentPastItsOwnLease() throws Exception {
+        Skiplock client = client();
+        WorkerStore registry = new WorkerStore(client.dataSource(), FastPathContract.driver(client));
+        registry.registerWorker("slow-heart", "host-a", 1, List.of("builds"), 1, 120_000);
+        registry.registerWorker("quick-heart", "host-a", 2, List.of("builds"), 1, 30_000);
+        setTimes(client, "slow-heart", Instant.now().minusSeconds(40), null);
+        setTimes(client, "quick-heart", Instant.now().minusSeconds(40), null);
+
+        assertThat(client.workers()).filteredOn(worker -> worker.id().endsWith("-heart"))
+                .extracting(WorkerInfo::id, WorkerInfo::status)
+                .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("slow-heart", "active"),
+                        org.assertj.core.groups.Tuple.tuple("quick-heart", "stale"));
+        assertThat(registry.countWorkers(500)).containsEntry("active", 1L).containsEntry("stale", 1L);
+    }
+
+    /**
      * 499 workers stopped and one crashed, all started after a running one: the list (500 rows at
      * most) shows the running one first, then the stale one. Newest first, the running one was the
      * 501st and missing, and so it was to the check for queues no live worker serves and to the

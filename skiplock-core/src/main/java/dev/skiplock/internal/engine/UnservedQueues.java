@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * wait, silently, until one does. Each such job is counted
  * ({@code SkiplockMetrics.enqueuedToUnservedQueues}) and a warning is logged at most once a minute
  * per queue. The registry is read at most every ten seconds, so a worker that just started may be
- * missed once, and one that died is missed until it is stale (three heartbeats).
+ * missed once, and one that died is missed until it is stale (silent past its lease).
  */
 public final class UnservedQueues {
     private static final Logger LOG = LoggerFactory.getLogger(UnservedQueues.class);

@@ -22,13 +22,14 @@ UPDATE skiplock_workers SET last_heartbeat_at = CAST(unixepoch('subsec') * 1000 
 UPDATE skiplock_workers SET stopped_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE id = :id AND host = :host AND pid = :pid
 
 -- name: list_workers
--- A worker that missed three heartbeats is stale; the database clock decides. Active workers come
--- first, then stale ones, then stopped ones, so no number of workers that crashed or stopped since
--- it started hides one that runs from the list's 500.
+-- A worker silent longer than its own lease is stale, as adopt_orphans judges it (a row written
+-- before its lease was kept: three of the viewer's heartbeats); the database clock decides. Active
+-- workers come first, then stale ones, then stopped ones, so no number of workers that crashed or
+-- stopped since it started hides one that runs from the list's 500.
 SELECT * FROM (
     SELECT id, host, pid, queues, concurrency, started_at, last_heartbeat_at,
            CASE WHEN stopped_at IS NOT NULL THEN 'stopped'
-                WHEN last_heartbeat_at < CAST(unixepoch('subsec') * 1000 AS INTEGER) - 3 * :heartbeat_ms THEN 'stale'
+                WHEN last_heartbeat_at < CAST(unixepoch('subsec') * 1000 AS INTEGER) - coalesce(lease_ms, 3 * :heartbeat_ms) THEN 'stale'
                 ELSE 'active' END AS status
     FROM skiplock_workers) AS w
 ORDER BY CASE w.status WHEN 'active' THEN 0 WHEN 'stale' THEN 1 ELSE 2 END, w.started_at DESC
@@ -39,7 +40,7 @@ LIMIT 500
 -- them, not the list's 500, which a day of restarts of a busy deployment outgrows.
 SELECT w.status, count(*) AS workers FROM (
     SELECT CASE WHEN stopped_at IS NOT NULL THEN 'stopped'
-                WHEN last_heartbeat_at < CAST(unixepoch('subsec') * 1000 AS INTEGER) - 3 * :heartbeat_ms THEN 'stale'
+                WHEN last_heartbeat_at < CAST(unixepoch('subsec') * 1000 AS INTEGER) - coalesce(lease_ms, 3 * :heartbeat_ms) THEN 'stale'
                 ELSE 'active' END AS status
     FROM skiplock_workers) AS w
 GROUP BY w.status
