@@ -48,7 +48,7 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
 
     CommandRunner(Duration grace, Path runs) {
         this.grace = grace;
-        this.runs = runs;
+        this.runs = RunDirectory.own(runs);
     }
 
     @Override

@@ -54,6 +54,9 @@ public final class SkiplockServer implements AutoCloseable {
     /**
      * The handler for kind {@code command}, keeping each run's pid, output and exit code under
      * {@code runDir}: the worker processes of one host must share it to adopt each other's commands.
+     * It is the user's own and no one else's (created, or narrowed, to {@code rwx------}).
+     *
+     * @throws IllegalStateException if {@code runDir} is another user's, or not a directory
      */
     public static dev.skiplock.JobHandler<JsonNode> commandRunner(java.nio.file.Path runDir) {
         return new CommandRunner(COMMAND_GRACE, runDir);
