@@ -116,6 +116,28 @@ abstract class MetricsContract extends ContractBase {
     }
 
     /**
+     * Jobs of kinds this instance has no handler for share one {@code kind} label: a caller that
+     * enqueues kinds of its choosing cannot add meters without bound (each (queue, kind) adds about
+     * 165 series to a scrape, kept for the process's life). Before, every kind got its own.
+     */
+    @Test
+    void kindsWithoutAHandlerShareOneKindLabel() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Skiplock worker = started(builder(config -> config.queue("default", 2)).meterRegistry(registry)
+                .handler("known", com.fasterxml.jackson.databind.JsonNode.class, context -> JobOutcome.complete()));
+        for (int i = 0; i < 5; i++) {
+            worker.enqueue(JobRequest.of("made-up-" + i, null).withMaxAttempts(1));
+        }
+        worker.enqueue(JobRequest.of("known", null));
+
+        await().atMost(WAIT).until(() -> worker.metrics().failed() == 5 && worker.metrics().succeeded() == 1);
+        assertThat(registry.find("skiplock.jobs.failed").counters()).extracting(counter -> counter.getId().getTag("kind"))
+                .containsExactlyInAnyOrder("known", "(unhandled)");
+        assertThat(counter(registry, "skiplock.jobs.failed", "(unhandled)")).isEqualTo(5);
+        assertThat(counter(registry, "skiplock.jobs.succeeded", "known")).isEqualTo(1);
+    }
+
+    /**
      * The depth gauges follow the counts while the reaper's fold of them fails (a role without
      * rights on a counts table, as README's migration notes warn). Before, the failing fold ended the reaper's run
      * before the gauges' refresh, and they kept their last values.

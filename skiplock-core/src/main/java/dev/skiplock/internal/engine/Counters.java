@@ -63,8 +63,18 @@ public final class Counters {
     /** Whether a meter update has failed (its warning is logged once). */
     private final java.util.concurrent.atomic.AtomicBoolean registryFailed = new java.util.concurrent.atomic.AtomicBoolean();
 
-    public Counters(MeterRegistry registry) {
+    /**
+     * The {@code kind} label of a job whose kind this instance has no handler for: a caller can
+     * enqueue any kind, and a label per kind would add meters without bound (no kind is named so).
+     */
+    public static final String UNHANDLED_KIND = "(unhandled)";
+
+    /** The kinds this instance has handlers for: each has a {@code kind} label of its own. */
+    private final java.util.Set<String> handledKinds;
+
+    public Counters(MeterRegistry registry, java.util.Set<String> handledKinds) {
         this.registry = registry;
+        this.handledKinds = java.util.Set.copyOf(handledKinds);
         this.depth = MultiGauge.builder("skiplock.jobs")
                 .description("Jobs per queue and status, all tenants (the counts table, refreshed every reaperInterval)")
                 .register(registry);
@@ -240,7 +250,7 @@ public final class Counters {
      */
     static void rehearse(String queue, List<Claimed> claimed, List<Execution> executions) {
         Counters scratch = new Counters(new CompositeMeterRegistry()
-                .add(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+                .add(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()), java.util.Set.of());
         scratch.claimed(queue, claimed);
         for (Execution execution : executions) {
             scratch.completionBatch(1);
@@ -249,7 +259,9 @@ public final class Counters {
     }
 
     private KindMeters of(Job job) {
-        return byKind.computeIfAbsent(List.of(job.queue(), job.kind()), key -> new KindMeters(registry, Tags.of("queue", key.get(0), "kind", key.get(1))));
+        String kind = handledKinds.contains(job.kind()) ? job.kind() : UNHANDLED_KIND;
+        return byKind.computeIfAbsent(List.of(job.queue(), kind),
+                key -> new KindMeters(registry, Tags.of("queue", key.get(0), "kind", key.get(1))));
     }
 
     private QueueMeters of(String queue) {
