@@ -62,6 +62,25 @@ abstract class CronContract extends ContractBase {
     }
 
     /**
+     * A server that cannot bind its port starts no schedule. Before, its cron thread was started
+     * first and went on enqueuing every slot after the start had failed.
+     */
+    @Test
+    void aServerThatCannotBindItsPortLeavesNoScheduleRunning() throws Exception {
+        Skiplock skiplock = client();
+        List<CronEntry> cron = List.of(new CronEntry("tick", "@every 1s", "UTC",
+                Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")));
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            ServerConfig onTakenPort = new ServerConfig("127.0.0.1", taken.getLocalPort(), 1 << 20, false, Map.of(),
+                    Map.of(), null, cron);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> SkiplockServer.start(skiplock, onTakenPort))
+                    .isInstanceOf(RuntimeException.class);
+        }
+        await().atMost(WAIT).until(() -> Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(thread -> thread.getName().equals("skiplock-cron")));
+    }
+
+    /**
      * Two schedulers whose clocks are 3 s apart, and a worker that finishes each slot's job at once:
      * the late scheduler reaches a slot after its job is gone from the live jobs, and must not
      * enqueue it again.

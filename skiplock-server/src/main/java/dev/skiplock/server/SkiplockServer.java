@@ -92,12 +92,26 @@ public final class SkiplockServer implements AutoCloseable {
         Tools tools = new Tools(config.tools(), config.allowCommands());
         Auth auth = new Auth(config.tokens(), skiplock, config.host());
         SubmitParser parser = new SubmitParser(tools);
-        CronScheduler cron = CronScheduler.create(config.cron(), parser, skiplock, skiplock.config().clock()).start();
+        CronScheduler cron = CronScheduler.create(config.cron(), parser, skiplock, skiplock.config().clock());
         JobsApi jobs = new JobsApi(auth, parser, config.maxBodyBytes(), config.fallbackCap());
         EventsApi events = new EventsApi(auth);
         PrometheusMeterRegistry prometheus = prometheus(skiplock);
         AdminApi admin = new AdminApi(skiplock, auth, prometheus);
-        Javalin app = Javalin.create(javalin -> {
+        Javalin app;
+        try {
+            app = javalin(config, auth, jobs, events, admin).start();
+        } catch (RuntimeException e) { // the port cannot be bound: nothing of this server may go on
+            skiplock.meterRegistry().remove(prometheus);
+            prometheus.close();
+            throw e;
+        }
+        cron.start(); // once the port is bound: a server that failed to start enqueues nothing
+        return new SkiplockServer(app, cron, skiplock, prometheus);
+    }
+
+    /** The server's routes, with its checks and error answers; not yet started. */
+    private static Javalin javalin(ServerConfig config, Auth auth, JobsApi jobs, EventsApi events, AdminApi admin) {
+        return Javalin.create(javalin -> {
             javalin.jetty.host = config.host();
             javalin.jetty.port = config.port();
             javalin.concurrency.useVirtualThreads = true;
@@ -131,8 +145,7 @@ public final class SkiplockServer implements AutoCloseable {
                     send(ctx, ApiError.notFound("route " + ctx.method() + " " + ctx.path()));
                 }
             });
-        }).start();
-        return new SkiplockServer(app, cron, skiplock, prometheus);
+        });
     }
 
     /** The registry {@code /metrics} scrapes: Skiplock's meters (added to the instance's composite) and the JVM's. */
