@@ -139,9 +139,17 @@ final class ServeCommand implements Callable<Integer> {
         Skiplock skiplock = workerOptions.builder(cli.options().jdbcUrl(), WorkerOptions.build(builder, WorkerOptions.OPTION_OF_FIELD)).build();
         SkiplockServer server;
         try {
-            skiplock.start();
+            // The server first: /metrics joins the instance's meters before its workers claim, so
+            // that no job they finish is missing from it.
             server = SkiplockServer.start(skiplock, serverConfig);
         } catch (RuntimeException e) {
+            skiplock.close();
+            throw e;
+        }
+        try {
+            skiplock.start();
+        } catch (RuntimeException e) {
+            server.close();
             skiplock.close();
             throw e;
         }

@@ -1,6 +1,7 @@
 package dev.skiplock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.Job;
@@ -349,6 +350,42 @@ abstract class CliContract extends ContractBase {
             assertThat(address.group(2)).isEqualTo(skiplock.driverName());
 
             assertThat(cli("--server", address.group(1), "ls").exit()).isZero();
+        } finally {
+            serve.destroy();
+            serve.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Every job a serve process finished is on its /metrics, also those it finished while it
+     * started. Before, its workers started first and the Prometheus registry joined their meters
+     * after: the jobs finished in between counted from 0, and were missing for good.
+     */
+    @Test
+    void everyJobServeFinishesIsOnItsMetrics() throws Exception {
+        List<dev.skiplock.JobRequest> jobs = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            jobs.add(dev.skiplock.JobRequest.of("no-such-kind", null).withQueue("metered").withMaxAttempts(1));
+        }
+        skiplock.enqueueMany(jobs);
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-Xmx96m",
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                "dev.skiplock.cli.Main", "--db", database.url(), "serve", "--port", "0", "--queues", "metered",
+                "--concurrency", "8"));
+        Process serve = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try {
+            CompletableFuture<String> serving = CompletableFuture.supplyAsync(() -> firstLine(serve, "skiplock serving on"));
+            Matcher address = Pattern.compile("on http://127.0.0.1:(\\d+) ").matcher(serving.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+            assertThat(address.find()).isTrue();
+            await().atMost(WAIT).until(() -> skiplock.count().stream().filter(count -> count.queue().equals("metered")
+                    && count.status() == dev.skiplock.JobStatus.FAILED).mapToLong(dev.skiplock.QueueCount::jobs).sum() == 300);
+
+            String metrics = new Http(Integer.parseInt(address.group(1))).get("/metrics").text();
+            double failed = metrics.lines().filter(line -> line.startsWith("skiplock_jobs_failed_total{")
+                    && line.contains("queue=\"metered\"")).mapToDouble(line -> Double.parseDouble(line.substring(
+                            line.lastIndexOf(' ') + 1))).sum();
+            assertThat(failed).isEqualTo(300);
         } finally {
             serve.destroy();
             serve.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS);
