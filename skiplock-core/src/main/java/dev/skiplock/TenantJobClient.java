@@ -122,7 +122,7 @@ final class TenantJobClient implements JobClient {
     private List<Job> insertCommitted(List<Job> jobs, List<JobRequest> requests) {
         Inserted inserted = store.insertJobs(jobs);
         List<Job> stored = inserted.jobs();
-        unserved.enqueued(stored.stream().map(Job::queue).toList());
+        unserved.enqueued(queuesOfNew(jobs, stored));
         wakeQueuesOf(requests, inserted.announced());
         signals.signalAll(stored.stream().map(Job::id).toList());
         return stored;
@@ -141,8 +141,18 @@ final class TenantJobClient implements JobClient {
                     + " call setAutoCommit(false) first (or enqueue without a connection)");
         }
         List<Job> stored = store.insertJobs(connection, jobs);
-        unserved.enqueued(stored.stream().map(Job::queue).toList());
+        unserved.enqueued(queuesOfNew(jobs, stored));
         return stored;
+    }
+
+    /**
+     * The queue of each job {@code stored} that this enqueue made: a request whose unique key a live
+     * job held returned that job, which is not enqueued again (its id is not one the request drew).
+     */
+    private static List<String> queuesOfNew(List<Job> requested, List<Job> stored) {
+        Set<UUID> drawn = new java.util.HashSet<>(requested.size() * 2);
+        requested.forEach(job -> drawn.add(job.id()));
+        return stored.stream().filter(job -> drawn.contains(job.id())).map(Job::queue).toList();
     }
 
     /**

@@ -385,9 +385,15 @@ abstract class ClientContract extends ContractBase {
                 dev.skiplock.JobRequest.of("noop", null).withQueue("nobody")));
         producer.enqueueScheduled("nightly", java.time.Instant.parse("2026-12-01T03:00:00Z"),
                 dev.skiplock.JobRequest.of("noop", null).withQueue("nobody"));
+        // a request whose unique key a live job holds enqueues nothing: that job is not counted again
+        for (int i = 0; i < 2; i++) {
+            producer.enqueue(dev.skiplock.JobRequest.of("noop", null).withQueue("nobody").withUniqueKey("once"));
+            producer.enqueueMany(List.of(dev.skiplock.JobRequest.of("noop", null).withQueue("nobody")
+                    .withUniqueKey("once")));
+        }
 
-        assertThat(producer.metrics().enqueuedToUnservedQueues()).as("three of the batch and the scheduled job")
-                .isEqualTo(4);
+        assertThat(producer.metrics().enqueuedToUnservedQueues())
+                .as("three of the batch, the scheduled job and the keyed one").isEqualTo(5);
     }
 
     /** The claim batch size is its own setting: concurrency 10, at most 2 jobs per claim statement. */
