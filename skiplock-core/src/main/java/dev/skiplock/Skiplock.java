@@ -313,11 +313,11 @@ public final class Skiplock implements SkiplockClient {
             return;
         }
         try {
-            memory.close();
             notifier.close();
             if (started.get()) {
-                worker.close();
+                worker.close(); // first: its claimers stop before the in-memory jobs' wait below
             }
+            memory.close();
         } finally {
             if (ownsDataSource && dataSource instanceof HikariDataSource pool) {
                 pool.close();

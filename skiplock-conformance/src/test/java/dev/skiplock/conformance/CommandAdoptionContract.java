@@ -76,7 +76,7 @@ abstract class CommandAdoptionContract extends ContractBase {
                 """.replace("LEDGER", ledger.toString()).replace("GO", go.toString());
         Skiplock skiplock = started(builder(config -> config.queue("default", 1).shutdownTimeout(Duration.ZERO))
                 .handler("command", JsonNode.class, SkiplockServer.commandRunner(runDir)));
-        skiplock.enqueue(JobRequest.of("command", Map.of("argv", List.of("sh", "-c", script))));
+        Job job = skiplock.enqueue(JobRequest.of("command", Map.of("argv", List.of("sh", "-c", script))));
         await().atMost(WAIT).until(() -> Files.readAllLines(ledger).contains("started"));
 
         Thread closer = Thread.ofPlatform().start(skiplock::close);
@@ -85,6 +85,8 @@ abstract class CommandAdoptionContract extends ContractBase {
         await().atMost(WAIT).until(() -> processesRunning("grace-4711").isEmpty()
                 || Arrays.stream(closer.getStackTrace()).anyMatch(frame -> frame.getClassName().endsWith("JobRunner")
                         && frame.getMethodName().equals("stop")));
+        assertThat(client().get(job.id()).orElseThrow().status()).as("not released while its command still runs")
+                .isEqualTo(JobStatus.RUNNING);
         Process release = new ProcessBuilder("timeout", "10", "sh", "-c", "echo go > \"$0\"", go.toString()).start();
         release.waitFor();
         closer.join(WAIT.toMillis());
@@ -93,6 +95,7 @@ abstract class CommandAdoptionContract extends ContractBase {
         Files.delete(go.getParent());
         assertThat(closer.isAlive()).isFalse();
         assertThat(Files.readAllLines(ledger)).containsExactly("started", "term", "cleaned");
+        assertThat(client().get(job.id()).orElseThrow().status()).as("released once it ended").isEqualTo(JobStatus.QUEUED);
     }
 
     /** The live processes whose command line contains {@code text}. */

@@ -126,9 +126,9 @@ public final class Engine implements Worker {
 
     /**
      * Graceful shutdown: stop claiming, let running jobs finish until the deadline, then interrupt
-     * the rest and release their leases so another worker takes them at once; what those handlers
-     * do on their way out (a command's grace period) is waited for, up to
-     * {@link JobRunner#STOPPED_HANDLERS_LIMIT}.
+     * the rest, let them end (a command's grace period; up to
+     * {@link JobRunner#STOPPED_HANDLERS_LIMIT}) and release their leases so another worker takes
+     * them at once.
      */
     @Override
     public void close() {
@@ -203,9 +203,12 @@ public final class Engine implements Worker {
     }
 
     /**
-     * Stops what still runs and gives its leases back; true if interrupted meanwhile. The log lines
-     * their handlers wrote are written first: a release clears the lease that fences them, and the
-     * completer dropped the lines still in its queue (a job's last words before the shutdown).
+     * Stops what still runs and gives its leases back; true if interrupted meanwhile. The stopped
+     * handlers end first ({@link JobRunner#stop}: a command within its grace period), so that no
+     * other worker starts a job's next attempt while this one still runs it, and what they log on
+     * their way out is fenced by the lease they still hold. Their log lines are written before the
+     * release: it clears the lease that fences them, and the completer dropped the lines still in
+     * its queue (a job's last words before the shutdown).
      */
     private boolean releaseStillRunning() {
         List<Execution> stopped = new ArrayList<>();
@@ -217,7 +220,7 @@ public final class Engine implements Worker {
         if (stopped.isEmpty()) {
             return false;
         }
-        boolean interrupted = false;
+        boolean interrupted = runner.stop();
         try {
             if (!completer.awaitWritten(LINES_LIMIT)) {
                 LOG.warn("log lines of {} jobs released at shutdown were not written within {}", stopped.size(),

@@ -59,6 +59,10 @@ final class Execution {
      * its slot is freed when it returns, so the queue never runs more handlers than its concurrency.
      */
     private final AtomicInteger slotUsers = new AtomicInteger(1);
+    /** When (System.nanoTime) a stop decided the outcome; 0 before. */
+    private volatile long stopNanos;
+    private static final long RAN_ON_WARNING_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Execution.class);
     private final AtomicBoolean holdReleased = new AtomicBoolean();
     private final Object interruptLock = new Object();
     private Thread thread;
@@ -235,6 +239,7 @@ final class Execution {
         if (!state.compareAndSet(State.RUNNING, new State("stopped", reason))) {
             return false;
         }
+        stopNanos = System.nanoTime();
         cancelTimeout();
         synchronized (interruptLock) {
             if (thread != null && !inStoreCall) {
@@ -306,6 +311,7 @@ final class Execution {
                 try {
                     handler.run();
                 } finally {
+                    warnIfItRanOn();
                     leaveSlot();
                 }
             });
@@ -313,6 +319,24 @@ final class Execution {
         } catch (RuntimeException | Error e) {
             leaveSlot();
             throw e;
+        }
+    }
+
+    /**
+     * A handler that ignored its stop for more than {@link #RAN_ON_WARNING_NANOS} held its queue's
+     * slot all that time: said once it returns, since nothing else shows why the queue ran fewer.
+     */
+    private void warnIfItRanOn() {
+        long stopped = stopNanos;
+        StopReason reason = stopReason();
+        if (reason == null || reason == StopReason.SHUTDOWN || stopped == 0) {
+            return;
+        }
+        long ranOn = System.nanoTime() - stopped;
+        if (ranOn > RAN_ON_WARNING_NANOS) {
+            LOG.warn("job {} attempt {}: its handler returned {} ms after its stop ({}), holding its queue's slot until"
+                    + " then; a handler should end when interrupted", job.id(), job.attempt(), ranOn / 1_000_000,
+                    reason.name().toLowerCase(java.util.Locale.ROOT));
         }
     }
 

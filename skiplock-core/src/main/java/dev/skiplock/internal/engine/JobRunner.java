@@ -87,9 +87,13 @@ final class JobRunner {
             parts.registry().add(execution);
             if (parts.handlers().isResumable(job.kind())) {
                 LOG.info("adopting job {} attempt {}: resuming its execution", job.id(), job.attempt());
-                // The resume runs even when a stop decides the outcome (it ends what still runs), so it
-                // takes its hold on the slot before a cancel or a timeout already passed can free it.
-                execution.runHandler(handlerThreads, () -> execute(execution, true));
+                // The resume runs even when a stop decides the outcome: it ends what still runs. It
+                // takes its hold on the slot before a cancel or a timeout already passed can free it;
+                // a cancel that came since the registration above freed it first, and the resume
+                // runs anyway, outside the slot, as a stopped handler that runs on.
+                if (!execution.runHandler(handlerThreads, () -> execute(execution, true))) {
+                    handlerThreads.execute(() -> execute(execution, true));
+                }
                 if (job.cancelRequested()) {
                     parts.stopper().stop(execution, Execution.StopReason.CANCEL);
                 }

@@ -32,22 +32,19 @@ final class Threads {
     }
 
     /**
-     * Lets the tasks of {@code threads} end for up to {@code limit}, whatever interrupts the caller
-     * meanwhile, then interrupts those still running. Returns true if the caller was interrupted.
+     * Lets the tasks of {@code threads} end for up to {@code limit}, then interrupts those still
+     * running; an interrupt of the caller ends the wait at once. Returns true if it did.
      */
     static boolean endWithin(ExecutorService threads, Duration limit) {
         threads.shutdown();
-        long deadline = System.nanoTime() + limit.toNanos();
-        boolean interrupted = false;
-        while (true) {
-            try {
-                if (!threads.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                    threads.shutdownNow();
-                }
-                return interrupted;
-            } catch (InterruptedException e) {
-                interrupted = true;
+        try {
+            if (!threads.awaitTermination(limit.toNanos(), TimeUnit.NANOSECONDS)) {
+                threads.shutdownNow();
             }
+            return false;
+        } catch (InterruptedException e) {
+            threads.shutdownNow();
+            return true;
         }
     }
 }
