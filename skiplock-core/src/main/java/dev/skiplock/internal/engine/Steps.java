@@ -165,6 +165,12 @@ public final class Steps {
     }
 
     private void startWait(String name, Kind kind, Duration wait, String signal) {
+        // Checked here, for a new wait only: one recorded before this limit (a longer wait that
+        // PostgreSQL took) is replayed as it was.
+        if (wait.compareTo(SkiplockConfig.MAX_DURATION) > 0) {
+            throw new IllegalArgumentException((kind == Kind.SLEEP ? "duration" : "timeout")
+                    + ": must be at most 36500 days (a century), got " + wait);
+        }
         checkRoom(name);
         record(name, kind, null, wait.toMillis(), "waiting");
         if (!wait.isZero()) {
@@ -284,13 +290,10 @@ public final class Steps {
         }
     }
 
-    /** Zero up to a century: a longer wait passes PostgreSQL's interval range (and a long's milliseconds). */
+    /** Zero or more; a new wait, also at most a century ({@link #startWait}: past PostgreSQL's interval range). */
     private static void requireWait(String field, Duration wait) {
         if (wait == null || wait.isNegative()) {
             throw new IllegalArgumentException(field + ": must be zero or positive, got " + wait);
-        }
-        if (wait.compareTo(SkiplockConfig.MAX_DURATION) > 0) {
-            throw new IllegalArgumentException(field + ": must be at most 36500 days (a century), got " + wait);
         }
     }
 }
