@@ -77,7 +77,8 @@ final class CommandRun {
     Process start(List<String> argv, Map<String, String> environment, File cwd, Preparation prepare)
             throws IOException, InterruptedException {
         delete();
-        Files.createDirectories(dir);
+        Files.createDirectories(dir.getParent());
+        Files.createDirectory(dir, RunDirectory.OWNER_ONLY); // its files are its user's alone
         prepare.run();
         List<String> command = new ArrayList<>(List.of(HostTools.SETSID, HostTools.SH, "-c", WRAPPER, NAME, dir.toString()));
         command.addAll(argv);

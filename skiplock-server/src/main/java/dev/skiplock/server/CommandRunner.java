@@ -221,6 +221,10 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
      * group get theirs from the group's (a second one ran a TERM handler twice, or cut it short).
      */
     private void terminate(ProcessHandle process, ProcessGroup group) {
+        // The stop that brought us here may have left this thread's interrupt set: cleared, so that
+        // the group's SIGTERM is sent and its grace given; a later interrupt (a close that can wait
+        // no longer) still cuts the grace short, and the stop's is restored at the end.
+        boolean stopInterrupt = Thread.interrupted();
         List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
         tree.add(process);
         tree.stream().filter(member -> group == null || !group.holds(member)).forEach(ProcessHandle::destroy);
@@ -240,5 +244,8 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
             // still alive after the grace period (or cannot tell): kill below
         }
         tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+        if (stopInterrupt) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

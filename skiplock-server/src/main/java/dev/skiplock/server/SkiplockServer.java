@@ -54,9 +54,11 @@ public final class SkiplockServer implements AutoCloseable {
     /**
      * The handler for kind {@code command}, keeping each run's pid, output and exit code under
      * {@code runDir}: the worker processes of one host must share it to adopt each other's commands.
-     * It is the user's own and no one else's (created, or narrowed, to {@code rwx------}).
+     * Each run's directory there is the user's alone ({@code rwx------}); {@code runDir} is made so
+     * if missing, and left as it is otherwise.
      *
-     * @throws IllegalStateException if {@code runDir} is another user's, or not a directory
+     * @throws IllegalStateException if {@code runDir} is another user's, not a directory, or
+     *                               writable by others without the sticky bit
      */
     public static dev.skiplock.JobHandler<JsonNode> commandRunner(java.nio.file.Path runDir) {
         return new CommandRunner(COMMAND_GRACE, runDir);

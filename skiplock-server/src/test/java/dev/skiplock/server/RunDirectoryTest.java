@@ -5,17 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The command runner's run directory is its user's alone: each run's output, step, pid and exit
- * files are there, and the default directory is in the shared /tmp (command runner reviewer: every
- * local user could read them, and one who created the directory first could replace them).
+ * Command runs are their user's alone: each run's output, step, pid and exit files are in a
+ * directory only that user may enter, in a run directory no other user owns or may change entries
+ * of. The default run directory is in the shared /tmp (command runner reviewer: every local user
+ * could read the runs, and one who created the directory first could replace them).
  */
 class RunDirectoryTest {
     @TempDir
@@ -31,13 +34,37 @@ class RunDirectoryTest {
     }
 
     @Test
-    void aRunDirectoryOthersCouldReadIsNarrowedToItsUser() throws Exception {
+    void eachRunIsItsUsersAloneInARunDirectoryLeftAsItWas() throws Exception {
         Path runs = Files.createDirectory(dir.resolve("skiplock-runs"));
         Files.setPosixFilePermissions(runs, PosixFilePermissions.fromString("rwxr-xr-x")); // as earlier versions left it
+        SkiplockServer.commandRunner(runs);
+        CommandRun run = CommandRun.of(runs, UUID.randomUUID(), UUID.randomUUID());
+
+        Process process = run.start(List.of("true"), Map.of("PATH", System.getenv("PATH")), null, () -> { });
+        process.waitFor();
+
+        assertThat(Files.getPosixFilePermissions(run.stdout().getParent()))
+                .isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(Files.getPosixFilePermissions(runs)).isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    @Test
+    void aSharedDirectoryWithTheStickyBitIsTakenAndLeftAsItIs() throws Exception {
+        Path runs = Files.createDirectory(dir.resolve("shared"));
+        chmod("1777", runs); // as /tmp is
 
         SkiplockServer.commandRunner(runs);
 
-        assertThat(Files.getPosixFilePermissions(runs)).isEqualTo(PosixFilePermissions.fromString("rwx------"));
+        assertThat(Files.getAttribute(runs, "unix:mode")).isEqualTo(041777);
+    }
+
+    @Test
+    void aRunDirectoryOthersMayWriteToWithoutTheStickyBitIsRefused() throws Exception {
+        Path runs = Files.createDirectory(dir.resolve("skiplock-runs"));
+        Files.setPosixFilePermissions(runs, PosixFilePermissions.fromString("rwxrwxrwx"));
+
+        assertThatThrownBy(() -> SkiplockServer.commandRunner(runs)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("run directory " + runs + " is writable by other users without the sticky bit");
     }
 
     @Test
@@ -52,13 +79,15 @@ class RunDirectoryTest {
     @Test
     void anotherUsersRunDirectoryIsRefused() throws Exception {
         Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
-                "giving a directory to another user needs root");
+                "giving a directory to another user needs root (CI runs as root)");
         Path runs = Files.createDirectory(dir.resolve("skiplock-runs"));
         Files.setOwner(runs, FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
 
         assertThatThrownBy(() -> SkiplockServer.commandRunner(runs)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("run directory " + runs + " belongs to nobody");
-        assertThat(Files.getPosixFilePermissions(runs, LinkOption.NOFOLLOW_LINKS))
-                .as("left as it was").contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ);
+    }
+
+    private static void chmod(String mode, Path path) throws Exception {
+        assertThat(new ProcessBuilder("chmod", mode, path.toString()).start().waitFor()).isZero();
     }
 }
