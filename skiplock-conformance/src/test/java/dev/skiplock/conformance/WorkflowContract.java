@@ -834,16 +834,7 @@ abstract class WorkflowContract extends ContractBase {
                     try {
                         context.awaitSignal("approve", LONG_WAIT);
                     } catch (JobSuspendedException wait) {
-                        try {
-                            context.inTransaction(connection -> {
-                                insertInvoice(connection, context.job().id());
-                                context.completeInTransaction(connection, "paid anyway");
-                                return null;
-                            });
-                            refused.complete(null);
-                        } catch (RuntimeException | SQLException refusal) {
-                            refused.complete(refusal);
-                        }
+                        refused.complete(invoicedInTransaction(context, "paid anyway"));
                         throw wait;
                     }
                     return JobOutcome.complete("approved");
@@ -928,16 +919,7 @@ abstract class WorkflowContract extends ContractBase {
                 .heartbeatInterval(Duration.ofSeconds(30)).leaseTtl(Duration.ofMinutes(1)))
                 .handler("invoice", Flow.class, context -> {
                     database.stealLease(client.dataSource(), context.job().id(), "another-worker"); // now stale
-                    try {
-                        context.inTransaction(connection -> {
-                            insertInvoice(connection, context.job().id());
-                            context.completeInTransaction(connection, "paid");
-                            return null;
-                        });
-                        refused.complete(null);
-                    } catch (RuntimeException e) {
-                        refused.complete(e); // whatever it is, the assertion below shows it
-                    }
+                    refused.complete(invoicedInTransaction(context, "paid")); // whatever it is, the assertion below shows it
                     return JobOutcome.complete();
                 }));
 
@@ -1041,6 +1023,23 @@ abstract class WorkflowContract extends ContractBase {
             interrupted.complete(false);
         } catch (InterruptedException stopped) {
             interrupted.complete(true);
+        }
+    }
+
+    /**
+     * Writes the job's invoice and completes the job in the handler's transaction; returns what
+     * that threw (a refusal), or null.
+     */
+    private static Throwable invoicedInTransaction(JobContext<Flow> context, String result) throws Exception {
+        try {
+            context.inTransaction(connection -> {
+                insertInvoice(connection, context.job().id());
+                context.completeInTransaction(connection, result);
+                return null;
+            });
+            return null;
+        } catch (RuntimeException | SQLException refusal) {
+            return refusal;
         }
     }
 
