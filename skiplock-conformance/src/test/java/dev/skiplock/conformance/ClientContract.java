@@ -78,6 +78,26 @@ abstract class ClientContract extends ContractBase {
         assertThat(client.list(JobQuery.all()).jobs()).hasSize(3);
     }
 
+    /**
+     * A batch takes its unique keys in key order (so that two batches never wait for each other's
+     * keys: PostgresClientTest), yet answers in request order, and of one key twice in a batch the
+     * first request takes it.
+     */
+    @Test
+    void aKeyedBatchAnswersInRequestOrderAndTheFirstOfAKeyTakesIt() {
+        Skiplock client = client();
+        List<Job> jobs = client.enqueueMany(List.of(
+                JobRequest.of("z", new Payload("1")).withUniqueKey("z"),
+                JobRequest.of("plain", new Payload("2")),
+                JobRequest.of("m", new Payload("3")).withUniqueKey("m"),
+                JobRequest.of("z", new Payload("4")).withUniqueKey("z"),
+                JobRequest.of("a", new Payload("5")).withUniqueKey("a")));
+
+        assertThat(jobs).extracting(job -> job.args().get("value").asText()).containsExactly("1", "2", "3", "1", "5");
+        assertThat(jobs.get(3).id()).isEqualTo(jobs.get(0).id());
+        assertThat(client.list(JobQuery.all()).jobs()).hasSize(4);
+    }
+
     @Test
     void largeBatchIsStoredExactlyAsReturnedWithItsFirstEvent() {
         Skiplock client = client();

@@ -3,8 +3,11 @@ package dev.skiplock.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.skiplock.Job;
+import dev.skiplock.JobRequest;
 import dev.skiplock.Skiplock;
 import dev.skiplock.SkiplockException;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class PostgresClientTest extends ClientContract {
@@ -35,5 +38,65 @@ class PostgresClientTest extends ClientContract {
         }
         assertThatThrownBy(() -> Skiplock.builder().url("postgresql:///nohost").build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("url: no host");
+    }
+
+    /**
+     * Two batches holding the same unique keys in opposite orders, each in its caller's
+     * transaction, do not deadlock: every batch takes its keys in one order. Forced: two more
+     * transactions hold keys x and y, so that each batch has taken its first key when it stops at
+     * its gate; once both wait, the gates roll back. Taken in the order given, the first batch then
+     * waited for b (the second's) and the second for a (the first's), and one failed with a deadlock.
+     */
+    @Test
+    void twoKeyedBatchesInOppositeOrdersDoNotDeadlock() throws Exception {
+        Skiplock client = client();
+        javax.sql.DataSource pool = client.dataSource();
+        try (java.sql.Connection gateX = pool.getConnection(); java.sql.Connection gateY = pool.getConnection();
+                java.sql.Connection first = pool.getConnection(); java.sql.Connection second = pool.getConnection()) {
+            for (java.sql.Connection connection : List.of(gateX, gateY, first, second)) {
+                connection.setAutoCommit(false);
+            }
+            client.enqueue(gateX, keyed("x"));
+            client.enqueue(gateY, keyed("y"));
+            java.util.concurrent.ExecutorService batches = java.util.concurrent.Executors.newFixedThreadPool(2);
+            try {
+                java.util.concurrent.Future<List<Job>> firstBatch = batches.submit(() -> enqueueAndCommit(client, first,
+                        List.of(keyed("a"), keyed("x"), keyed("b"))));
+                awaitWaitingForALock(client, first);
+                java.util.concurrent.Future<List<Job>> secondBatch = batches.submit(() -> enqueueAndCommit(client, second,
+                        List.of(keyed("b"), keyed("y"), keyed("a"))));
+                awaitWaitingForALock(client, second);
+                gateX.rollback();
+                gateY.rollback();
+
+                List<Job> firstJobs = firstBatch.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                List<Job> secondJobs = secondBatch.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(secondJobs.get(0).id()).isEqualTo(firstJobs.get(2).id()); // b
+                assertThat(secondJobs.get(2).id()).isEqualTo(firstJobs.get(0).id()); // a
+                assertThat(Jdbc.query(pool, "SELECT unique_key FROM skiplock_jobs ORDER BY unique_key",
+                        row -> row.getString(1))).containsExactly("a", "b", "x", "y");
+            } finally {
+                batches.shutdownNow();
+            }
+        }
+    }
+
+    private static JobRequest keyed(String key) {
+        return JobRequest.of("keyed", null).withUniqueKey(key);
+    }
+
+    private static List<Job> enqueueAndCommit(Skiplock client, java.sql.Connection connection, List<JobRequest> batch)
+            throws java.sql.SQLException {
+        List<Job> jobs = client.enqueueMany(connection, batch);
+        connection.commit();
+        return jobs;
+    }
+
+    /** Waits until the backend of {@code connection} waits for a lock another transaction holds. */
+    private static void awaitWaitingForALock(Skiplock client, java.sql.Connection connection) throws java.sql.SQLException {
+        long pid = Jdbc.number(connection, "SELECT pg_backend_pid()");
+        org.awaitility.Awaitility.await().atMost(WAIT).pollInterval(java.time.Duration.ofMillis(10))
+                .until(() -> Jdbc.query(client.dataSource(), "SELECT cardinality(pg_blocking_pids(" + pid + "))",
+                        row -> row.getInt(1)).getFirst() > 0);
     }
 }

@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -128,7 +129,7 @@ final class JobInserter {
         Map<UUID, Job> inserted = new HashMap<>();
         Map<UUID, Job> byId = new HashMap<>();
         toInsert.forEach(job -> byId.put(job.id(), job));
-        sql.query(connection, "insert_jobs", Params.of("jobs", jobsJson(toInsert),
+        sql.query(connection, "insert_jobs", Params.of("jobs", jobsJson(inKeyOrder(toInsert)),
                 "notify", notify), row -> {
             UUID id = sql.dialect().getUuid(row, row.findColumn("id"));
             Instant availableAt = sql.dialect().getInstant(row, row.findColumn("available_at"));
@@ -150,6 +151,32 @@ final class JobInserter {
             result.add(answer);
         }
         return result;
+    }
+
+    /**
+     * The jobs in the order the insert takes their unique keys: those with a key sorted by tenant,
+     * then key, in the places the keyed jobs had; the others where they were. The sort is stable,
+     * so of two jobs with one key the first still takes it. Two transactions inserting the same
+     * keys in different orders each waited for a key the other held, until PostgreSQL failed one of
+     * them as a deadlock.
+     */
+    static List<Job> inKeyOrder(List<Job> jobs) {
+        List<Integer> places = new ArrayList<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            if (jobs.get(i).uniqueKey() != null) {
+                places.add(i);
+            }
+        }
+        if (places.size() < 2) {
+            return jobs;
+        }
+        List<Job> keyed = places.stream().map(jobs::get)
+                .sorted(Comparator.comparing(Job::tenant).thenComparing(Job::uniqueKey)).toList();
+        List<Job> ordered = new ArrayList<>(jobs);
+        for (int k = 0; k < places.size(); k++) {
+            ordered.set(places.get(k), keyed.get(k));
+        }
+        return ordered;
     }
 
     /** Born-failed jobs by id: to their key's live holder in the database, or to the earlier job of the batch holding it. */

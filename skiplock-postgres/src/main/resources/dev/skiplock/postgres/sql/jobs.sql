@@ -9,7 +9,9 @@
 -- overlapping enqueues in Skiplock's own transactions, whose notifying commits would queue on one
 -- lock). A job born failed (a dependency had already failed) is announced to its followers at once.
 -- The statement appends the count deltas of the jobs it inserted (migration 0015; a failed one
--- also counts as finished in this minute, as a finish of the update trigger does).
+-- also counts as finished in this minute, as a finish of the update trigger does). The array
+-- holds the keyed jobs in key order (JobInserter.inKeyOrder), and the rows are inserted in array
+-- order, so two transactions inserting the same keys wait for each other in one order, never deadlock.
 WITH inserted AS (
     INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, traceparent, priority, status,
                                max_attempts, available_at, requested_at, finished_at, timeout_seconds,
