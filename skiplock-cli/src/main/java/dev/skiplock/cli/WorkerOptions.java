@@ -46,7 +46,8 @@ public final class WorkerOptions {
             builder.maxPoolSize(poolSize);
         }
         builder.handler("command", JsonNode.class,
-                SkiplockServer.commandRunner(runDir != null ? runDir : SkiplockServer.DEFAULT_RUN_DIR));
+                SkiplockServer.commandRunner(runDir != null ? runDir : SkiplockServer.DEFAULT_RUN_DIR,
+                        config.maxStepOutputBytes()));
         ServiceLoader.load(HandlerProvider.class).forEach(provider -> provider.register(builder));
         return builder;
     }

@@ -201,6 +201,35 @@ abstract class WorkflowContract extends ContractBase {
     }
 
     /**
+     * A step file larger than the instance's maxStepOutputBytes is refused unread. Before, the runner
+     * read and parsed any file up to 16 MiB and left the limit to the library: a file of small
+     * numbers took many times its size in heap, more than the launcher's 64 MiB. The file here is not
+     * UTF-8, so a read of it would say so instead.
+     */
+    @Test
+    void aStepFileOverTheStepOutputLimitIsRefusedUnread() throws Exception {
+        Path runDir = Files.createTempDirectory("skiplock-runs-");
+        String script = """
+                head -c 100 /dev/zero | tr '\\0' '\\377' > "$SKIPLOCK_STEPS/large"
+                echo '{"files": 3}' > "$SKIPLOCK_STEPS/count"
+                """;
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1).maxStepOutputBytes(64))
+                .handler("command", JsonNode.class, dev.skiplock.server.SkiplockServer.commandRunner(runDir, 64)));
+
+        Job done = skiplock.awaitTerminal(skiplock.enqueue(JobRequest.of("command",
+                Map.of("argv", List.of("sh", "-c", script)))).id(), WAIT);
+
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(Jdbc.query(skiplock.dataSource(), "SELECT name FROM skiplock_job_steps WHERE job_id = '"
+                + done.id() + "'", row -> row.getString(1))).containsExactly("count");
+        assertThat(skiplock.events(done.id(), 0, 100).stream().filter(event -> "skiplock".equals(event.stream()))
+                .map(JobEvent::message)).containsExactly(
+                        "skiplock: step file large not recorded: 100 bytes, more than 64 (maxStepOutputBytes)");
+        assertThatThrownBy(() -> dev.skiplock.server.SkiplockServer.commandRunner(runDir, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("maxStepOutputBytes:");
+    }
+
+    /**
      * A database restart while a handler works: its context's calls (progress, a step's checkpoint
      * read, event and record, a signal's read) run again on a new connection. Here the first two
      * runs of each statement fail as on a cut connection (SQLState 08006), and the job succeeds in

@@ -45,10 +45,13 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
 
     private final Duration grace;
     private final Path runs;
+    /** A larger step file is refused unread ({@link StepFiles}). */
+    private final int maxStepFileBytes;
 
-    CommandRunner(Duration grace, Path runs) {
+    CommandRunner(Duration grace, Path runs, int maxStepFileBytes) {
         this.grace = grace;
         this.runs = RunDirectory.own(runs);
+        this.maxStepFileBytes = maxStepFileBytes;
     }
 
     @Override
@@ -66,7 +69,7 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
                     + (argv.getFirst().contains("/") ? "" : " on PATH"));
         }
         CommandRun run = run(context);
-        StepFiles steps = new StepFiles(run.steps(), context);
+        StepFiles steps = new StepFiles(run.steps(), context, maxStepFileBytes);
         environment.put(StepFiles.VARIABLE, run.steps().toString());
         Process process;
         try {
@@ -85,7 +88,7 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
         long stdoutLogged = context.loggedLines("stdout");
         long stderrLogged = context.loggedLines("stderr");
         Optional<ProcessHandle> alive = run.process();
-        StepFiles steps = new StepFiles(run.steps(), context);
+        StepFiles steps = new StepFiles(run.steps(), context, maxStepFileBytes);
         if (alive.isPresent()) {
             OptionalInt code = follow(context, run, steps, alive.get().onExit(), alive.get(),
                     new ProcessGroup(alive.get().pid()), stdoutLogged, stderrLogged);

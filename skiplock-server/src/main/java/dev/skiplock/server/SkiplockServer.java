@@ -61,7 +61,25 @@ public final class SkiplockServer implements AutoCloseable {
      *                               writable by others without the sticky bit
      */
     public static dev.skiplock.JobHandler<JsonNode> commandRunner(java.nio.file.Path runDir) {
-        return new CommandRunner(COMMAND_GRACE, runDir);
+        return commandRunner(runDir, dev.skiplock.SkiplockConfig.MAX_STEP_OUTPUT_BYTES_LIMIT);
+    }
+
+    /**
+     * As {@link #commandRunner(java.nio.file.Path)}, refusing unread a step file larger than
+     * {@code maxStepOutputBytes}: give the instance's {@link dev.skiplock.SkiplockConfig#maxStepOutputBytes()}.
+     * The instance refuses a larger output anyway, but only after the file was read and parsed, which
+     * for a file of the largest limit (16 MiB of small numbers, say) takes far more heap than a small
+     * worker process has.
+     *
+     * @throws IllegalArgumentException if {@code maxStepOutputBytes} is out of the range
+     *                                  {@code SkiplockConfig} takes
+     */
+    public static dev.skiplock.JobHandler<JsonNode> commandRunner(java.nio.file.Path runDir, int maxStepOutputBytes) {
+        if (maxStepOutputBytes < 1 || maxStepOutputBytes > dev.skiplock.SkiplockConfig.MAX_STEP_OUTPUT_BYTES_LIMIT) {
+            throw new IllegalArgumentException("maxStepOutputBytes: must be between 1 and "
+                    + dev.skiplock.SkiplockConfig.MAX_STEP_OUTPUT_BYTES_LIMIT + ", got " + maxStepOutputBytes);
+        }
+        return new CommandRunner(COMMAND_GRACE, runDir, maxStepOutputBytes);
     }
 
     /**

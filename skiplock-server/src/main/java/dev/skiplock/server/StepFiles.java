@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.skiplock.JobContext;
 import dev.skiplock.JobStateException;
-import dev.skiplock.SkiplockConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,21 +29,25 @@ import java.util.stream.Stream;
  */
 final class StepFiles {
     static final String VARIABLE = "SKIPLOCK_STEPS";
-    /** Larger files are refused unread (the library's own limit, {@code maxStepOutputBytes}, is at most this). */
-    private static final long MAX_FILE_BYTES = SkiplockConfig.MAX_STEP_OUTPUT_BYTES_LIMIT;
     /** One JSON value and nothing after it: "200 OK" is text, not 200. */
     private static final ObjectReader JSON = ServerJson.MAPPER.reader()
             .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private final Path dir;
     private final JobContext<JsonNode> context;
+    /**
+     * Larger files are refused unread: the instance's {@code maxStepOutputBytes}, which would refuse
+     * the output only after the file was read and parsed into a tree (many times its size).
+     */
+    private final long maxFileBytes;
     /** Files already recorded, or refused (reported once). */
     private final Set<String> seen = new HashSet<>();
     private boolean stale;
 
-    StepFiles(Path dir, JobContext<JsonNode> context) {
+    StepFiles(Path dir, JobContext<JsonNode> context, long maxFileBytes) {
         this.dir = dir;
         this.context = context;
+        this.maxFileBytes = maxFileBytes;
     }
 
     /**
@@ -107,12 +110,13 @@ final class StepFiles {
         }
     }
 
-    private static JsonNode read(Path file) throws IOException {
+    private JsonNode read(Path file) throws IOException {
         if (!Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             throw new IOException("not a regular file");
         }
-        if (Files.size(file) > MAX_FILE_BYTES) {
-            throw new IOException(Files.size(file) + " bytes, more than " + MAX_FILE_BYTES);
+        long size = Files.size(file);
+        if (size > maxFileBytes) {
+            throw new IOException(size + " bytes, more than " + maxFileBytes + " (maxStepOutputBytes)");
         }
         String text = Files.readString(file, StandardCharsets.UTF_8); // malformed UTF-8: an IOException
         String content = text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
