@@ -67,6 +67,31 @@ abstract class FailureContract extends ContractBase {
         assertThat(retrying.lastError()).isEqualTo("java.lang.IllegalStateException: boom");
     }
 
+    /**
+     * The backoff counts failures, not snoozes (nor durable waits, which end an attempt the same way):
+     * a job that snoozed five times and then failed waits the policy's first delay, 30 s here. Before,
+     * every attempt counted, and it waited the sixth delay, 30 s × 2⁵ = 16 min.
+     */
+    @Test
+    void aFailureAfterSnoozesWaitsThePolicysFirstDelay() {
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("snoozy", Work.class, new RetryPolicy(Duration.ofSeconds(30), Duration.ofHours(1), 0),
+                        context -> {
+                            if (context.attempt() <= 5) {
+                                return JobOutcome.snooze(Duration.ZERO);
+                            }
+                            throw new IllegalStateException("failed after five snoozes");
+                        }));
+        Job job = worker.enqueue(JobRequest.of("snoozy", new Work("x")).withMaxAttempts(2));
+
+        Job retrying = await().atMost(WAIT).until(() -> worker.get(job.id()).orElseThrow(),
+                current -> current.status() == JobStatus.QUEUED && current.lastError() != null);
+        assertThat(retrying.attempt()).isEqualTo(6);
+        assertThat(retrying.maxAttempts()).isEqualTo(7);
+        assertThat(Duration.between(retrying.startedAt(), retrying.availableAt()))
+                .isBetween(Duration.ofSeconds(29), Duration.ofSeconds(31));
+    }
+
     @Test
     void jobFailsForGoodWhenAttemptsAreUsedUp() {
         Skiplock worker = started(builder(config -> config.queue("default", 1))

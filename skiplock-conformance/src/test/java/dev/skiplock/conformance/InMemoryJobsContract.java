@@ -84,6 +84,25 @@ abstract class InMemoryJobsContract extends ContractBase {
         assertThat(done.lastError()).isEqualTo("java.lang.IllegalStateException: first attempt fails");
     }
 
+    /** As a durable job's (FailureContract): the backoff after snoozes counts the failures only. */
+    @Test
+    void aFailureAfterSnoozesWaitsThePolicysFirstDelay() {
+        Skiplock skiplock = track(builder(config -> { }).handler("snoozy", Work.class,
+                new dev.skiplock.RetryPolicy(Duration.ofSeconds(30), Duration.ofHours(1), 0), context -> {
+                    if (context.attempt() <= 5) {
+                        return JobOutcome.snooze(Duration.ZERO);
+                    }
+                    throw new IllegalStateException("failed after five snoozes");
+                }).build());
+        Job job = skiplock.enqueue(inMemory("snoozy").withMaxAttempts(2));
+
+        Job retrying = org.awaitility.Awaitility.await().atMost(WAIT).until(() -> skiplock.get(job.id()).orElseThrow(),
+                current -> current.status() == JobStatus.QUEUED && current.lastError() != null);
+        assertThat(retrying.attempt()).isEqualTo(6);
+        assertThat(Duration.between(retrying.startedAt(), retrying.availableAt()))
+                .isBetween(Duration.ofSeconds(29), Duration.ofSeconds(31));
+    }
+
     @Test
     void failureFailsForGoodOnceAttemptsAreUsedUp() throws Exception {
         AtomicInteger calls = new AtomicInteger();

@@ -48,6 +48,7 @@ final class Execution {
     private final HeldAttempt attempt;
     private final UUID executionId;
     private final long elapsedMillis;
+    private final int snoozes;
     private final Runnable releaseSlot;
     private final Runnable releaseHold;
     private final AtomicReference<State> state = new AtomicReference<>(State.RUNNING);
@@ -96,6 +97,7 @@ final class Execution {
         this.attempt = claimed.lease();
         this.executionId = claimed.executionId();
         this.elapsedMillis = claimed.elapsedMillis();
+        this.snoozes = claimed.snoozes();
         this.releaseSlot = releaseSlot;
         this.releaseHold = releaseHold;
     }
@@ -144,6 +146,11 @@ final class Execution {
     /** How long the attempt had run (database clock) when this worker took it. */
     long elapsedMillis() {
         return elapsedMillis;
+    }
+
+    /** How many of the job's attempts before this one ended in a snooze or a durable wait. */
+    int snoozes() {
+        return snoozes;
     }
 
     boolean isRunning() {

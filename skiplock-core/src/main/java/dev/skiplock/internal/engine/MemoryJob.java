@@ -67,6 +67,8 @@ final class MemoryJob {
     private final Map<String, Kept> checkpoints = new LinkedHashMap<>();
     /** The job's row, as a durable job's would read: replaced (never mutated) at every change. */
     private Job job;
+    /** How many attempts ended in a snooze or a wait: the row's {@code snoozes} of a durable job. */
+    private int snoozes;
     /** The running attempt, or null. */
     private Execution execution;
     /** The next start (first run, retry, snooze), or null. */
@@ -219,7 +221,7 @@ final class MemoryJob {
             job = job.toBuilder().attempt(job.attempt() + 1).status(JobStatus.RUNNING)
                     .startedAt(runtime.clock().instant()).build();
             started = new Execution(new Claimed(job, new HeldAttempt(job.id(), job.attempt(), UUID.randomUUID()),
-                    UUID.randomUUID(), 0));
+                    UUID.randomUUID(), 0, snoozes));
             execution = started;
             event("status", JobStatus.RUNNING.wireName(), null, null, null);
         }
@@ -335,6 +337,7 @@ final class MemoryJob {
         }
         execution = null;
         job = job.toBuilder().maxAttempts(job.maxAttempts() + completion.extraAttempts()).build();
+        snoozes += completion.extraAttempts();
         if (completion.status() == JobStatus.QUEUED && !job.cancelRequested()) {
             job = job.toBuilder().status(JobStatus.QUEUED)
                     .lastError(completion.error() != null ? completion.error() : job.lastError())

@@ -103,7 +103,8 @@ final class Outcomes {
         Job job = execution.job();
         if (job.attempt() < job.maxAttempts()) {
             RetryPolicy policy = kindPolicy != null ? kindPolicy : defaultPolicy;
-            long delay = policy.delayAfter(job.attempt()).toMillis();
+            // The failures so far: a snooze or a durable wait used no attempt, nor counts toward the backoff.
+            long delay = policy.delayAfter(job.attempt() - execution.snoozes()).toMillis();
             return new Completion(execution.attempt(), JobStatus.QUEUED, delay, null, truncate(message), 0);
         }
         return new Completion(execution.attempt(), finalStatus, 0, null, truncate(message), 0);

@@ -196,22 +196,14 @@ public final class JobStore {
      * gives the jobs back).
      */
     public List<Claimed> claimJobs(ClaimParams claim, ClaimFloor floor, IntSupplier limit) {
-        List<Job> jobs;
         if (readsClaimedJobsAfterCommit) {
-            jobs = sql.inClaimTransaction(
+            return sql.inClaimTransaction(
                     transaction -> claimKeysOn(transaction, claimParams(claim, floor, limit.getAsInt())),
                     (connection, keys) -> keys.isEmpty() ? List.of() : readClaimedJobs(connection, keys, claim.token()));
-        } else {
-            Function<Connection, List<Job>> run =
-                    connection -> claimOn(connection, claimParams(claim, floor, limit.getAsInt()));
-            jobs = sql.dialect().writesOneAtATime() || hotPath != null ? sql.inClaimTransaction(run)
-                    : withConnection(run);
         }
-        List<Claimed> claimed = new ArrayList<>(jobs.size());
-        for (Job job : jobs) {
-            claimed.add(new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), claim.token(), 0));
-        }
-        return claimed;
+        Function<Connection, List<Claimed>> run =
+                connection -> claimOn(connection, claimParams(claim, floor, limit.getAsInt()));
+        return sql.dialect().writesOneAtATime() || hotPath != null ? sql.inClaimTransaction(run) : withConnection(run);
     }
 
     /**
@@ -261,9 +253,7 @@ public final class JobStore {
             for (int round = 0; round < jobs.size() && claimed.size() < jobs.size(); round++) {
                 // Only its own jobs: a queue of that name may hold an application's jobs (untouched, rolled back).
                 List<Claimed> taken = claimOn(transaction, claimParams(claim, floor, perClaim)).stream()
-                        .filter(row -> ids.contains(row.id()))
-                        .map(row -> new Claimed(row, new HeldAttempt(row.id(), row.attempt(), claim.token()),
-                                claim.token(), 0)).toList();
+                        .filter(row -> ids.contains(row.job().id())).toList();
                 if (taken.isEmpty()) {
                     break;
                 }
@@ -291,16 +281,17 @@ public final class JobStore {
      * Runs claim_jobs on {@code connection}, with the claim's bookkeeping where the store does it (in
      * its transaction), and returns the claimed jobs (read in the same transaction).
      */
-    private List<Job> claimOn(Connection connection, Map<String, Object> params) {
+    private List<Claimed> claimOn(Connection connection, Map<String, Object> params) {
+        UUID token = (UUID) params.get("token");
         if (readsClaimedJobsAfterCommit) {
             List<ClaimedJobKey> keys = claimKeysOn(connection, params);
-            return keys.isEmpty() ? List.of() : readClaimedJobs(connection, keys, (UUID) params.get("token"));
+            return keys.isEmpty() ? List.of() : readClaimedJobs(connection, keys, token);
         }
-        List<Job> jobs = sql.query(connection, "claim_jobs", params, new JobRows(sql.dialect()));
+        List<Claimed> claimed = sql.query(connection, "claim_jobs", params, new ClaimedRows(sql.dialect(), token));
         if (hotPath != null) {
-            hotPath.claimed(connection, jobs.stream().map(ClaimedJobKey::of).toList());
+            hotPath.claimed(connection, claimed.stream().map(row -> ClaimedJobKey.of(row.job())).toList());
         }
-        return jobs;
+        return claimed;
     }
 
     /** Runs claim_jobs where it returns the claimed jobs' keys, with the claim's bookkeeping (in its transaction). */
@@ -318,11 +309,11 @@ public final class JobStore {
      * longer the claim's is left out: it was reaped (the claimer stalled for a lease's length since
      * its claim), and its attempt is recorded as lost by whoever adopts it.
      */
-    private List<Job> readClaimedJobs(Connection connection, List<ClaimedJobKey> keys, UUID token) {
+    private List<Claimed> readClaimedJobs(Connection connection, List<ClaimedJobKey> keys, UUID token) {
         ArrayNode ids = Json.MAPPER.createArrayNode();
         keys.forEach(key -> ids.add(key.id().toString()));
-        List<Job> jobs = sql.query(connection, "read_claimed_jobs", Params.of("ids", ids.toString(), "token", token),
-                new JobRows(sql.dialect()));
+        List<Claimed> jobs = sql.query(connection, "read_claimed_jobs", Params.of("ids", ids.toString(), "token", token),
+                new ClaimedRows(sql.dialect(), token));
         if (jobs.size() < keys.size()) {
             LOG.warn("{} of {} jobs claimed under {} lost their lease before their rows were read (this worker"
                     + " stalled for a lease's length); not run here, they are adopted as orphans",
@@ -376,7 +367,7 @@ public final class JobStore {
                     Job job = jobs.map(row);
                     UUID executionId = sql.dialect().getUuid(row, row.findColumn("claim_token"));
                     return new Claimed(job, new HeldAttempt(job.id(), job.attempt(), claim.token()), executionId,
-                            Math.max(0, row.getLong("elapsed_ms")));
+                            Math.max(0, row.getLong("elapsed_ms")), row.getInt("snoozes"));
                 }));
     }
 

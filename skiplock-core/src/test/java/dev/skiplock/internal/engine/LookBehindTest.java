@@ -34,7 +34,7 @@ class LookBehindTest {
     private LookBehind lookBehind() {
         UUID id = UUID.randomUUID();
         Job claimed = Job.builder().id(id).priority(0).availableAt(T).build();
-        floor.claimed(null, List.of(new Claimed(claimed, new HeldAttempt(id, 1, UUID.randomUUID()), UUID.randomUUID(), 0)));
+        floor.claimed(null, List.of(new Claimed(claimed, new HeldAttempt(id, 1, UUID.randomUUID()), UUID.randomUUID(), 0, 0)));
         // A poll interval of an hour: only an ask can make it look within the test.
         return new LookBehind("default", Duration.ofHours(1), floor, priority -> Optional.of(behind), woken::countDown);
     }

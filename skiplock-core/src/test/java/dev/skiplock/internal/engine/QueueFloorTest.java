@@ -25,7 +25,7 @@ class QueueFloorTest {
 
     private static Claimed claimed(int priority, Instant availableAt, UUID id) {
         Job job = Job.builder().id(id).priority(priority).availableAt(availableAt).build();
-        return new Claimed(job, new HeldAttempt(id, 1, UUID.randomUUID()), UUID.randomUUID(), 0);
+        return new Claimed(job, new HeldAttempt(id, 1, UUID.randomUUID()), UUID.randomUUID(), 0, 0);
     }
 
     private static ClaimFloor at(Claimed claimed) {

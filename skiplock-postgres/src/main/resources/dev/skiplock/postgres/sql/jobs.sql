@@ -469,6 +469,7 @@ WITH c AS MATERIALIZED (
 UPDATE skiplock_jobs AS j
 SET status = CASE WHEN c.status = 'queued' AND j.cancel_requested THEN 'cancelled' ELSE c.status END,
     max_attempts = j.max_attempts + c.extra_attempts,
+    snoozes = j.snoozes + c.extra_attempts, -- not failures: the backoff leaves them out (migration 0032)
     available_at = CASE WHEN c.status = 'queued'
                         THEN now() + c.delay_ms * interval '1 millisecond' ELSE j.available_at END,
     finished_at = CASE WHEN c.status = 'queued' AND NOT j.cancel_requested THEN NULL ELSE now() END,

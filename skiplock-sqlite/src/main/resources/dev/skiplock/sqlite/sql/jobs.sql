@@ -439,6 +439,7 @@ UPDATE skiplock_jobs
 SET status = CASE WHEN c.status = 'queued' AND skiplock_jobs.cancel_requested THEN 'cancelled'
                   ELSE c.status END,
     max_attempts = skiplock_jobs.max_attempts + c.extra_attempts,
+    snoozes = skiplock_jobs.snoozes + c.extra_attempts, -- not failures: the backoff leaves them out (0032)
     available_at = CASE WHEN c.status = 'queued'
                         THEN CAST(unixepoch('subsec') * 1000 AS INTEGER) + c.delay_ms
                         ELSE skiplock_jobs.available_at END,
