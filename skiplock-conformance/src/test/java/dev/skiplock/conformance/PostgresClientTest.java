@@ -43,9 +43,10 @@ class PostgresClientTest extends ClientContract {
     /**
      * Two batches holding the same unique keys in opposite orders, each in its caller's
      * transaction, do not deadlock: every batch takes its keys in one order. Forced: two more
-     * transactions hold keys x and y, so that each batch has taken its first key when it stops at
-     * its gate; once both wait, the gates roll back. Taken in the order given, the first batch then
-     * waited for b (the second's) and the second for a (the first's), and one failed with a deadlock.
+     * transactions hold keys x and y; the first batch waits at x, then the second waits (taken in the
+     * order given: at y, holding b). Once both wait, the gates roll back. Taken in the order given,
+     * the first batch then waited for b (the second's) and the second for a (the first's), and one
+     * failed with a deadlock. Taken in key order, the second waits for the first at a.
      */
     @Test
     void twoKeyedBatchesInOppositeOrdersDoNotDeadlock() throws Exception {

@@ -179,9 +179,9 @@ abstract class WorkflowContract extends ContractBase {
         Path runDir = Files.createTempDirectory("skiplock-runs-");
         String script = """
                 mkdir "$SKIPLOCK_STEPS/cache"
-                printf '\\377\\376' > "$SKIPLOCK_STEPS/binary"
-                echo "200 OK" > "$SKIPLOCK_STEPS/status"
-                echo '{"files": 3}' > "$SKIPLOCK_STEPS/count"
+                printf '\\377\\376' > "$SKIPLOCK_STEPS/binary.tmp" && mv "$SKIPLOCK_STEPS/binary.tmp" "$SKIPLOCK_STEPS/binary"
+                echo "200 OK" > "$SKIPLOCK_STEPS/status.tmp" && mv "$SKIPLOCK_STEPS/status.tmp" "$SKIPLOCK_STEPS/status"
+                echo '{"files": 3}' > "$SKIPLOCK_STEPS/count.tmp" && mv "$SKIPLOCK_STEPS/count.tmp" "$SKIPLOCK_STEPS/count"
                 echo finished
                 """;
         Skiplock skiplock = started(builder(config -> config.queue("default", 1))
@@ -204,14 +204,20 @@ abstract class WorkflowContract extends ContractBase {
      * A step file larger than the instance's maxStepOutputBytes is refused unread. Before, the runner
      * read and parsed any file up to 16 MiB and left the limit to the library: a file of small
      * numbers took many times its size in heap, more than the launcher's 64 MiB. The file here is not
-     * UTF-8, so a read of it would say so instead.
+     * UTF-8, so a read of it would say so instead. A file of the limit's length and a newline (as
+     * {@code echo} writes) is read: the newline is not stored.
      */
     @Test
     void aStepFileOverTheStepOutputLimitIsRefusedUnread() throws Exception {
         Path runDir = Files.createTempDirectory("skiplock-runs-");
         String script = """
-                head -c 100 /dev/zero | tr '\\0' '\\377' > "$SKIPLOCK_STEPS/large"
-                echo '{"files": 3}' > "$SKIPLOCK_STEPS/count"
+                head -c 100 /dev/zero | tr '\\0' '\\377' > "$SKIPLOCK_STEPS/large.tmp"
+                mv "$SKIPLOCK_STEPS/large.tmp" "$SKIPLOCK_STEPS/large"
+                printf '"%63s' '"' | tr ' ' x > "$SKIPLOCK_STEPS/limit.tmp"
+                echo >> "$SKIPLOCK_STEPS/limit.tmp"
+                mv "$SKIPLOCK_STEPS/limit.tmp" "$SKIPLOCK_STEPS/limit"
+                echo '{"files": 3}' > "$SKIPLOCK_STEPS/count.tmp"
+                mv "$SKIPLOCK_STEPS/count.tmp" "$SKIPLOCK_STEPS/count"
                 """;
         Skiplock skiplock = started(builder(config -> config.queue("default", 1).maxStepOutputBytes(64))
                 .handler("command", JsonNode.class, dev.skiplock.server.SkiplockServer.commandRunner(runDir, 64)));
@@ -221,7 +227,7 @@ abstract class WorkflowContract extends ContractBase {
 
         assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
         assertThat(Jdbc.query(skiplock.dataSource(), "SELECT name FROM skiplock_job_steps WHERE job_id = '"
-                + done.id() + "'", row -> row.getString(1))).containsExactly("count");
+                + done.id() + "' ORDER BY name", row -> row.getString(1))).containsExactly("count", "limit");
         assertThat(skiplock.events(done.id(), 0, 100).stream().filter(event -> "skiplock".equals(event.stream()))
                 .map(JobEvent::message)).containsExactly(
                         "skiplock: step file large not recorded: 100 bytes, more than 64 (maxStepOutputBytes)");

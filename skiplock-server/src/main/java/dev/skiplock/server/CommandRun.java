@@ -39,6 +39,8 @@ final class CommandRun {
             """;
     /** Marks the wrapper's command line, together with the run directory, so a reused pid is never mistaken for it. */
     private static final String NAME = "skiplock-run";
+    /** The most read of a pid or exit file: a number and its newline are far shorter. */
+    private static final int MAX_NUMBER_FILE_BYTES = 32;
 
     private final Path dir;
 
@@ -175,8 +177,10 @@ final class CommandRun {
     }
 
     private Optional<String> read(String name) {
-        try {
-            String text = Files.readString(dir.resolve(name)).trim();
+        // A pid or an exit code: a few bytes, so no more are read (the command can reach this
+        // directory, and a file it made huge would take the worker's heap).
+        try (java.io.InputStream in = Files.newInputStream(dir.resolve(name), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            String text = new String(in.readNBytes(MAX_NUMBER_FILE_BYTES), java.nio.charset.StandardCharsets.UTF_8).trim();
             return text.isEmpty() ? Optional.empty() : Optional.of(text);
         } catch (NoSuchFileException e) {
             return Optional.empty();

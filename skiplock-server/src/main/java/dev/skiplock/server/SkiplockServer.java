@@ -57,6 +57,9 @@ public final class SkiplockServer implements AutoCloseable {
      * Each run's directory there is the user's alone ({@code rwx------}); {@code runDir} is made so
      * if missing, and left as it is otherwise.
      *
+     * A step file is read up to the largest {@code maxStepOutputBytes} (16 MiB): give the instance's
+     * to {@link #commandRunner(java.nio.file.Path, int)} to refuse larger ones unread.
+     *
      * @throws IllegalStateException if {@code runDir} is another user's, not a directory, or
      *                               writable by others without the sticky bit
      */

@@ -8,8 +8,11 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.skiplock.JobContext;
 import dev.skiplock.JobStateException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -111,14 +114,24 @@ final class StepFiles {
     }
 
     private JsonNode read(Path file) throws IOException {
-        if (!Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
             throw new IOException("not a regular file");
         }
+        long limit = maxFileBytes + 1; // a trailing newline is not stored
         long size = Files.size(file);
-        if (size > maxFileBytes) {
+        if (size > limit) {
             throw new IOException(size + " bytes, more than " + maxFileBytes + " (maxStepOutputBytes)");
         }
-        String text = Files.readString(file, StandardCharsets.UTF_8); // malformed UTF-8: an IOException
+        // Never past the limit: the command may be writing the file in place (not by mv), or have put a
+        // link in its place since the check (NOFOLLOW_LINKS: the open fails on one).
+        byte[] bytes;
+        try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+            bytes = in.readNBytes((int) limit + 1);
+        }
+        if (bytes.length > limit) {
+            throw new IOException("more than " + maxFileBytes + " bytes (maxStepOutputBytes)");
+        }
+        String text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString(); // malformed: an IOException
         String content = text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
         if (content.isBlank()) {
             return null;

@@ -319,6 +319,11 @@ final class JobInserter {
                 .finishedAt(requested.status() == JobStatus.FAILED ? requestedAt : null).build();
     }
 
+    /**
+     * The live job holding {@code job}'s key, or {@code job} inserted again when the holder ended
+     * since the insert. That insert takes its key after the batch's others, out of key order: a
+     * transaction inserting the same keys meanwhile can deadlock with it (PostgreSQL then fails one).
+     */
     private Job findLiveByUniqueKey(Connection connection, Job job) {
         List<Job> live = sql.query(connection, "find_live_by_unique_key",
                 Params.of("tenant", job.tenant(), "unique_key", job.uniqueKey()), new JobRows(sql.dialect()));

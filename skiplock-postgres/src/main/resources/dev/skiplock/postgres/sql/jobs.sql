@@ -11,7 +11,8 @@
 -- The statement appends the count deltas of the jobs it inserted (migration 0015; a failed one
 -- also counts as finished in this minute, as a finish of the update trigger does). The array
 -- holds the keyed jobs in key order (JobInserter.inKeyOrder), and the rows are inserted in array
--- order, so two transactions inserting the same keys wait for each other in one order, never deadlock.
+-- order, so two of these statements taking the same keys wait for each other in one order. (Keys a
+-- transaction takes over several statements can still meet in opposite orders: JobInserter.findLiveByUniqueKey.)
 WITH inserted AS (
     INSERT INTO skiplock_jobs (id, tenant, queue, kind, args, metadata, traceparent, priority, status,
                                max_attempts, available_at, requested_at, finished_at, timeout_seconds,
