@@ -69,6 +69,46 @@ class PostgresSchemaNameTest {
         });
     }
 
+    /**
+     * A caller's pool that puts its connections in a schema (HikariCP's {@code schema}, or a
+     * {@code connectionInitSql} setting the search path; Spring Boot's
+     * {@code spring.datasource.hikari.schema}): the LISTEN connection, which Skiplock opens beside
+     * the pool, listens in that schema too. Before, it listened in the URL's schema, the enqueues
+     * notified in the pool's, and a worker heard of no job until its poll.
+     */
+    @Test
+    void aPoolThatSetsTheSchemaOfItsConnectionsIsNotified() throws Exception {
+        String server = PostgresTestDatabase.server();
+        for (String schema : java.util.List.of("pool_schema", "pool_init_sql")) {
+            PostgresTestDatabase.execute(server, "CREATE SCHEMA " + schema);
+            try (com.zaxxer.hikari.HikariDataSource pool = poolIn(server, schema);
+                    com.zaxxer.hikari.HikariDataSource producerPool = poolIn(server, schema);
+                    Skiplock worker = Skiplock.builder().dataSource(pool).config(WORKER)
+                            .handler("work", String.class, context -> JobOutcome.complete("done")).build().start();
+                    SkiplockClient producer = Skiplock.builder().dataSource(producerPool)
+                            .config(SkiplockConfig.builder().build()).buildClient()) {
+                Job job = producer.enqueue(JobRequest.of("work", "x"));
+                assertThat(producer.awaitTerminal(job.id(), ContractBase.WAIT).status()).as(schema)
+                        .isEqualTo(JobStatus.SUCCEEDED);
+            } finally {
+                PostgresTestDatabase.execute(server, "DROP SCHEMA " + schema + " CASCADE");
+            }
+        }
+    }
+
+    /** A pool on the server's URL whose connections are in {@code schema}: by HikariCP's schema, or by its init SQL. */
+    private static com.zaxxer.hikari.HikariDataSource poolIn(String server, String schema) {
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(server);
+        config.setMaximumPoolSize(4);
+        if (schema.equals("pool_schema")) {
+            config.setSchema(schema);
+        } else {
+            config.setConnectionInitSql("SET search_path TO " + schema);
+        }
+        return new com.zaxxer.hikari.HikariDataSource(config);
+    }
+
     /** A test given the URL of its schema. */
     private interface InSchema {
         void run(String url) throws Exception;

@@ -169,7 +169,32 @@ final class PostgresNotifier implements Notifier {
             properties.setProperty("sslmode", "disable");
             properties.setProperty("gssEncMode", "disable");
         }
-        return DriverManager.getConnection(pool.getJdbcUrl(), properties);
+        return besidePool(pool, properties);
+    }
+
+    /**
+     * A connection of its own to the pool's database, set up as the pool sets up its connections
+     * (its schema, its init SQL): the channel and the follow key are named after the connection's
+     * schema, and an enqueue on a pooled connection notifies in the pool's. A pool whose connections
+     * were put in another schema than the URL's (Spring Boot's {@code spring.datasource.hikari.schema})
+     * had this connection listen where nobody notified.
+     */
+    private static Connection besidePool(HikariDataSource pool, Properties properties) throws SQLException {
+        Connection connection = DriverManager.getConnection(pool.getJdbcUrl(), properties);
+        try {
+            if (pool.getSchema() != null) {
+                connection.setSchema(pool.getSchema());
+            }
+            if (pool.getConnectionInitSql() != null) {
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute(pool.getConnectionInitSql());
+                }
+            }
+            return connection;
+        } catch (SQLException | RuntimeException e) {
+            connection.close();
+            throw e;
+        }
     }
 
     /** The follow lock's connection: its own when Skiplock built the pool, else one borrowed from the caller's pool. */
@@ -178,7 +203,7 @@ final class PostgresNotifier implements Notifier {
             if (!(dataSource instanceof HikariDataSource pool) || pool.getJdbcUrl() == null) {
                 return dataSource.getConnection();
             }
-            return DriverManager.getConnection(pool.getJdbcUrl(), credentials(pool));
+            return besidePool(pool, credentials(pool));
         } catch (SQLException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }
