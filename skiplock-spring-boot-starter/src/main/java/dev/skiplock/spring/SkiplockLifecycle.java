@@ -8,7 +8,8 @@ import org.springframework.context.SmartLifecycle;
  * closes: claiming stops, running jobs may finish for {@code skiplock.shutdown-timeout}, the rest are
  * interrupted and released (queued again, their lease cleared). Its phase comes after the web server's
  * ({@link #PHASE}): workers start before it and stop after it, so requests still in flight can enqueue.
- * A closed Skiplock does not start again: a context stopped and started again has no worker.
+ * A closed Skiplock does not start again: a context stopped and started again (a checkpoint's
+ * restore) has no worker. A pause is not a stop: Skiplock is not pauseable ({@link #isPauseable}).
  */
 public final class SkiplockLifecycle implements SmartLifecycle {
     /** Below the web server's phases (Boot: {@code DEFAULT_PHASE - 1024} and {@code - 2048}). */
@@ -50,5 +51,15 @@ public final class SkiplockLifecycle implements SmartLifecycle {
     @Override
     public int getPhase() {
         return PHASE;
+    }
+
+    /**
+     * Spring 7's pause leaves Skiplock running: Boot 4's test context cache pauses a cached context
+     * when a test class needs another one and restarts it when one comes back, and a stop closed
+     * Skiplock for good (the restarted context ran no job). Not an override on Spring 6, which has no
+     * pause.
+     */
+    public boolean isPauseable() {
+        return false;
     }
 }
