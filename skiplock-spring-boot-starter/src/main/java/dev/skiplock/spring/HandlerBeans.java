@@ -5,9 +5,14 @@ import dev.skiplock.JobHandler;
 import dev.skiplock.JobOutcome;
 import dev.skiplock.ResumableHandler;
 import dev.skiplock.Skiplock;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.ResolvableType;
 
 /**
  * Registers every {@link JobHandler} bean with the builder, under its {@link SkiplockHandler} kind.
@@ -21,17 +26,48 @@ final class HandlerBeans {
     }
 
     static void register(Skiplock.Builder builder, ListableBeanFactory beanFactory) {
+        Map<String, String> beanOfKind = new HashMap<>();
         for (String name : beanFactory.getBeanNamesForType(JobHandler.class, true, false)) {
+            if (ScopedProxyUtils.isScopedTarget(name)) {
+                continue; // a scoped bean's target: its proxy, under the bean's own name, is the handler
+            }
             SkiplockHandler handler = beanFactory.findAnnotationOnBean(name, SkiplockHandler.class, false);
             if (handler == null) {
                 throw new IllegalStateException("bean '" + name + "' is a JobHandler without @SkiplockHandler(kind = …, "
                         + "args = …) on its class or @Bean method: Skiplock cannot tell which jobs it runs");
             }
+            String other = beanOfKind.putIfAbsent(handler.kind(), name);
+            if (other != null) {
+                throw new IllegalStateException("beans '" + other + "' and '" + name + "' both handle kind '"
+                        + handler.kind() + "' (@SkiplockHandler): a kind has one handler");
+            }
+            requireArgsOfItsType(beanFactory, name, handler);
             // The engine tells a resumable handler by its type (an adopter resumes its execution,
             // the claim keeps the job on its host): the lazy stand-in must be one too.
             Class<?> type = beanFactory.getType(name, false);
             register(builder, handler.kind(), handler.args(), type != null && ResumableHandler.class.isAssignableFrom(type)
                     ? new LazyResumableHandler<>(beanFactory, name) : new LazyHandler<>(beanFactory, name));
+        }
+    }
+
+    /**
+     * Refuses {@code args} that the bean's {@code JobHandler<A>} does not take, where its declared
+     * type says (a class, or a {@code @Bean} method's generic return type): every job of the kind
+     * failed with a ClassCastException inside the handler instead.
+     */
+    private static void requireArgsOfItsType(ListableBeanFactory beanFactory, String name, SkiplockHandler handler) {
+        ResolvableType declared = beanFactory instanceof ConfigurableListableBeanFactory configurable
+                && configurable.containsBeanDefinition(name)
+                ? configurable.getMergedBeanDefinition(name).getResolvableType() : ResolvableType.NONE;
+        if (declared == ResolvableType.NONE || declared.resolve() == null) {
+            Class<?> type = beanFactory.getType(name, false);
+            declared = type == null ? ResolvableType.NONE : ResolvableType.forClass(type);
+        }
+        Class<?> takes = declared.as(JobHandler.class).getGeneric(0).resolve();
+        if (takes != null && !takes.isAssignableFrom(handler.args())) {
+            throw new IllegalStateException("bean '" + name + "' is a JobHandler<" + takes.getName()
+                    + "> but its @SkiplockHandler says args = " + handler.args().getName()
+                    + ": every job of kind '" + handler.kind() + "' would fail");
         }
     }
 

@@ -87,7 +87,17 @@ public class SkiplockAutoConfiguration {
         Skiplock.Builder builder = Skiplock.builder().dataSource(dataSource).config(properties.toConfig());
         HandlerBeans.register(builder, beanFactory);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
-        return builder.build();
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException refused) {
+            if (refused.getMessage().startsWith("dataSource:") && refused.getMessage().contains("autocommit")) {
+                throw new IllegalStateException("the application's DataSource hands out connections in a transaction"
+                        + " (spring.datasource.hikari.auto-commit=false); Skiplock commits its single statements in"
+                        + " autocommit: set it to true, or give Skiplock a DataSource of its own (a Skiplock bean,"
+                        + " whose enqueues then do not join the application's transactions)"); // not chained: Spring reports the root cause
+            }
+            throw refused;
+        }
     }
 
     @Bean

@@ -44,6 +44,9 @@ public final class SkiplockJobs {
 
     /** Enqueues one job, in the current transaction if there is one (see the class comment). */
     public Job enqueue(JobRequest request) {
+        if (request == null) {
+            throw new IllegalArgumentException("request: is required"); // as the library says it
+        }
         if (!request.durable()) {
             return client.enqueue(request);
         }

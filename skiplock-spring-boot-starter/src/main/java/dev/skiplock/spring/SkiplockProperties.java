@@ -27,8 +27,7 @@ public class SkiplockProperties {
             "heartbeatInterval", "skiplock.heartbeat", "reaperInterval", "skiplock.reaper-interval",
             "pollInterval", "skiplock.poll-interval", "shutdownTimeout", "skiplock.shutdown-timeout",
             "defaultMaxAttempts", "skiplock.default-max-attempts", "retention", "skiplock.retention.finished",
-            "pruneInterval", "skiplock.retention.prune-interval", "workerId", "skiplock.worker-id",
-            "concurrency", "skiplock.queues.<name>.concurrency");
+            "pruneInterval", "skiplock.retention.prune-interval", "workerId", "skiplock.worker-id");
     /** Whether to build a Skiplock on the application's DataSource. */
     private boolean enabled = true;
 
@@ -81,7 +80,18 @@ public class SkiplockProperties {
         if (workerId != null) {
             builder.workerId(workerId);
         }
-        queues.forEach((name, queue) -> builder.queue(name, queue.getConcurrency()));
+        queues.forEach((name, queue) -> {
+            try {
+                SkiplockConfig.builder().queue(name, queue.getConcurrency()).build();
+            } catch (IllegalArgumentException refused) {
+                // named by the queue's own property: "skiplock.queues.mail.concurrency", not the field
+                String message = refused.getMessage();
+                String property = message.startsWith("concurrency:") ? "skiplock.queues." + name + ".concurrency"
+                        : "skiplock.queues[" + name + "]";
+                throw new IllegalArgumentException(property + message.substring(message.indexOf(':')));
+            }
+            builder.queue(name, queue.getConcurrency());
+        });
         try {
             return builder.build();
         } catch (IllegalArgumentException refused) {

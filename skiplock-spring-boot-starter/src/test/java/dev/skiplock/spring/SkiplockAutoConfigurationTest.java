@@ -113,6 +113,42 @@ class SkiplockAutoConfigurationTest {
         }
     }
 
+    /** A handler bean behind a scoped proxy: Spring names both the proxy and its target as JobHandlers. */
+    @Component
+    @org.springframework.context.annotation.Scope(value = "prototype",
+            proxyMode = org.springframework.context.annotation.ScopedProxyMode.TARGET_CLASS)
+    @SkiplockHandler(kind = "scoped", args = Greeting.class)
+    static class ScopedHandler implements JobHandler<Greeting> {
+        @Override
+        public JobOutcome handle(dev.skiplock.JobContext<Greeting> context) {
+            return JobOutcome.complete();
+        }
+    }
+
+    @Component
+    @SkiplockHandler(kind = "greet", args = Greeting.class)
+    static class SecondGreetHandler extends GreetHandler {
+    }
+
+    /** Declares args of another type than the handler takes. */
+    @Component
+    @SkiplockHandler(kind = "mistyped", args = String.class)
+    static class MistypedHandler implements JobHandler<Greeting> {
+        @Override
+        public JobOutcome handle(dev.skiplock.JobContext<Greeting> context) {
+            return JobOutcome.complete();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class MistypedMethod {
+        @Bean
+        @SkiplockHandler(kind = "mistyped.method", args = String.class)
+        JobHandler<Greeting> mistypedMethod() {
+            return context -> JobOutcome.complete();
+        }
+    }
+
     @TempDir
     Path directory;
 
@@ -186,7 +222,10 @@ class SkiplockAutoConfigurationTest {
                         .hasMessageStartingWith("skiplock.heartbeat: must be shorter than skiplock.lease"));
         runner().withPropertyValues("skiplock.queues.mail.concurrency=0").run(context ->
                 assertThat(context).hasFailed().getFailure().rootCause()
-                        .hasMessageStartingWith("skiplock.queues.<name>.concurrency: must be between 1 and "));
+                        .hasMessageStartingWith("skiplock.queues.mail.concurrency: must be between 1 and "));
+        runner().withPropertyValues("skiplock.queues[bad queue].concurrency=1").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageStartingWith("skiplock.queues[bad queue]: "));
     }
 
     /**
@@ -231,6 +270,58 @@ class SkiplockAutoConfigurationTest {
                     await().atMost(Duration.ofMinutes(1)).until(() -> skiplock.list(dev.skiplock.JobQuery.all()
                             .withStatus(JobStatus.SUCCEEDED)).jobs().size() == 2);
                 });
+    }
+
+    /** Before, the proxy and its target both registered kind "scoped", and the context failed to start. */
+    @Test
+    void aHandlerBeanBehindAScopedProxyRunsItsKind() {
+        runner().withUserConfiguration(ScopedHandler.class).withPropertyValues("skiplock.queues.default.concurrency=1")
+                .run(context -> {
+                    Skiplock skiplock = context.getBean(Skiplock.class);
+                    Job job = skiplock.enqueue(JobRequest.of("scoped", new Greeting("Ada")));
+                    assertThat(skiplock.awaitTerminal(job.id(), Duration.ofMinutes(1)).status())
+                            .isEqualTo(JobStatus.SUCCEEDED);
+                });
+    }
+
+    /** Two beans of one kind are named (before: the library's "already registered", naming neither). */
+    @Test
+    void twoHandlerBeansOfOneKindAreRefusedNamingBoth() {
+        runner().withUserConfiguration(GreetHandler.class, SecondGreetHandler.class).run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("GreetHandler' and '").hasMessageContaining("SecondGreetHandler'")
+                        .hasMessageContaining("kind 'greet'"));
+    }
+
+    /** Before, the context started, and every job of the kind failed with a ClassCastException. */
+    @Test
+    void argsOfAnotherTypeThanTheHandlerTakesAreRefusedAtTheStart() {
+        runner().withUserConfiguration(MistypedHandler.class).run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("is a JobHandler<" + Greeting.class.getName() + ">")
+                        .hasMessageContaining("args = java.lang.String"));
+        runner().withUserConfiguration(MistypedMethod.class).run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("bean 'mistypedMethod' is a JobHandler<" + Greeting.class.getName() + ">"));
+    }
+
+    /** A pool that starts its connections in a transaction is refused naming Spring's property. */
+    @Test
+    void aPoolWithoutAutocommitIsRefusedNamingTheSpringProperty() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SkiplockAutoConfiguration.class))
+                .withBean(DataSource.class, () -> {
+                    HikariDataSource pool = new HikariDataSource();
+                    pool.setJdbcUrl(url() + SQLITE_SETTINGS);
+                    pool.setAutoCommit(false);
+                    return pool;
+                }).run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                .hasMessageContaining("spring.datasource.hikari.auto-commit"));
+    }
+
+    @Test
+    void aMissingRequestIsRefusedNamingIt() {
+        runner().run(context -> assertThatThrownBy(() -> context.getBean(SkiplockJobs.class).enqueue(null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("request:"));
     }
 
     /** Before, every bean was registered as a plain handler: an adopter never resumed its execution, nor heard of its end. */
