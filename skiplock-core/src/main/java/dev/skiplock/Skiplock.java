@@ -128,7 +128,8 @@ public final class Skiplock implements SkiplockClient {
      * The migrations this library has that the database lacks, oldest first; empty when the schema is
      * current (a health check). Reads the migrations table on every call.
      *
-     * @throws SkiplockException if the database cannot be reached, or was migrated by a newer Skiplock
+     * @throws SchemaNewerException if the database was migrated by a newer Skiplock (this instance goes on)
+     * @throws SkiplockException     if the database cannot be reached
      */
     public List<String> pendingMigrations() {
         return new Migrator(dataSource, driver).pending();

@@ -438,6 +438,23 @@ class SkiplockAutoConfigurationTest {
                 });
     }
 
+    /**
+     * A newer Skiplock migrated the schema under a running application (a rolling upgrade): it goes
+     * on, and its health stays up, saying so. Before, it was down.
+     */
+    @Test
+    void aSchemaANewerSkiplockMigratedLeavesTheHealthUp() {
+        runner().withPropertyValues("skiplock.queues.default.concurrency=1").run(context -> {
+            try (java.sql.Connection connection = context.getBean(DataSource.class).getConnection();
+                    java.sql.Statement statement = connection.createStatement()) {
+                statement.executeUpdate("INSERT INTO skiplock_migrations (version, name) VALUES (9999, '9999_newer')");
+            }
+            HealthIndicator health = context.getBean("skiplockHealthIndicator", HealthIndicator.class);
+            assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+            assertThat((String) health.health().getDetails().get("schema")).contains("schema is at migration 9999");
+        });
+    }
+
     @Test
     void closingTheContextReleasesARunningJob() throws Exception {
         UUID[] id = new UUID[1];

@@ -141,7 +141,7 @@ public final class Migrator {
             // A schema migrated by a newer Skiplock may rely on statements this build does not run
             // (0005 moved status events from triggers into the statements): refuse rather than
             // write jobs without their events.
-            throw new SkiplockException(driver.name() + " schema is at migration " + newestApplied
+            throw new dev.skiplock.SchemaNewerException(driver.name() + " schema is at migration " + newestApplied
                     + ", newer than this Skiplock knows (" + newestKnown + "): upgrade this process");
         }
     }
