@@ -24,7 +24,8 @@ public interface ResumableHandler<A> extends JobHandler<A> {
 
     /**
      * The outcome of execution {@code executionId} of job {@code jobId} is durable: whatever the
-     * execution left behind for a later {@link #resume} may be removed. Called on the worker that wrote it.
+     * execution left behind for a later {@link #resume} may be removed. Called on the worker that wrote it,
+     * on a thread of its own: a slow clean-up holds no other job's outcome.
      */
     default void completed(UUID jobId, UUID executionId) {
         settled(jobId, executionId);

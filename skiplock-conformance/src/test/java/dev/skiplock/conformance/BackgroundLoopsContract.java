@@ -284,6 +284,49 @@ abstract class BackgroundLoopsContract extends ContractBase {
         assertThat(armed).as("the adoption met the error").isFalse();
     }
 
+    /**
+     * A resumable handler's clean-up after a durable outcome ({@code completed}: the command runner
+     * deletes the run's directory, which took seconds for one of 100,000 files) holds no other job's
+     * outcome. Forced: the first job's clean-up waits until the second job has succeeded. Before, it
+     * ran on the completer's thread, and the second job's outcome waited behind it.
+     */
+    @Test
+    void aResumableHandlersCleanUpHoldsNoOtherOutcome() throws InterruptedException {
+        CountDownLatch cleaningUp = new CountDownLatch(1);
+        CountDownLatch othersDone = new CountDownLatch(1);
+        Skiplock worker = started(builder(config -> config.queue("default", 2))
+                .handler("resumable", Work.class, new ResumableHandler<Work>() {
+                    @Override
+                    public JobOutcome handle(JobContext<Work> context) {
+                        return JobOutcome.complete();
+                    }
+
+                    @Override
+                    public Optional<JobOutcome> resume(JobContext<Work> context) {
+                        return Optional.empty();
+                    }
+
+                    @Override
+                    public void completed(UUID jobId, UUID executionId) {
+                        if (cleaningUp.getCount() > 0) {
+                            cleaningUp.countDown();
+                            awaitIgnoringInterrupts(othersDone);
+                        }
+                    }
+                })
+                .handler("plain", Work.class, context -> JobOutcome.complete()));
+        Job first = worker.enqueue(JobRequest.of("resumable", new Work("first")));
+        assertThat(cleaningUp.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the first job's clean-up began").isTrue();
+
+        Job second = worker.enqueue(JobRequest.of("plain", new Work("second")));
+        try {
+            assertThat(worker.awaitTerminal(second.id(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+        } finally {
+            othersDone.countDown();
+        }
+        assertThat(worker.awaitTerminal(first.id(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+    }
+
     /** A running job of {@code kind} whose worker is gone (a reaper cleared its lease), of one attempt. */
     private UUID orphan(Skiplock client, String kind) {
         UUID id = UUID.randomUUID();
