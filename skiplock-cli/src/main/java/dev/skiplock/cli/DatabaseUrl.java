@@ -35,6 +35,6 @@ public final class DatabaseUrl {
             }
         }
         throw new IllegalArgumentException("--db: expected jdbc:sqlite:FILE, jdbc:postgresql://… or postgresql://…, got '"
-                + url + "'");
+                + withoutPassword(url) + "'");
     }
 }

@@ -27,6 +27,32 @@ class DatabaseUrlTest {
                 .hasMessageStartingWith("--db:");
     }
 
+    /** A refused URL's message never holds its password (before: the whole URL, echoed). */
+    @Test
+    void aRefusedUrlIsNotEchoedWithItsPassword() {
+        for (String url : java.util.List.of("postgresql://app:s3cr%t@db/app", "postgresq://app:s3cret@db/app",
+                "postgresql://app:s3cret@/app")) {
+            assertThatThrownBy(() -> DatabaseUrl.toJdbc(url)).as(url).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("--db:").message().doesNotContain("s3cr");
+        }
+    }
+
+    /** A container's host name holds '_', which java.net.URI takes for no host at all. */
+    @Test
+    void aHostNameWithAnUnderscoreIsAHost() {
+        assertThat(DatabaseUrl.toJdbc("postgresql://app:pw@db_1:5433/app"))
+                .isEqualTo("jdbc:postgresql://db_1:5433/app?user=app&password=pw");
+    }
+
+    /** A token read with its file's CR is taken without it; one no header can carry is refused unechoed. */
+    @Test
+    void aTokenIsStrippedAndOneAHeaderCannotCarryIsRefusedUnechoed() {
+        new dev.skiplock.cli.client.ApiClient("http://127.0.0.1:1", "s3cret\r");
+        assertThatThrownBy(() -> new dev.skiplock.cli.client.ApiClient("http://127.0.0.1:1", "s3c ret"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("--token:")
+                .message().doesNotContain("s3c");
+    }
+
     @Test
     void badUsageExitsWithTwo() {
         assertThat(Main.run("bench", "sideways")).isEqualTo(Main.EXIT_USAGE);

@@ -26,23 +26,33 @@ final class PostgresUrl {
         return Optional.empty();
     }
 
+    /** Messages never echo the URL: it may hold a password. */
     private static String fromLibpq(String url) {
         URI uri;
         try {
-            uri = URI.create(url);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("not a valid URL: " + e.getMessage());
+            uri = new URI(url);
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException("not a valid URL: " + e.getReason() + " at index " + e.getIndex());
         }
-        if (uri.getHost() == null) {
-            throw new IllegalArgumentException("no host in '" + url + "'");
+        // java.net.URI takes no '_' in a host name (db_1, a container's name): read the authority then
+        String hostAndPort = uri.getHost() != null ? null : hostAndPort(uri.getRawAuthority());
+        if (uri.getHost() == null && hostAndPort == null) {
+            throw new IllegalArgumentException("no host in the URL");
         }
-        StringBuilder jdbc = new StringBuilder("jdbc:postgresql://").append(uri.getHost());
-        if (uri.getPort() > 0) {
-            jdbc.append(':').append(uri.getPort());
+        StringBuilder jdbc = new StringBuilder("jdbc:postgresql://");
+        if (hostAndPort != null) {
+            jdbc.append(hostAndPort);
+        } else {
+            jdbc.append(uri.getHost());
+            if (uri.getPort() > 0) {
+                jdbc.append(':').append(uri.getPort());
+            }
         }
         jdbc.append(uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath());
         StringBuilder query = new StringBuilder(uri.getRawQuery() == null ? "" : uri.getRawQuery());
-        String userInfo = uri.getRawUserInfo();
+        String authority = uri.getRawAuthority();
+        String userInfo = hostAndPort == null ? uri.getRawUserInfo()
+                : authority.contains("@") ? authority.substring(0, authority.lastIndexOf('@')) : null;
         if (userInfo != null) {
             int colon = userInfo.indexOf(':');
             String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
@@ -55,6 +65,16 @@ final class PostgresUrl {
             jdbc.append('?').append(query);
         }
         return jdbc.toString();
+    }
+
+    /** {@code host[:port]} of an authority ({@code user:password@host:port}), or null without a host. */
+    private static String hostAndPort(String authority) {
+        if (authority == null) {
+            return null;
+        }
+        String hostPort = authority.substring(authority.lastIndexOf('@') + 1);
+        return hostPort.isEmpty() || hostPort.startsWith(":") || !hostPort.matches("[A-Za-z0-9._~%:\\[\\]-]+")
+                ? null : hostPort;
     }
 
     private static void appendParam(StringBuilder query, String name, String value) {

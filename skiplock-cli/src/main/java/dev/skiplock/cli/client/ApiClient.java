@@ -29,7 +29,12 @@ public final class ApiClient {
             throw new IllegalArgumentException("--server: expected http://host:port, got '" + base + "'");
         }
         this.base = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
-        this.token = token;
+        this.token = token == null ? null : token.strip(); // a token file's CRLF: $(cat …) keeps the CR
+        if (this.token != null && !this.token.chars().allMatch(c -> c > ' ' && c < 0x7f)) {
+            // not echoed: the message would put the token in a log
+            throw new IllegalArgumentException("--token: holds a character an HTTP header cannot carry"
+                    + " (only printable ASCII without spaces)");
+        }
     }
 
     public JsonNode get(String path) {
