@@ -31,7 +31,10 @@ final class HandlerBeans {
             if (ScopedProxyUtils.isScopedTarget(name)) {
                 continue; // a scoped bean's target: its proxy, under the bean's own name, is the handler
             }
-            SkiplockHandler handler = beanFactory.findAnnotationOnBean(name, SkiplockHandler.class, false);
+            // A scoped proxy's annotation and type are its target's (a @Bean method's sit on the target's definition)
+            String declaring = beanFactory.containsBeanDefinition(ScopedProxyUtils.getTargetBeanName(name))
+                    ? ScopedProxyUtils.getTargetBeanName(name) : name;
+            SkiplockHandler handler = beanFactory.findAnnotationOnBean(declaring, SkiplockHandler.class, false);
             if (handler == null) {
                 throw new IllegalStateException("bean '" + name + "' is a JobHandler without @SkiplockHandler(kind = …, "
                         + "args = …) on its class or @Bean method: Skiplock cannot tell which jobs it runs");
@@ -41,10 +44,10 @@ final class HandlerBeans {
                 throw new IllegalStateException("beans '" + other + "' and '" + name + "' both handle kind '"
                         + handler.kind() + "' (@SkiplockHandler): a kind has one handler");
             }
-            requireArgsOfItsType(beanFactory, name, handler);
+            requireArgsOfItsType(beanFactory, declaring, handler);
             // The engine tells a resumable handler by its type (an adopter resumes its execution,
             // the claim keeps the job on its host): the lazy stand-in must be one too.
-            Class<?> type = beanFactory.getType(name, false);
+            Class<?> type = beanFactory.getType(declaring, false);
             register(builder, handler.kind(), handler.args(), type != null && ResumableHandler.class.isAssignableFrom(type)
                     ? new LazyResumableHandler<>(beanFactory, name) : new LazyHandler<>(beanFactory, name));
         }
@@ -64,7 +67,9 @@ final class HandlerBeans {
             declared = type == null ? ResolvableType.NONE : ResolvableType.forClass(type);
         }
         Class<?> takes = declared.as(JobHandler.class).getGeneric(0).resolve();
-        if (takes != null && !takes.isAssignableFrom(handler.args())) {
+        Class<?> args = org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(handler.args());
+        // args = Object: Jackson's reading (a map, a list…) may well be what the handler takes
+        if (takes != null && args != Object.class && !takes.isAssignableFrom(args)) {
             throw new IllegalStateException("bean '" + name + "' is a JobHandler<" + takes.getName()
                     + "> but its @SkiplockHandler says args = " + handler.args().getName()
                     + ": every job of kind '" + handler.kind() + "' would fail");

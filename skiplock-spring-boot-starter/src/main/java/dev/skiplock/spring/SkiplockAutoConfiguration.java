@@ -90,9 +90,12 @@ public class SkiplockAutoConfiguration {
         try {
             return builder.build();
         } catch (IllegalArgumentException refused) {
-            if (refused.getMessage().startsWith("dataSource:") && refused.getMessage().contains("autocommit")) {
+            String message = String.valueOf(refused.getMessage());
+            if (message.startsWith("dataSource:") && message.contains("autocommit")) {
                 throw new IllegalStateException("the application's DataSource hands out connections in a transaction"
-                        + " (spring.datasource.hikari.auto-commit=false); Skiplock commits its single statements in"
+                        + (dataSource instanceof com.zaxxer.hikari.HikariDataSource
+                                ? " (spring.datasource.hikari.auto-commit=false)" : "")
+                        + "; Skiplock commits its single statements in"
                         + " autocommit: set it to true, or give Skiplock a DataSource of its own (a Skiplock bean,"
                         + " whose enqueues then do not join the application's transactions)"); // not chained: Spring reports the root cause
             }

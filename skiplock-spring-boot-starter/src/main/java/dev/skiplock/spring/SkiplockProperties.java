@@ -86,8 +86,9 @@ public class SkiplockProperties {
             } catch (IllegalArgumentException refused) {
                 // named by the queue's own property: "skiplock.queues.mail.concurrency", not the field
                 String message = refused.getMessage();
-                String property = message.startsWith("concurrency:") ? "skiplock.queues." + name + ".concurrency"
-                        : "skiplock.queues[" + name + "]";
+                // a dotted name is bound in brackets (skiplock.queues[mail.high]), as it must be written
+                String key = name.contains(".") ? "skiplock.queues[" + name + "]" : "skiplock.queues." + name;
+                String property = message.startsWith("concurrency:") ? key + ".concurrency" : "skiplock.queues[" + name + "]";
                 throw new IllegalArgumentException(property + message.substring(message.indexOf(':')));
             }
             builder.queue(name, queue.getConcurrency());

@@ -130,6 +130,18 @@ class SkiplockAutoConfigurationTest {
     static class SecondGreetHandler extends GreetHandler {
     }
 
+    @Configuration(proxyBeanMethods = false)
+    static class ScopedMethod {
+        /** Its annotation sits on the target's definition, not on the proxy's. */
+        @Bean
+        @org.springframework.context.annotation.Scope(value = "prototype",
+                proxyMode = org.springframework.context.annotation.ScopedProxyMode.INTERFACES)
+        @SkiplockHandler(kind = "scoped.method", args = Greeting.class)
+        JobHandler<Greeting> scopedMethod() {
+            return context -> JobOutcome.complete();
+        }
+    }
+
     /** Declares args of another type than the handler takes. */
     @Component
     @SkiplockHandler(kind = "mistyped", args = String.class)
@@ -223,6 +235,9 @@ class SkiplockAutoConfigurationTest {
         runner().withPropertyValues("skiplock.queues.mail.concurrency=0").run(context ->
                 assertThat(context).hasFailed().getFailure().rootCause()
                         .hasMessageStartingWith("skiplock.queues.mail.concurrency: must be between 1 and "));
+        runner().withPropertyValues("skiplock.queues[mail.high].concurrency=0").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageStartingWith("skiplock.queues[mail.high].concurrency: "));
         runner().withPropertyValues("skiplock.queues[bad queue].concurrency=1").run(context ->
                 assertThat(context).hasFailed().getFailure().rootCause()
                         .hasMessageStartingWith("skiplock.queues[bad queue]: "));
@@ -275,12 +290,14 @@ class SkiplockAutoConfigurationTest {
     /** Before, the proxy and its target both registered kind "scoped", and the context failed to start. */
     @Test
     void aHandlerBeanBehindAScopedProxyRunsItsKind() {
-        runner().withUserConfiguration(ScopedHandler.class).withPropertyValues("skiplock.queues.default.concurrency=1")
-                .run(context -> {
+        runner().withUserConfiguration(ScopedHandler.class, ScopedMethod.class)
+                .withPropertyValues("skiplock.queues.default.concurrency=1").run(context -> {
                     Skiplock skiplock = context.getBean(Skiplock.class);
-                    Job job = skiplock.enqueue(JobRequest.of("scoped", new Greeting("Ada")));
-                    assertThat(skiplock.awaitTerminal(job.id(), Duration.ofMinutes(1)).status())
-                            .isEqualTo(JobStatus.SUCCEEDED);
+                    for (String kind : java.util.List.of("scoped", "scoped.method")) {
+                        Job job = skiplock.enqueue(JobRequest.of(kind, new Greeting("Ada")));
+                        assertThat(skiplock.awaitTerminal(job.id(), Duration.ofMinutes(1)).status()).as(kind)
+                                .isEqualTo(JobStatus.SUCCEEDED);
+                    }
                 });
     }
 

@@ -117,7 +117,7 @@ public final class Migrator {
      * The migrations this library knows that the schema lacks, in order (all of them when nothing was
      * ever migrated), without changing anything.
      *
-     * @throws SkiplockException if the schema was migrated by a newer Skiplock
+     * @throws dev.skiplock.SchemaNewerException if the schema was migrated by a newer Skiplock
      */
     public List<String> pending() {
         Set<Integer> done = new HashSet<>();
