@@ -7,8 +7,43 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /** Whether this process talks to a person at a terminal (live output) or to a pipe or file (plain output). */
-final class Terminal {
+public final class Terminal {
     private Terminal() {
+    }
+
+    /** Whether stdout is a terminal (Linux's {@code /proc/self/fd/1}; false where that cannot be read). */
+    public static boolean outputToTerminal() {
+        return isTerminalDevice(Path.of("/proc/self/fd/1")).orElse(false);
+    }
+
+    /** Whether stderr is a terminal (Linux's {@code /proc/self/fd/2}; false where that cannot be read). */
+    public static boolean errorOutputToTerminal() {
+        return isTerminalDevice(Path.of("/proc/self/fd/2")).orElse(false);
+    }
+
+    /**
+     * {@code text} as a terminal may show it: every control character but the tab (C0, DEL and C1,
+     * which terminals read as the start of an escape sequence) written as {@code \xNN}. A job's
+     * data (a log line, an error, a progress value) is the job's to write: raw, it could clear the
+     * screen, set the window's title or the clipboard (OSC 52) of whoever reads it.
+     */
+    public static String shown(String text) {
+        StringBuilder shown = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean control = (c < 0x20 && c != '\t') || (c >= 0x7f && c <= 0x9f);
+            if (control && shown == null) {
+                shown = new StringBuilder(text.length() + 8).append(text, 0, i);
+            }
+            if (shown != null) {
+                if (control) {
+                    shown.append(String.format("\\x%02x", (int) c));
+                } else {
+                    shown.append(c);
+                }
+            }
+        }
+        return shown == null ? text : shown.toString();
     }
 
     /**

@@ -25,4 +25,15 @@ class TerminalTest {
                 .contains(false);
         assertThat(Terminal.isTerminalDevice(dir.resolve("missing"))).isEmpty();
     }
+
+    /**
+     * A job's text shown on a terminal (logs, the status line's progress) carries no control
+     * character: an escape (ESC, or C1's CSI) could clear the screen or set the clipboard (OSC 52).
+     */
+    @Test
+    void controlCharactersOfAJobsTextAreShownNotSent() {
+        assertThat(Terminal.shown("ok \u001b[2J\u001b]52;c;cm0gLXJm\u0007 \u009b31m\u007f done"))
+                .isEqualTo("ok \\x1b[2J\\x1b]52;c;cm0gLXJm\\x07 \\x9b31m\\x7f done");
+        assertThat(Terminal.shown("tab\tand ünïcödé ✓")).isEqualTo("tab\tand ünïcödé ✓");
+    }
 }

@@ -3,6 +3,7 @@ package dev.skiplock.cli.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.JobStatus;
 import dev.skiplock.cli.Main;
+import dev.skiplock.cli.Terminal;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
@@ -68,15 +69,28 @@ public final class LogsCommand implements Callable<Integer> {
         return "succeeded".equals(terminal.get()) ? 0 : 1;
     }
 
+    /**
+     * Prints {@code event}: a log line on its stream, anything else on stdout. To a terminal, its
+     * control characters are shown, not sent ({@link Terminal#shown}); to a pipe or a file, as stored.
+     */
     static void print(JsonNode event) {
-        switch (event.path("type").asText()) {
-            case "log" -> (TO_STDERR.contains(event.path("stream").asText()) ? System.err : System.out)
-                    .println(event.path("message").asText());
-            case "status" -> System.out.println("[" + event.path("ts").asText() + "] " + event.path("status").asText()
-                    + (event.path("message").isTextual() ? " (" + event.path("message").asText() + ")" : ""));
-            default -> System.out.println("[" + event.path("ts").asText() + "] " + event.path("type").asText() + " "
-                    + event.path("data"));
+        boolean toStderr = event.path("type").asText().equals("log") && TO_STDERR.contains(event.path("stream").asText());
+        String line = line(event);
+        if (toStderr) {
+            System.err.println(Terminal.errorOutputToTerminal() ? Terminal.shown(line) : line);
+        } else {
+            System.out.println(Terminal.outputToTerminal() ? Terminal.shown(line) : line);
         }
         System.out.flush();
+    }
+
+    /** The line {@link #print} prints for {@code event}. */
+    static String line(JsonNode event) {
+        return switch (event.path("type").asText()) {
+            case "log" -> event.path("message").asText();
+            case "status" -> "[" + event.path("ts").asText() + "] " + event.path("status").asText()
+                    + (event.path("message").isTextual() ? " (" + event.path("message").asText() + ")" : "");
+            default -> "[" + event.path("ts").asText() + "] " + event.path("type").asText() + " " + event.path("data");
+        };
     }
 }

@@ -97,7 +97,8 @@ final class StatusLine implements AutoCloseable {
     }
 
     private static String compact(JsonNode data) {
-        String text = data.isValueNode() ? data.asText() : data.toString();
+        // drawn on a terminal only: a progress value is the job's to write (see Terminal.shown)
+        String text = dev.skiplock.cli.Terminal.shown(data.isValueNode() ? data.asText() : data.toString());
         return text.length() <= PROGRESS_WIDTH ? text : text.substring(0, PROGRESS_WIDTH - 1) + "…";
     }
 
