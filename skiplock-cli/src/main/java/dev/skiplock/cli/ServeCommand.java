@@ -144,6 +144,10 @@ final class ServeCommand implements Callable<Integer> {
             server = SkiplockServer.start(skiplock, serverConfig);
         } catch (RuntimeException e) {
             skiplock.close();
+            if (causedByBind(e)) {
+                throw new IllegalArgumentException("--port: cannot listen on " + hostAndPort(host, port)
+                        + " (another process listens there, or the address is not this host's)");
+            }
             throw e;
         }
         try {
@@ -159,11 +163,26 @@ final class ServeCommand implements Callable<Integer> {
             skiplock.close();
             stopped.countDown();
         }, "skiplock-shutdown"));
-        System.out.println("skiplock serving on http://" + host + ":" + server.port() + " (" + skiplock.driverName()
+        System.out.println("skiplock serving on http://" + hostAndPort(host, server.port()) + " (" + skiplock.driverName()
                 + ", " + (noQueue ? "fallback mode, " + maxConcurrent + " at once"
                         : !skiplock.config().queues().isEmpty() ? skiplock.config().queues() + " workers" : "API only") + ")");
         System.out.flush();
         stopped.await();
         return 0;
+    }
+
+    /** Whether the server could not bind its address: Javalin's bind exception, or a BindException under it. */
+    private static boolean causedByBind(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.net.BindException || cause.getClass().getSimpleName().equals("JavalinBindException")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code host:port}, an IPv6 address in brackets (as a URL takes it). */
+    private static String hostAndPort(String host, int port) {
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
     }
 }

@@ -200,6 +200,22 @@ abstract class CliContract extends ContractBase {
     }
 
     /**
+     * A port another process listens on is bad input (exit 2) naming --port, and the instance
+     * started for it is closed. Before, it exited 1 (which says a job did not succeed) with the
+     * web server's exception class.
+     */
+    @Test
+    void servingOnAPortInUseExitsTwoNamingIt(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Run refused = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(WAIT, () -> cli("--db",
+                    "jdbc:sqlite:" + dir.resolve("served.db"), "serve", "--port", Integer.toString(taken.getLocalPort())));
+            assertThat(refused.exit()).isEqualTo(2);
+            assertThat(refused.err()).contains("skiplock: --port: cannot listen on 127.0.0.1:" + taken.getLocalPort())
+                    .doesNotContain("BindException");
+        }
+    }
+
+    /**
      * A pool size out of bounds is refused by name before anything connects (exit 2), as is one
      * given to a bench mode without workers. (A worker or server that accepted it would run until
      * stopped: the timeout keeps such a regression from hanging the suite.)
