@@ -439,6 +439,28 @@ abstract class CliContract extends ContractBase {
         assertThat(json.out()).contains("\"id\" : \"" + workerId + "\"");
     }
 
+    /** {@code top | head} ends once head has: before, it redrew into the broken pipe until stopped. */
+    @Test
+    void topEndsWhenItsReaderHasGone() {
+        PrintStream originalOut = System.out;
+        synchronized (CliContract.class) {
+            // as a pipe whose reader exited (top | head): every write fails, which a PrintStream swallows
+            System.setOut(new PrintStream(new java.io.OutputStream() {
+                @Override
+                public void write(int b) throws java.io.IOException {
+                    throw new java.io.IOException("Broken pipe");
+                }
+            }, true, StandardCharsets.UTF_8));
+            try {
+                int exit = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(WAIT,
+                        () -> Main.run("--server", url, "--plain", "top", "--interval", "100ms"));
+                assertThat(exit).isZero();
+            } finally {
+                System.setOut(originalOut);
+            }
+        }
+    }
+
     @Test
     void topOnceShowsTheQueueAndItsCounts() {
         assertThat(cli("submit", "--server", url, "--wait", "--", "true").exit()).isZero();

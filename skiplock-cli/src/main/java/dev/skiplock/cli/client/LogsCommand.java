@@ -63,7 +63,7 @@ public final class LogsCommand implements Callable<Integer> {
                     String status = event.path("status").asText();
                     terminal.set(JobStatus.fromWireName(status).isTerminal() ? status : null);
                 }
-                return false;
+                return System.out.checkError(); // the reader went away (logs -f ID | head -1): stop following
             });
         }
         return "succeeded".equals(terminal.get()) ? 0 : 1;

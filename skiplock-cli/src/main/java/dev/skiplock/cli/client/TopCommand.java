@@ -57,8 +57,8 @@ public final class TopCommand implements Callable<Integer> {
                 frame.forEach(out::println);
             }
             out.flush();
-            if (once) {
-                return 0;
+            if (once || out.checkError()) {
+                return 0; // a reader that went away (top | head): a PrintStream swallows the broken pipe
             }
             previous = current;
             Thread.sleep(every);
