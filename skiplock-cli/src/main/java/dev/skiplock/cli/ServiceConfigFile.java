@@ -37,15 +37,21 @@ record ServiceConfigFile(Map<String, Integer> queues, Map<String, List<String>> 
             }
         });
         Map<String, Integer> queues = new LinkedHashMap<>();
-        root.path("queues").fields().forEachRemaining(entry -> {
+        JsonNode queueNodes = root.path("queues");
+        requireObject(queueNodes, "queues", "{name: {concurrency: N}}");
+        queueNodes.fields().forEachRemaining(entry -> {
+            requireOnly(entry.getValue(), "queues." + entry.getKey(), List.of("concurrency"));
             JsonNode concurrency = entry.getValue().path("concurrency");
             if (!concurrency.canConvertToInt() || !concurrency.isIntegralNumber()) {
                 throw new IllegalArgumentException("queues." + entry.getKey() + ".concurrency: must be an integer");
             }
             queues.put(entry.getKey(), concurrency.asInt());
         });
-        Duration retention = root.path("retention").has("finished")
-                ? Durations.parse("retention.finished", root.path("retention").path("finished").asText()) : null;
+        JsonNode retentionNode = root.path("retention");
+        requireObject(retentionNode, "retention", "{finished: 7d}");
+        requireOnly(retentionNode, "retention", List.of("finished"));
+        Duration retention = retentionNode.has("finished")
+                ? Durations.parse("retention.finished", retentionNode.path("finished").asText()) : null;
         return new ServiceConfigFile(queues, tools(root.path("tools"), "tools"), retention, cron(root.path("cron")));
     }
 
@@ -80,21 +86,56 @@ record ServiceConfigFile(Map<String, Integer> queues, Map<String, List<String>> 
         if (node == null || node.isMissingNode() || node.isNull()) {
             return tools;
         }
+        requireObject(node, prefix, "{name: {argv: [...]}}");
         node.fields().forEachRemaining(entry -> {
+            requireOnly(entry.getValue(), prefix + "." + entry.getKey(), List.of("argv"));
             JsonNode argv = entry.getValue().path("argv");
             if (!argv.isArray() || argv.isEmpty()) {
                 throw new IllegalArgumentException(prefix + "." + entry.getKey() + ".argv: must be a non-empty list");
             }
             List<String> parts = new ArrayList<>();
-            argv.forEach(part -> parts.add(part.asText()));
+            for (int i = 0; i < argv.size(); i++) {
+                if (!argv.get(i).isTextual()) {
+                    throw new IllegalArgumentException(prefix + "." + entry.getKey() + ".argv[" + i + "]: must be a string");
+                }
+                parts.add(argv.get(i).asText());
+            }
             tools.put(entry.getKey(), parts);
         });
         return tools;
     }
 
+    /** Refuses a present {@code node} that is not a mapping: a scalar or a list there was ignored. */
+    private static void requireObject(JsonNode node, String key, String form) {
+        if (!node.isMissingNode() && !node.isNull() && !node.isObject()) {
+            throw new IllegalArgumentException(key + ": must be a mapping " + form);
+        }
+    }
+
+    /** Refuses a key of {@code node} other than {@code known}: a typo left the default in place. */
+    private static void requireOnly(JsonNode node, String key, List<String> known) {
+        if (!node.isObject()) {
+            if (!node.isMissingNode() && !node.isNull()) {
+                throw new IllegalArgumentException(key + ": must be a mapping of " + known);
+            }
+            return;
+        }
+        node.fieldNames().forEachRemaining(name -> {
+            if (!known.contains(name)) {
+                throw new IllegalArgumentException(key + "." + name + ": unknown key");
+            }
+        });
+    }
+
     private static JsonNode readTree(Path file, String option) {
         try {
             return YAML.readTree(Files.readString(file));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            // one line: the parser's message spans several, with the document's text
+            com.fasterxml.jackson.core.JsonLocation at = e.getLocation();
+            throw new IllegalArgumentException(option + ": cannot read " + file + ": " + e.getOriginalMessage().lines()
+                    .findFirst().orElse("not YAML") + (at == null ? "" : " (line " + at.getLineNr() + ", column "
+                    + at.getColumnNr() + ")"));
         } catch (IOException e) {
             throw new IllegalArgumentException(option + ": cannot read " + file + ": " + e.getMessage());
         }
