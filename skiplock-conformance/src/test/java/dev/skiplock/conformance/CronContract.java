@@ -164,6 +164,52 @@ abstract class CronContract extends ContractBase {
     }
 
     /**
+     * A weekly slot in the hour the clocks repeat (Europe/Berlin, Sunday 2026-10-25: 02:30 CEST is
+     * 00:30Z, 02:30 CET 01:30Z) fires once, in the hour's first occurrence, whether its scheduler
+     * ran the week before or started the day before (a deploy). Before, the one started the day
+     * before walked from a time that is not a slot, took the second occurrence, and the slot ran
+     * twice (cron reviewer).
+     */
+    @Test
+    void aWeeklySlotInTheHourTheClocksRepeatFiresOnceWhenEverItsSchedulersStarted() {
+        Skiplock skiplock = client();
+        List<CronEntry> cron = List.of(new CronEntry("weekly", "30 2 * * 0", "Europe/Berlin",
+                Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")));
+        TestClock weekBefore = new TestClock(Instant.parse("2026-10-17T12:00:00Z"));
+        CronScheduler longRunning = CronScheduler.create(withCron(cron), skiplock, weekBefore);
+        weekBefore.advance(Duration.ofDays(7)); // 2026-10-24T12:00Z, as the other starts
+        TestClock dayBefore = new TestClock(Instant.parse("2026-10-24T12:00:00Z"));
+        CronScheduler deployed = CronScheduler.create(withCron(cron), client(), dayBefore);
+        for (int minute = 0; minute < 15 * 60; minute++) { // to 03:00Z, a minute at a time
+            advance(Duration.ofMinutes(1), weekBefore, dayBefore);
+            deployed.fireDue();
+            longRunning.fireDue();
+        }
+
+        assertThat(skiplock.list(JobQuery.all()).jobs()).extracting(job -> job.metadata().path("cron").path("slot").asText())
+                .containsExactly("2026-10-25T00:30:00Z");
+    }
+
+    /**
+     * A slot's job starts no earlier than its slot by the database's clock: a server whose clock is
+     * ahead fired it that much early (cron reviewer). Its runAt is the slot.
+     */
+    @Test
+    void aServerWhoseClockIsAheadStartsNoJobBeforeItsSlot() {
+        Skiplock skiplock = client();
+        List<CronEntry> cron = List.of(new CronEntry("hourly", "0 * * * *", "UTC",
+                Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")));
+        Instant slot = Instant.now().plus(Duration.ofHours(2)).truncatedTo(java.time.temporal.ChronoUnit.HOURS);
+        TestClock ahead = new TestClock(slot.minusSeconds(1));
+        CronScheduler scheduler = CronScheduler.create(withCron(cron), skiplock, ahead);
+        ahead.advance(Duration.ofSeconds(2));
+        assertThat(scheduler.fireDue()).isEqualTo(1);
+
+        Job job = skiplock.list(JobQuery.all()).jobs().getFirst();
+        assertThat(job.availableAt()).isEqualTo(slot);
+    }
+
+    /**
      * The same for an expression with a fixed slot in each of several hours: 01:30 fires in the
      * hour's first occurrence only, 02:30 and 03:30 as usual. cron-utils' sequence gives 01:30 EDT
      * and 01:30 EST, and the nightly job ran twice (cron reviewer). A wildcard hour ({@code *}{@code /20})
@@ -248,6 +294,33 @@ abstract class CronContract extends ContractBase {
         assertThat(scheduler.fireDue()).as("the same slot, a second later").isEqualTo(1);
         assertThat(skiplock.list(JobQuery.all()).jobs()).extracting(job -> job.metadata().path("cron").path("slot").asText())
                 .containsExactly(slot.toString());
+    }
+
+    /**
+     * Each slot is checked against the clock as it comes to be fired: the first schedule's enqueue
+     * takes two minutes here (as a connection the pool cannot give, or a stalled statement), and the
+     * second schedule's slot, now more than a minute late, is skipped. Before, it was checked
+     * against the time read at the round's start and fired that late (cron reviewer).
+     */
+    @Test
+    void aSlotThatBecameLateWhileAnotherWasEnqueuedIsSkipped() {
+        Skiplock client = client();
+        List<CronEntry> cron = List.of(
+                new CronEntry("first", "@every 10s", "UTC", Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")),
+                new CronEntry("second", "@every 10s", "UTC", Json.read("{\"kind\": \"tock\", \"queue\": \"nobody-works-this\"}")));
+        Instant slot = nextSlot(Duration.ofSeconds(10));
+        TestClock clock = new TestClock(slot.minusSeconds(1));
+        javax.sql.DataSource slow = BeforeStatement.dataSource(client.dataSource(), claimCronSlot(client),
+                () -> clock.advance(Duration.ofMinutes(2)));
+        Skiplock skiplock = track(Skiplock.builder().dataSource(slow).config(fastConfig().build()).build());
+        CronScheduler scheduler = CronScheduler.create(withCron(cron), skiplock, clock);
+
+        clock.advance(Duration.ofSeconds(1));
+        scheduler.fireDue();
+
+        assertThat(skiplock.list(JobQuery.all().withKind("tock")).jobs()).extracting(job -> job.metadata().path("cron")
+                .path("slot").asText()).as("the second schedule's slots of the last minute only")
+                .allMatch(fired -> !Instant.parse(fired).isBefore(clock.instant().minus(CronScheduler.MAX_LATENESS)));
     }
 
     /** An Error while firing (here a stack overflow, once) does not end the scheduler's thread. */
@@ -390,6 +463,17 @@ abstract class CronContract extends ContractBase {
         assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
                 new CronEntry("nightly", "0 3 * * *", null, Json.read("{\"kind\": \"x\", \"uniqueKey\": \"k\"}"))))))
                 .hasMessageStartingWith("cron[0].job.uniqueKey:");
+        // every slot's job carries its slot as runAt and its own trace, and metadata.cron names its slot
+        for (String field : List.of("runAt", "traceparent")) {
+            assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(new CronEntry("nightly", "0 3 * * *",
+                    null, Json.read("{\"kind\": \"x\", \"" + field + "\": " + (field.equals("runAt")
+                            ? "\"2030-01-01T00:00:00Z\"" : "\"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\"")
+                            + "}"))))))
+                    .hasMessageStartingWith("cron[0].job." + field + ":");
+        }
+        assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
+                new CronEntry("nightly", "0 3 * * *", null, Json.read("{\"kind\": \"x\", \"metadata\": {\"cron\": 1}}"))))))
+                .hasMessageStartingWith("cron[0].job.metadata.cron:");
         assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
                 new CronEntry("never", "0 0 30 2 *", null, Json.read("{\"kind\": \"x\"}"))))))
                 .hasMessageStartingWith("cron[0].schedule:");

@@ -159,6 +159,16 @@ public final class CronScheduler implements AutoCloseable {
                 // every slot would wait on the same jobs, and fail once retention removed them
                 throw ApiError.invalid(prefix + "job.dependsOn", "a periodic job cannot depend on given jobs");
             }
+            if (request.runAt() != null) {
+                throw ApiError.invalid(prefix + "job.runAt", "each slot's job runs at its slot; leave runAt unset");
+            }
+            if (request.traceparent() != null) {
+                throw ApiError.invalid(prefix + "job.traceparent", "each slot's job starts a trace of its own;"
+                        + " leave traceparent unset");
+            }
+            if (request.metadata().containsKey("cron")) {
+                throw ApiError.invalid(prefix + "job.metadata.cron", "is the slot's (schedule and slot): use another key");
+            }
             schedules.add(new Schedule(entry.name(), next(entry.schedule(), prefix),
                     !EVERY.matcher(entry.schedule().strip()).matches(), zone, request));
         }
@@ -230,7 +240,9 @@ public final class CronScheduler implements AutoCloseable {
             while (!following.toLocalDateTime().isAfter(slot.toLocalDateTime())) {
                 following = next.apply(following);
             }
-            return following;
+            // From a time that is not a slot, cron-utils gives a repeated hour's second occurrence
+            // (a weekly slot, walked to from two days back): the slot is the first.
+            return following.withEarlierOffsetAtOverlap();
         };
     }
 
@@ -254,13 +266,16 @@ public final class CronScheduler implements AutoCloseable {
         failed = false;
         for (int i = 0; i < schedules.size(); i++) {
             Schedule schedule = schedules.get(i);
-            Instant oldestOnTime = now.minus(MAX_LATENESS);
-            if (due.get(i).toInstant().isBefore(oldestOnTime)) {
-                LOG.warn("cron {} skips the slots from {} to {}: more than {} late (process paused, clock changed or"
-                        + " the enqueue kept failing)", schedule.name(), due.get(i), oldestOnTime, MAX_LATENESS);
-                due.set(i, schedule.firstAfter(oldestOnTime));
-            }
-            while (!due.get(i).toInstant().isAfter(now)) {
+            // The clock again for each slot: an enqueue may wait (a connection the pool cannot give,
+            // up to its timeout), and a slot checked against a time read before it fired that late.
+            while (!due.get(i).toInstant().isAfter(now = clock.instant())) {
+                Instant oldestOnTime = now.minus(MAX_LATENESS);
+                if (due.get(i).toInstant().isBefore(oldestOnTime)) {
+                    LOG.warn("cron {} skips the slots from {} to {}: more than {} late (process paused, clock changed"
+                            + " or the enqueue kept failing)", schedule.name(), due.get(i), oldestOnTime, MAX_LATENESS);
+                    due.set(i, schedule.firstAfter(oldestOnTime));
+                    continue;
+                }
                 Fired fired = fire(schedule, due.get(i));
                 if (fired == Fired.FAILED) {
                     failed = true;
@@ -313,8 +328,10 @@ public final class CronScheduler implements AutoCloseable {
         Map<String, Object> metadata = new LinkedHashMap<>(schedule.request().metadata());
         metadata.put("cron", Map.of("schedule", schedule.name(), "slot", slot.toInstant().toString()));
         try {
+            // runAt: a server whose clock is ahead of the database's starts no job before its slot
             return skiplock.enqueueScheduled(schedule.name(), slot.toInstant(),
-                    schedule.request().withMetadata(metadata)).isPresent() ? Fired.ENQUEUED : Fired.TAKEN;
+                    schedule.request().withMetadata(metadata).withRunAt(slot.toInstant())).isPresent()
+                    ? Fired.ENQUEUED : Fired.TAKEN;
         } catch (RuntimeException | Error e) {
             LOG.warn("cron {} could not enqueue the {} slot; trying it again: {}", schedule.name(), slot, reason(e));
             return Fired.FAILED;
