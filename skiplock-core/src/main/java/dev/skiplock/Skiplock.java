@@ -620,7 +620,7 @@ public final class Skiplock implements SkiplockClient {
             }
             Driver chosen = driver != null ? driver : driverForUrl(url);
             String jdbcUrl = jdbcUrlOf(chosen, url).orElseThrow(() -> new IllegalArgumentException("url: driver "
-                    + chosen.name() + " does not accept '" + url + "'"));
+                    + chosen.name() + " does not accept a URL of scheme '" + scheme(url) + "'"));
             // An instance that serves no queue (an enqueue-only client, a CLI command) opens its
             // connections as its callers ask for them, one at first: a pool full from the start
             // opened ten more at once, while its first enqueues ran (issue #12: the separate
@@ -649,13 +649,22 @@ public final class Skiplock implements SkiplockClient {
         }
 
         /** The driver that understands {@code url}: a JDBC URL, or a form of its own such as {@code postgresql://}. */
+        /** A refused URL's scheme, all a message says of it: the rest may hold a password. */
+        private static String scheme(String url) {
+            int colon = url.indexOf(':');
+            String scheme = colon < 0 ? url : url.startsWith("jdbc:") ? url.substring(0, Math.max(url.indexOf(':', 5), 5))
+                    : url.substring(0, colon);
+            return scheme.length() > 40 ? scheme.substring(0, 40) + "…" : scheme;
+        }
+
         private static Driver driverForUrl(String url) {
             for (Driver candidate : ServiceLoader.load(Driver.class)) {
                 if (jdbcUrlOf(candidate, url).isPresent()) {
                     return candidate;
                 }
             }
-            throw new IllegalArgumentException("url: no Skiplock driver accepts '" + url + "' (expected jdbc:postgresql:…,"
+            throw new IllegalArgumentException("url: no Skiplock driver accepts a URL of scheme '" + scheme(url)
+                    + "' (expected jdbc:postgresql:…,"
                     + " postgresql://… or jdbc:sqlite:…, with skiplock-postgres or skiplock-sqlite on the class path)");
         }
 

@@ -34,7 +34,9 @@ public final class DatabaseUrl {
                 throw new IllegalArgumentException("--db: " + e.getMessage(), e);
             }
         }
-        throw new IllegalArgumentException("--db: expected jdbc:sqlite:FILE, jdbc:postgresql://… or postgresql://…, got '"
-                + withoutPassword(url) + "'");
+        // only the scheme: the rest of a refused URL may hold a password, however it is written
+        int colon = url.indexOf(':');
+        throw new IllegalArgumentException("--db: expected jdbc:sqlite:FILE, jdbc:postgresql://… or postgresql://…, got a URL"
+                + " of scheme '" + (colon < 0 ? "(none)" : url.substring(0, Math.min(colon, 40))) + "'");
     }
 }

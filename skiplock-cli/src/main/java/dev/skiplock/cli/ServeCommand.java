@@ -145,8 +145,9 @@ final class ServeCommand implements Callable<Integer> {
         } catch (RuntimeException e) {
             skiplock.close();
             if (causedByBind(e)) {
-                throw new IllegalArgumentException("--port: cannot listen on " + hostAndPort(host, port)
-                        + " (another process listens there, or the address is not this host's)");
+                throw new IllegalArgumentException("--port: cannot listen on " + hostAndPort(host, port) + ": "
+                        + innermostMessage(e) + " (another process listens there, the port needs privileges, or"
+                        + " --host is not this host's)");
             }
             throw e;
         }
@@ -179,6 +180,17 @@ final class ServeCommand implements Callable<Integer> {
             }
         }
         return false;
+    }
+
+    /** The message of the innermost cause that has one (the system's, such as "Address already in use"). */
+    private static String innermostMessage(Throwable failure) {
+        String message = failure.getMessage();
+        for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
+            if (cause.getMessage() != null) {
+                message = cause.getMessage();
+            }
+        }
+        return String.valueOf(message).lines().findFirst().orElse("");
     }
 
     /** {@code host:port}, an IPv6 address in brackets (as a URL takes it). */

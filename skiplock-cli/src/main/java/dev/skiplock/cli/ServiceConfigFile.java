@@ -31,6 +31,7 @@ record ServiceConfigFile(Map<String, Integer> queues, Map<String, List<String>> 
         if (root == null || root.isNull()) {
             return empty();
         }
+        requireObject(root, "--config", "{queues, tools, retention, cron} (a key without its colon reads as text)");
         root.fieldNames().forEachRemaining(key -> {
             if (!List.of("queues", "tools", "retention", "cron").contains(key)) {
                 throw new IllegalArgumentException(key + ": unknown key in " + file);

@@ -11,14 +11,20 @@ public final class Terminal {
     private Terminal() {
     }
 
-    /** Whether stdout is a terminal (Linux's {@code /proc/self/fd/1}; false where that cannot be read). */
-    public static boolean outputToTerminal() {
-        return isTerminalDevice(Path.of("/proc/self/fd/1")).orElse(false);
+    /** Where stdout and stderr go does not change while the process runs: read once, not per line printed. */
+    private static final class Outputs {
+        static final boolean STDOUT = isTerminalDevice(Path.of("/proc/self/fd/1")).orElseGet(Terminal::interactive);
+        static final boolean STDERR = isTerminalDevice(Path.of("/proc/self/fd/2")).orElseGet(Terminal::interactive);
     }
 
-    /** Whether stderr is a terminal (Linux's {@code /proc/self/fd/2}; false where that cannot be read). */
+    /** Whether stdout is a terminal (Linux's {@code /proc/self/fd/1}; where that cannot be read, {@link #interactive}). */
+    public static boolean outputToTerminal() {
+        return Outputs.STDOUT;
+    }
+
+    /** Whether stderr is a terminal (as {@link #outputToTerminal}, of {@code /proc/self/fd/2}). */
     public static boolean errorOutputToTerminal() {
-        return isTerminalDevice(Path.of("/proc/self/fd/2")).orElse(false);
+        return Outputs.STDERR;
     }
 
     /**

@@ -31,17 +31,27 @@ class DatabaseUrlTest {
     @Test
     void aRefusedUrlIsNotEchoedWithItsPassword() {
         for (String url : java.util.List.of("postgresql://app:s3cr%t@db/app", "postgresq://app:s3cret@db/app",
-                "postgresql://app:s3cret@/app")) {
+                "postgresql://app:s3cret@/app", "postgresql://app:s3c/ret@db/app", "postgresql://app:s3c#ret@db/app",
+                "postgresq://app:s3c@ret@db/app", "postgresql://u:s3cret@db_1:abc/app")) {
             assertThatThrownBy(() -> DatabaseUrl.toJdbc(url)).as(url).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageStartingWith("--db:").message().doesNotContain("s3cr");
         }
     }
 
-    /** A container's host name holds '_', which java.net.URI takes for no host at all. */
+    /** A container's host name holds '_', which java.net.URI takes for no host at all; libpq takes several hosts. */
     @Test
-    void aHostNameWithAnUnderscoreIsAHost() {
+    void aHostNameWithAnUnderscoreIsAHostAndSeveralHostsAreTaken() {
         assertThat(DatabaseUrl.toJdbc("postgresql://app:pw@db_1:5433/app"))
                 .isEqualTo("jdbc:postgresql://db_1:5433/app?user=app&password=pw");
+        assertThat(DatabaseUrl.toJdbc("postgresql://u@db_1:/app")).isEqualTo("jdbc:postgresql://db_1/app?user=u");
+        assertThat(DatabaseUrl.toJdbc("postgresql://u:p@h1:5432,h2:5433/db"))
+                .isEqualTo("jdbc:postgresql://h1:5432,h2:5433/db?user=u&password=p");
+    }
+
+    /** A '+' of a libpq URL's password is a '+' (URLDecoder, a form's decoder, made it a space). */
+    @Test
+    void aPlusInAPasswordStaysAPlus() {
+        assertThat(DatabaseUrl.toJdbc("postgresql://app:a+b@db/app")).isEqualTo("jdbc:postgresql://db/app?user=app&password=a%2Bb");
     }
 
     /** A token read with its file's CR is taken without it; one no header can carry is refused unechoed. */

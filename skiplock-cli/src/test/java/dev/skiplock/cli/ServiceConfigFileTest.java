@@ -33,7 +33,8 @@ class ServiceConfigFileTest {
                 "queues: {default: {concurrency: 2, priority: 1}}\n", "queues.default.priority: unknown key",
                 "tools: [greet]\n", "tools: must be a mapping",
                 "tools: {greet: {argv: [echo], shell: true}}\n", "tools.greet.shell: unknown key",
-                "tools: {greet: {argv: [echo, [a, b]]}}\n", "tools.greet.argv[1]: must be a string");
+                "tools: {greet: {argv: [echo, [a, b]]}}\n", "tools.greet.argv[1]: must be a string",
+                "retention 1d\n", "--config: must be a mapping");
         refusals.forEach((yaml, message) -> assertThatThrownBy(() -> read(yaml)).as(yaml)
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(message));
     }

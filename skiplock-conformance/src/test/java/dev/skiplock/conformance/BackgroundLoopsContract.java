@@ -295,25 +295,12 @@ abstract class BackgroundLoopsContract extends ContractBase {
         CountDownLatch cleaningUp = new CountDownLatch(1);
         CountDownLatch othersDone = new CountDownLatch(1);
         Skiplock worker = started(builder(config -> config.queue("default", 2))
-                .handler("resumable", Work.class, new ResumableHandler<Work>() {
-                    @Override
-                    public JobOutcome handle(JobContext<Work> context) {
-                        return JobOutcome.complete();
+                .handler("resumable", Work.class, succeedingWithCleanUp(() -> {
+                    if (cleaningUp.getCount() > 0) {
+                        cleaningUp.countDown();
+                        awaitIgnoringInterrupts(othersDone);
                     }
-
-                    @Override
-                    public Optional<JobOutcome> resume(JobContext<Work> context) {
-                        return Optional.empty();
-                    }
-
-                    @Override
-                    public void completed(UUID jobId, UUID executionId) {
-                        if (cleaningUp.getCount() > 0) {
-                            cleaningUp.countDown();
-                            awaitIgnoringInterrupts(othersDone);
-                        }
-                    }
-                })
+                }))
                 .handler("plain", Work.class, context -> JobOutcome.complete()));
         Job first = worker.enqueue(JobRequest.of("resumable", new Work("first")));
         assertThat(cleaningUp.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the first job's clean-up began").isTrue();
@@ -325,6 +312,58 @@ abstract class BackgroundLoopsContract extends ContractBase {
             othersDone.countDown();
         }
         assertThat(worker.awaitTerminal(first.id(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+    }
+
+    /**
+     * A worker's close waits for the clean-ups of its last outcomes: they run on virtual threads, and a
+     * process's exit right after the close ended one midway (a run directory half deleted stayed for
+     * good; second reader). Forced: the clean-up waits until the test has seen the close wait for it.
+     */
+    @Test
+    void aWorkersCloseWaitsForTheCleanUpsOfItsOutcomes() throws InterruptedException {
+        CountDownLatch cleaningUp = new CountDownLatch(1);
+        CountDownLatch closeSeenWaiting = new CountDownLatch(1);
+        AtomicBoolean cleanedUp = new AtomicBoolean();
+        Skiplock worker = track(builder(config -> config.queue("default", 1))
+                .handler("resumable", Work.class, succeedingWithCleanUp(() -> {
+                    cleaningUp.countDown();
+                    awaitIgnoringInterrupts(closeSeenWaiting);
+                    cleanedUp.set(true);
+                })).build()).start();
+        Job job = worker.enqueue(JobRequest.of("resumable", new Work("x")));
+        assertThat(worker.awaitTerminal(job.id(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(cleaningUp.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the clean-up began").isTrue();
+
+        Thread closing = Thread.ofPlatform().start(worker::close);
+        try {
+            await().atMost(WAIT).until(() -> java.util.Arrays.stream(closing.getStackTrace())
+                    .anyMatch(frame -> frame.getMethodName().equals("awaitCleanUps")));
+        } finally {
+            closeSeenWaiting.countDown();
+        }
+        closing.join(WAIT.toMillis());
+        assertThat(closing.isAlive()).isFalse();
+        assertThat(cleanedUp).as("cleaned up before the close returned").isTrue();
+    }
+
+    /** A resumable handler whose jobs succeed at once, and whose clean-up after each outcome is {@code cleanUp}. */
+    private static ResumableHandler<Work> succeedingWithCleanUp(Runnable cleanUp) {
+        return new ResumableHandler<>() {
+            @Override
+            public JobOutcome handle(JobContext<Work> context) {
+                return JobOutcome.complete();
+            }
+
+            @Override
+            public Optional<JobOutcome> resume(JobContext<Work> context) {
+                return Optional.empty();
+            }
+
+            @Override
+            public void completed(UUID jobId, UUID executionId) {
+                cleanUp.run();
+            }
+        };
     }
 
     /** A running job of {@code kind} whose worker is gone (a reaper cleared its lease), of one attempt. */

@@ -323,6 +323,28 @@ abstract class CronContract extends ContractBase {
                 .allMatch(fired -> !Instant.parse(fired).isBefore(clock.instant().minus(CronScheduler.MAX_LATENESS)));
     }
 
+    /**
+     * A round fires the slots due when it began and ends, even when each enqueue takes longer than
+     * the schedule's period (here 2 s each, of an {@code @every 1s}): a round that read the clock for
+     * each slot chased the slots the enqueues made due, and never ended (second reader).
+     */
+    @Test
+    void aRoundEndsWhenEnqueuesTakeLongerThanThePeriod() {
+        Skiplock client = client();
+        List<CronEntry> cron = List.of(new CronEntry("tick", "@every 1s", "UTC",
+                Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")));
+        Instant slot = nextSlot(Duration.ofSeconds(10));
+        TestClock clock = new TestClock(slot.minusMillis(500));
+        javax.sql.DataSource slow = BeforeStatement.eachTime(client.dataSource(), claimCronSlot(client),
+                () -> clock.advance(Duration.ofSeconds(2)));
+        Skiplock skiplock = track(Skiplock.builder().dataSource(slow).config(fastConfig().build()).build());
+        CronScheduler scheduler = CronScheduler.create(withCron(cron), skiplock, clock);
+        clock.advance(Duration.ofSeconds(1));
+
+        int fired = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(WAIT, scheduler::fireDue);
+        assertThat(fired).isEqualTo(1);
+    }
+
     /** An Error while firing (here a stack overflow, once) does not end the scheduler's thread. */
     @Test
     void aSchedulerThatMeetsAnErrorFiresOn() {

@@ -67,14 +67,19 @@ final class PostgresUrl {
         return jdbc.toString();
     }
 
-    /** {@code host[:port]} of an authority ({@code user:password@host:port}), or null without a host. */
+    /** One host of a libpq URL: a name (which may hold '_'), or an IPv6 address in brackets; then a port, maybe empty. */
+    private static final String HOST_PORT = "(\\[[0-9A-Fa-f:.%]+\\]|[A-Za-z0-9._~-]+)(:[0-9]*)?";
+
+    /**
+     * {@code host[:port][,host[:port]]…} of an authority ({@code user:password@hosts}), an empty port
+     * left out; null when it is not that (then nothing of it is echoed: it may hold the password).
+     */
     private static String hostAndPort(String authority) {
         if (authority == null) {
             return null;
         }
-        String hostPort = authority.substring(authority.lastIndexOf('@') + 1);
-        return hostPort.isEmpty() || hostPort.startsWith(":") || !hostPort.matches("[A-Za-z0-9._~%:\\[\\]-]+")
-                ? null : hostPort;
+        String hosts = authority.substring(authority.lastIndexOf('@') + 1);
+        return hosts.matches(HOST_PORT + "(," + HOST_PORT + ")*") ? hosts.replaceAll(":(?=,|$)", "") : null;
     }
 
     private static void appendParam(StringBuilder query, String name, String value) {
@@ -84,7 +89,8 @@ final class PostgresUrl {
         query.append(name).append('=').append(java.net.URLEncoder.encode(value, StandardCharsets.UTF_8));
     }
 
+    /** Percent-decoding only: a '+' is a '+' in a libpq URL, not a space as in a form. */
     private static String decode(String value) {
-        return URLDecoder.decode(value, StandardCharsets.UTF_8);
+        return URLDecoder.decode(value.replace("+", "%2B"), StandardCharsets.UTF_8);
     }
 }

@@ -261,15 +261,17 @@ public final class CronScheduler implements AutoCloseable {
      * slot, with the later ones of its schedule, is left due: the next call tries it again.
      */
     public synchronized int fireDue() {
-        Instant now = clock.instant();
+        Instant round = clock.instant();
         int enqueued = 0;
         failed = false;
         for (int i = 0; i < schedules.size(); i++) {
             Schedule schedule = schedules.get(i);
-            // The clock again for each slot: an enqueue may wait (a connection the pool cannot give,
-            // up to its timeout), and a slot checked against a time read before it fired that late.
-            while (!due.get(i).toInstant().isAfter(now = clock.instant())) {
-                Instant oldestOnTime = now.minus(MAX_LATENESS);
+            // The slots due when the round began (so that it ends, however long its enqueues take),
+            // each checked for lateness against the clock as it comes: an enqueue may wait (a
+            // connection the pool cannot give, up to its timeout), and a slot checked against a time
+            // read before it fired that late.
+            while (!due.get(i).toInstant().isAfter(round)) {
+                Instant oldestOnTime = clock.instant().minus(MAX_LATENESS);
                 if (due.get(i).toInstant().isBefore(oldestOnTime)) {
                     LOG.warn("cron {} skips the slots from {} to {}: more than {} late (process paused, clock changed"
                             + " or the enqueue kept failing)", schedule.name(), due.get(i), oldestOnTime, MAX_LATENESS);

@@ -63,7 +63,9 @@ public final class LogsCommand implements Callable<Integer> {
                     String status = event.path("status").asText();
                     terminal.set(JobStatus.fromWireName(status).isTerminal() ? status : null);
                 }
-                return System.out.checkError(); // the reader went away (logs -f ID | head -1): stop following
+                // logs -f ID | head -1: the reader went away, stop following; submit --wait follows on
+                // to exit with the job's outcome
+                return !quiet && System.out.checkError();
             });
         }
         return "succeeded".equals(terminal.get()) ? 0 : 1;

@@ -144,6 +144,7 @@ public final class Engine implements Worker {
         interrupted |= releaseStillRunning();
         lostClaims.retry();
         interrupted |= completer.stop(atLeast(OUTCOMES_LIMIT));
+        handlers.awaitCleanUps(CLAIMERS_LIMIT); // of the last outcomes: a process exit ends them midway
         timers.shutdownNow();
         leaseWatch.shutdownNow();
         retention.shutdownNow();

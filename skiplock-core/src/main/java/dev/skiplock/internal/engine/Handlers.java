@@ -7,6 +7,7 @@ import dev.skiplock.RetryPolicy;
 import dev.skiplock.internal.Json;
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +17,8 @@ final class Handlers {
     /** Resumable handlers' clean-ups after an outcome ({@link #completed}): one virtual thread each. */
     private static final java.util.concurrent.ThreadFactory CLEAN_UPS =
             Thread.ofVirtual().name("skiplock-clean-up-", 0).factory();
+    /** The clean-ups still running ({@link #awaitCleanUps}). */
+    private final java.util.Set<Thread> cleanUps = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private static final Logger LOG = LoggerFactory.getLogger(Handlers.class);
 
     private final Map<String, HandlerBinding<?>> bindings;
@@ -83,14 +86,44 @@ final class Handlers {
         Job job = execution.job();
         if (bindings.get(job.kind()) instanceof HandlerBinding<?> binding
                 && binding.handler() instanceof ResumableHandler<?> resumable) {
-            CLEAN_UPS.newThread(() -> {
-                try {
-                    resumable.completed(job.id(), execution.executionId());
-                } catch (Throwable e) {
-                    // describe, since the exception's message may throw too
-                    LOG.warn("{} could not clean up after job {}: {}", job.kind(), job.id(), Outcomes.describe(e));
+            try {
+                Thread cleanUp = CLEAN_UPS.newThread(() -> {
+                    try {
+                        resumable.completed(job.id(), execution.executionId());
+                    } catch (Throwable e) {
+                        // describe, since the exception's message may throw too
+                        LOG.warn("{} could not clean up after job {}: {}", job.kind(), job.id(), Outcomes.describe(e));
+                    } finally {
+                        cleanUps.remove(Thread.currentThread());
+                    }
+                });
+                cleanUps.add(cleanUp);
+                cleanUp.start();
+            } catch (Throwable e) {
+                // Any throwable: this runs on the completer's thread, whose death would stop every outcome
+                LOG.warn("{} could not start its clean-up after job {}: {}", job.kind(), job.id(), Outcomes.describe(e));
+            }
+        }
+    }
+
+    /**
+     * Waits up to {@code limit} for the clean-ups started so far (the worker's close, after its last
+     * outcomes): they run on virtual threads, which a process's exit ends wherever they are, and a
+     * run directory half deleted stayed for good.
+     */
+    void awaitCleanUps(java.time.Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        for (Thread cleanUp : List.copyOf(cleanUps)) {
+            long left = deadline - System.nanoTime();
+            try {
+                if (left <= 0 || !cleanUp.join(java.time.Duration.ofNanos(left))) {
+                    LOG.warn("{} clean-ups after jobs' outcomes still run after {}; not waiting for them", cleanUps.size(), limit);
+                    return;
                 }
-            }).start();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 

@@ -156,6 +156,7 @@ public final class MemoryJobs implements AutoCloseable {
         if (Threads.endWithin(handlerThreads, JobRunner.STOPPED_HANDLERS_LIMIT)) {
             Thread.currentThread().interrupt();
         }
+        handlers.awaitCleanUps(JobRunner.STOPPED_HANDLERS_LIMIT);
     }
 
     /**
