@@ -277,11 +277,9 @@ abstract class CronContract extends ContractBase {
      */
     @Test
     void aSlotWhoseEnqueueFailedIsTriedAgain() {
-        Skiplock client = client();
-        javax.sql.DataSource failingOnce = BeforeStatement.dataSource(client.dataSource(), claimCronSlot(client), () -> {
+        Skiplock skiplock = hookedOnClaims((pool, claim) -> BeforeStatement.dataSource(pool, claim, () -> {
             throw new java.sql.SQLException("the test's failure, once", "08006");
-        });
-        Skiplock skiplock = track(Skiplock.builder().dataSource(failingOnce).config(fastConfig().build()).build());
+        }));
         List<CronEntry> cron = List.of(new CronEntry("tick", "@every 10s", "UTC",
                 Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")));
         Instant slot = nextSlot(Duration.ofSeconds(10));
@@ -304,15 +302,13 @@ abstract class CronContract extends ContractBase {
      */
     @Test
     void aSlotThatBecameLateWhileAnotherWasEnqueuedIsSkipped() {
-        Skiplock client = client();
         List<CronEntry> cron = List.of(
                 new CronEntry("first", "@every 10s", "UTC", Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")),
                 new CronEntry("second", "@every 10s", "UTC", Json.read("{\"kind\": \"tock\", \"queue\": \"nobody-works-this\"}")));
         Instant slot = nextSlot(Duration.ofSeconds(10));
         TestClock clock = new TestClock(slot.minusSeconds(1));
-        javax.sql.DataSource slow = BeforeStatement.dataSource(client.dataSource(), claimCronSlot(client),
-                () -> clock.advance(Duration.ofMinutes(2)));
-        Skiplock skiplock = track(Skiplock.builder().dataSource(slow).config(fastConfig().build()).build());
+        Skiplock skiplock = hookedOnClaims((pool, claim) -> BeforeStatement.dataSource(pool, claim,
+                () -> clock.advance(Duration.ofMinutes(2))));
         CronScheduler scheduler = CronScheduler.create(withCron(cron), skiplock, clock);
 
         clock.advance(Duration.ofSeconds(1));
@@ -330,14 +326,12 @@ abstract class CronContract extends ContractBase {
      */
     @Test
     void aRoundEndsWhenEnqueuesTakeLongerThanThePeriod() {
-        Skiplock client = client();
         List<CronEntry> cron = List.of(new CronEntry("tick", "@every 1s", "UTC",
                 Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")));
         Instant slot = nextSlot(Duration.ofSeconds(10));
         TestClock clock = new TestClock(slot.minusMillis(500));
-        javax.sql.DataSource slow = BeforeStatement.eachTime(client.dataSource(), claimCronSlot(client),
-                () -> clock.advance(Duration.ofSeconds(2)));
-        Skiplock skiplock = track(Skiplock.builder().dataSource(slow).config(fastConfig().build()).build());
+        Skiplock skiplock = hookedOnClaims((pool, claim) -> BeforeStatement.eachTime(pool, claim,
+                () -> clock.advance(Duration.ofSeconds(2))));
         CronScheduler scheduler = CronScheduler.create(withCron(cron), skiplock, clock);
         clock.advance(Duration.ofSeconds(1));
 
@@ -348,12 +342,9 @@ abstract class CronContract extends ContractBase {
     /** An Error while firing (here a stack overflow, once) does not end the scheduler's thread. */
     @Test
     void aSchedulerThatMeetsAnErrorFiresOn() {
-        Skiplock client = client();
-        javax.sql.DataSource meetingAnError = BeforeStatement.dataSource(client.dataSource(), claimCronSlot(client),
-                () -> {
-                    throw new StackOverflowError("the test's error, thrown preparing claim_cron_slot");
-                });
-        Skiplock skiplock = track(Skiplock.builder().dataSource(meetingAnError).config(fastConfig().build()).build());
+        Skiplock skiplock = hookedOnClaims((pool, claim) -> BeforeStatement.dataSource(pool, claim, () -> {
+            throw new StackOverflowError("the test's error, thrown preparing claim_cron_slot");
+        }));
         List<CronEntry> cron = List.of(new CronEntry("tick", "@every 1s", "UTC",
                 Json.read("{\"kind\": \"tick\", \"queue\": \"nobody-works-this\"}")));
         try (CronScheduler scheduler = CronScheduler.create(withCron(cron), skiplock, java.time.Clock.systemUTC())
@@ -362,8 +353,11 @@ abstract class CronContract extends ContractBase {
         }
     }
 
-    private static String claimCronSlot(Skiplock client) {
-        return BeforeStatement.sql(client, "cron", "claim_cron_slot");
+    /** An instance on this test's database whose pool is {@code hook} of the pool and claim_cron_slot's text. */
+    private Skiplock hookedOnClaims(java.util.function.BiFunction<javax.sql.DataSource, String, javax.sql.DataSource> hook) {
+        Skiplock client = client();
+        javax.sql.DataSource hooked = hook.apply(client.dataSource(), BeforeStatement.sql(client, "cron", "claim_cron_slot"));
+        return track(Skiplock.builder().dataSource(hooked).config(fastConfig().build()).build());
     }
 
     /** A name of the longest allowed length: its slots must not share one truncated key. */

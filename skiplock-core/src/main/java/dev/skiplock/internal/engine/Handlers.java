@@ -17,9 +17,9 @@ final class Handlers {
     /** Resumable handlers' clean-ups after an outcome ({@link #completed}): one virtual thread each. */
     private static final java.util.concurrent.ThreadFactory CLEAN_UPS =
             Thread.ofVirtual().name("skiplock-clean-up-", 0).factory();
+    private static final Logger LOG = LoggerFactory.getLogger(Handlers.class);
     /** The clean-ups still running ({@link #awaitCleanUps}). */
     private final java.util.Set<Thread> cleanUps = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private static final Logger LOG = LoggerFactory.getLogger(Handlers.class);
 
     private final Map<String, HandlerBinding<?>> bindings;
     /** One reader per kind, built once: resolving the args type per job showed in drain profiles. */
