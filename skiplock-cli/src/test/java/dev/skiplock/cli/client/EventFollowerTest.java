@@ -122,9 +122,10 @@ class EventFollowerTest {
 
     @Test
     void connectionsThatBringNothingEndTheFollowWithExitThree() throws Exception {
+        // each ends at once, cleanly: a reset could discard the response's headers, and an opening
+        // that fails before any event was seen ends the follow at once, after fewer than five
         for (int i = 0; i < 5; i++) {
             server.answer((lastEventId, out) -> {
-                throw new CutConnection();
             });
         }
 
