@@ -51,13 +51,17 @@ public interface JobClient {
      * when the slot is already recorded (another scheduler, or an earlier call whose answer was lost,
      * got there first) nothing is enqueued. This holds however many schedulers run, whenever their
      * timers fire and whether or not the slot's job has finished. Slot records are pruned with the
-     * job history ({@link SkiplockConfig#retention()}), but kept at least a day, so a scheduler whose
-     * clock is behind by less than that still finds the slot taken.
+     * job history ({@link SkiplockConfig#retention()}), but kept at least a day and until the slot
+     * itself is that old, so a scheduler whose clock is behind by less than that still finds the
+     * slot taken; and a slot no later than one of the schedule whose record was pruned is not
+     * enqueued either (the latest pruned slot of each schedule is kept for good): a schedule's
+     * slots are best claimed in their order.
      *
      * @param schedule the schedule's name ({@code [A-Za-z0-9_.:-]{1,128}}), stored in full
      * @param slot     the slot's fire time; instants equal to the millisecond are the same slot
      * @param request  the job to enqueue; without a {@link JobRequest#uniqueKey()} (the slot is its identity)
-     * @return the job enqueued for the slot, or empty when the slot was already enqueued
+     * @return the job enqueued for the slot, or empty when the slot was already enqueued or is no
+     *         later than a pruned slot of the schedule
      */
     Optional<Job> enqueueScheduled(String schedule, java.time.Instant slot, JobRequest request);
 

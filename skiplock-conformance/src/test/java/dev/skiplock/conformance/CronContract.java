@@ -406,6 +406,53 @@ abstract class CronContract extends ContractBase {
         assertThat(markerSchedules(skiplock)).containsExactlyInAnyOrder("two-hours", "fresh");
         assertThat(skiplock.enqueueScheduled("two-hours", first, request)).isEmpty();
         assertThat(skiplock.enqueueScheduled("fresh", first, request)).isEmpty();
+        assertThat(skiplock.list(JobQuery.all()).jobs()).hasSize(4);
+    }
+
+    /**
+     * A slot whose marker was pruned is not enqueued again, nor is an earlier slot of its schedule
+     * (a scheduler whose clock is days behind, or one that stalled that long between its check of
+     * the slot's lateness and its claim): before, the pruned marker was the slot's only record, and
+     * the slot ran twice. A later slot, another tenant's and another schedule's still are.
+     */
+    @Test
+    void aSlotWhoseMarkerWasPrunedIsNotEnqueuedAgain() {
+        Skiplock skiplock = client();
+        JobRequest request = JobRequest.of("tick", null).withQueue("nobody-works-this");
+        Instant slot = Instant.parse("2026-01-01T03:00:00Z");
+        assertThat(skiplock.enqueueScheduled("nightly", slot, request)).isPresent();
+        assertThat(skiplock.enqueueScheduled("nightly", slot.plus(Duration.ofDays(1)), request)).isPresent();
+        assertThat(skiplock.enqueueScheduled("hourly", slot, request)).isPresent();
+        backdateMarker(skiplock, "nightly", slot, Duration.ofDays(2));
+        assertThat(cronStore(skiplock).pruneCronSlots(Duration.ofHours(1), 100)).isEqualTo(1);
+
+        assertThat(skiplock.enqueueScheduled("nightly", slot, request)).as("the pruned slot").isEmpty();
+        assertThat(skiplock.enqueueScheduled("nightly", slot.minus(Duration.ofDays(1)), request))
+                .as("an earlier slot").isEmpty();
+        assertThat(skiplock.enqueueScheduled("nightly", slot.plus(Duration.ofDays(1)), request))
+                .as("a later slot still recorded").isEmpty();
+        assertThat(skiplock.enqueueScheduled("nightly", slot.plus(Duration.ofDays(2)), request)).isPresent();
+        assertThat(skiplock.tenant("other").enqueueScheduled("nightly", slot, request)).isPresent();
+        assertThat(skiplock.enqueueScheduled("hourly", slot.plusSeconds(3600), request)).isPresent();
+        assertThat(skiplock.list(JobQuery.all()).jobs()).hasSize(5);
+    }
+
+    /**
+     * A slot recorded ahead of its time (a library caller's enqueueScheduled of a slot to come) keeps
+     * its marker until the slot is past the retention too: pruned at its record's age, it made every
+     * earlier slot of its schedule refused (second reader).
+     */
+    @Test
+    void aSlotRecordedAheadOfItsTimeKeepsItsMarkerUntilThen() {
+        Skiplock skiplock = client();
+        JobRequest request = JobRequest.of("tick", null).withQueue("nobody-works-this");
+        Instant now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MINUTES);
+        assertThat(skiplock.enqueueScheduled("weekly", now.plus(Duration.ofDays(7)), request)).isPresent();
+        backdateMarker(skiplock, "weekly", Duration.ofDays(2));
+
+        assertThat(cronStore(skiplock).pruneCronSlots(Duration.ofHours(1), 100)).isZero();
+        assertThat(markerSchedules(skiplock)).containsExactly("weekly");
+        assertThat(skiplock.enqueueScheduled("weekly", now, request)).as("a slot before it").isPresent();
     }
 
     @Test
@@ -446,10 +493,25 @@ abstract class CronContract extends ContractBase {
         assertThat(Jdbc.update(skiplock.dataSource(), sql, age.toMillis(), schedule)).isEqualTo(1);
     }
 
+    /** As {@link #backdateMarker(Skiplock, String, Duration)}, the marker of one slot of the schedule. */
+    static void backdateMarker(Skiplock skiplock, String schedule, Instant slot, Duration age) {
+        String sql = switch (skiplock.driverName()) {
+            case "postgres" -> "UPDATE skiplock_cron_slots SET created_at = created_at - CAST(? AS bigint)"
+                    + " * interval '1 millisecond' WHERE schedule = ? AND slot = ?";
+            default -> "UPDATE skiplock_cron_slots SET created_at = created_at - ? WHERE schedule = ? AND slot = ?";
+        };
+        assertThat(Jdbc.update(skiplock.dataSource(), sql, age.toMillis(), schedule, slot.toEpochMilli())).isEqualTo(1);
+    }
+
     private CronStore cronStore(Skiplock skiplock) {
+        return cronStore(skiplock.dataSource());
+    }
+
+    /** The cron store of this test's database, on {@code pool}. */
+    CronStore cronStore(javax.sql.DataSource pool) {
         Driver driver = ServiceLoader.load(Driver.class).stream().map(ServiceLoader.Provider::get)
                 .filter(candidate -> candidate.acceptsUrl(database.url())).findFirst().orElseThrow();
-        return new CronStore(skiplock.dataSource(), driver, new JobStore(skiplock.dataSource(), driver));
+        return new CronStore(pool, driver, new JobStore(pool, driver));
     }
 
     /** The first slot of a period at least a few seconds ahead, aligned to the epoch like {@code @every}. */

@@ -86,6 +86,10 @@ final class ModelCheckTest {
                         "-DMUT_NO_UNCLAIM"), "(ran+excused)"),
                 new Mutation(safety("fault 3: cron slots unique among live jobs only", "cron.pml",
                         "-DMUT_CRON_LIVE_ONLY"), "assertion violated (enqueued[s]<=1)"),
+                new Mutation(safety("a pruned marker is its slot's only record", "cron.pml",
+                        "-DMUT_CRON_PRUNE_FORGETS"), "assertion violated (enqueued[s]<=1)"),
+                new Mutation(safety("a claim checks the pruned slots before its insert", "cron.pml",
+                        "-DMUT_CRON_CHECK_FIRST"), "assertion violated (enqueued[s]<=1)"),
                 new Mutation(safety("fault 5: a command job adopted on another host", "skiplock.pml",
                         "-DCMD", "-DMUT_CMD_ANY_HOST"), "crashed[host]"));
     }

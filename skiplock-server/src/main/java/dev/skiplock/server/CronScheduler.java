@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * Enqueues periodic jobs (DESIGN §5). Each fire time (slot) goes through
  * {@link Skiplock#enqueueScheduled}, which records the slot in the enqueue's transaction: any number
  * of servers may run the same schedule, with clocks skewed by up to a day, and each slot is enqueued
- * at most once, ever, even after its job finished. The job's metadata carries
+ * at most once, ever, even after its job finished, and after its marker was pruned (a slot no later
+ * than a pruned one of its schedule is refused, see {@link dev.skiplock.JobClient#enqueueScheduled}). The job's metadata carries
  * {@code cron: {schedule, slot}}. A slot missed while no server ran is not replayed, and a slot more
  * than {@link #MAX_LATENESS} late on this server's clock (a paused process, a clock jump) is skipped:
  * markers are kept at least a day, so firing only on-time slots leaves a day for clock skew. An

@@ -21,9 +21,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Migrator {
     private static final Logger LOG = LoggerFactory.getLogger(Migrator.class);
-    /** {@link #readCommitted}: the connection's isolation level was not changed. */
-    private static final int LEVEL_KEPT = -1;
-
     private final DataSource dataSource;
     private final Driver driver;
     private final SqlRunner sql;
@@ -37,15 +34,18 @@ public final class Migrator {
     /** Applies what is missing; returns the names applied now (empty when up to date). */
     public List<String> migrate() {
         try (Connection connection = dataSource.getConnection()) {
-            int poolsLevel = readCommitted(connection);
+            // the migrations are written for READ COMMITTED: PostgreSQL's 0023 copies the folded counts
+            // after its lock waited for a fold of an older process; in the snapshot of the
+            // transaction's first statement it would copy them without that fold
+            int poolsLevel = ReadCommitted.set(connection);
             List<String> applied;
             try {
                 applied = migrate(connection);
             } catch (RuntimeException | SQLException e) {
-                putBack(connection, poolsLevel, e);
+                ReadCommitted.putBack(connection, poolsLevel, e);
                 throw e;
             }
-            putBack(connection, poolsLevel, null);
+            ReadCommitted.putBack(connection, poolsLevel, null);
             return applied;
         } catch (SQLException e) {
             throw new SkiplockException(driver.name() + " migration failed: " + e.getMessage(), e);
@@ -66,39 +66,6 @@ public final class Migrator {
         }
         TransactionEnds.commit(connection);
         return applied;
-    }
-
-    /**
-     * Puts the connection in READ COMMITTED where the database has it and the connection is at
-     * another level (a server or role whose default is REPEATABLE READ or SERIALIZABLE): the
-     * migrations are written for it, each statement seeing what committed before it began.
-     * PostgreSQL's 0023 copies the folded counts after its lock waited for a fold of an older
-     * process; in the snapshot of the transaction's first statement it would copy them without
-     * that fold. Returns the level to put back, or {@link #LEVEL_KEPT}. SQLite has one level.
-     */
-    private static int readCommitted(Connection connection) throws SQLException {
-        int level = connection.getTransactionIsolation();
-        if (level == Connection.TRANSACTION_READ_COMMITTED
-                || !connection.getMetaData().supportsTransactionIsolationLevel(Connection.TRANSACTION_READ_COMMITTED)) {
-            return LEVEL_KEPT;
-        }
-        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-        return level;
-    }
-
-    /** Gives the connection its pool's level back; a failure to do so is added to {@code failure} if there is one. */
-    private static void putBack(Connection connection, int level, Exception failure) throws SQLException {
-        if (level == LEVEL_KEPT) {
-            return;
-        }
-        try {
-            connection.setTransactionIsolation(level);
-        } catch (SQLException e) {
-            if (failure == null) {
-                throw e;
-            }
-            failure.addSuppressed(e); // the migration's own failure is the one to report
-        }
     }
 
     /** A pool that hands out connections in a transaction: commits that one, and leaves the connection in one. */

@@ -108,6 +108,30 @@ final class SqlRunner {
         return withConnection(connection -> inTransactionOn(connection, work));
     }
 
+    /**
+     * As {@link #inTransaction}, in READ COMMITTED whatever the connection's level ({@link
+     * ReadCommitted}), put back after: for work whose later statement must see what committed while
+     * an earlier one waited for it.
+     */
+    <T> T inReadCommittedTransaction(java.util.function.Function<Connection, T> work) {
+        return withConnection(connection -> {
+            try {
+                int poolsLevel = ReadCommitted.set(connection);
+                T result;
+                try {
+                    result = inTransactionOn(connection, work);
+                } catch (RuntimeException | Error e) {
+                    ReadCommitted.putBack(connection, poolsLevel, e);
+                    throw e;
+                }
+                ReadCommitted.putBack(connection, poolsLevel, null);
+                return result;
+            } catch (SQLException e) {
+                throw failure("transaction", e);
+            }
+        });
+    }
+
     private <T> T inTransactionOn(Connection connection, java.util.function.Function<Connection, T> work) {
         try {
             TransactionEnds.begin(connection);
