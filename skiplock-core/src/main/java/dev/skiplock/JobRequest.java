@@ -54,6 +54,13 @@ public record JobRequest(
     public static final int MAX_ATTEMPTS_LIMIT = 1000;
     public static final Duration MAX_TIMEOUT = Duration.ofDays(7);
     public static final int MAX_DEPENDENCIES = 100;
+    /**
+     * How deep a job's args, metadata or a signal's payload may nest arrays and objects. JSON
+     * writers stop at 1,000 levels (Jackson's default), so a document just under that, once wrapped
+     * in a response or a batch's statement, could not be written: the job list that held it answered
+     * 500, for every job on the page.
+     */
+    public static final int MAX_NESTING = 100;
     /** The earliest {@code runAt}: a time before it is due all the same. */
     public static final Instant EARLIEST_RUN_AT = Instant.parse("0001-01-01T00:00:00Z");
     /**
@@ -162,8 +169,8 @@ public record JobRequest(
 
     /**
      * Returns this request, or throws an {@link IllegalArgumentException} naming {@code args} or
-     * {@code metadata} if either holds what no job's data can hold: a NUL character or a lone
-     * surrogate. An enqueue refuses such a request the same way; this checks one where no database
+     * {@code metadata} if either holds what no job's data can hold: a NUL character, a lone
+     * surrogate, or arrays and objects nested deeper than {@link #MAX_NESTING} levels. An enqueue refuses such a request the same way; this checks one where no database
      * is at hand (a service's periodic jobs, checked before it starts) or before its enqueue.
      */
     public JobRequest requireStorable() {
@@ -185,6 +192,25 @@ public record JobRequest(
             throw new IllegalArgumentException(field + ": contains a NUL character (U+0000) or a lone surrogate,"
                     + " which a job's data cannot hold (PostgreSQL stores neither)");
         }
+        if (deeperThan(document, MAX_NESTING)) {
+            throw new IllegalArgumentException(field + ": nests arrays and objects deeper than " + MAX_NESTING + " levels");
+        }
+    }
+
+    /** Whether {@code node} nests arrays and objects more than {@code levels} deep (a scalar: 0). */
+    private static boolean deeperThan(JsonNode node, int levels) {
+        if (node == null || !node.isContainerNode()) {
+            return false;
+        }
+        if (levels == 0) {
+            return true;
+        }
+        for (JsonNode child : node) {
+            if (deeperThan(child, levels - 1)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String abbreviate(String text) {

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.Job;
 import dev.skiplock.JobOutcome;
 import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.Skiplock;
+import dev.skiplock.internal.Json;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +68,34 @@ abstract class HostileDataContract extends ContractBase {
         assertThat(client.list(dev.skiplock.JobQuery.all()).jobs()).isEmpty();
         assertThat(client.enqueue(JobRequest.of("fine", java.util.Map.of("text", "a\uD83D\uDE00b"))).status())
                 .as("a surrogate pair is storable").isEqualTo(JobStatus.QUEUED);
+    }
+
+    /**
+     * Args or metadata nested deeper than 100 levels are refused naming the field, through the API
+     * and the library, and nothing is inserted; 100 levels are stored. Before, args 998 levels deep
+     * were taken (201), and every job list holding that job answered 500: wrapped in the list's
+     * answer, they were deeper than the JSON writer goes (API reviewer).
+     */
+    @Test
+    void argsOrMetadataNestedTooDeepAreRefusedNamingTheField() {
+        Skiplock client = client();
+        String deepArgs = "[".repeat(998) + "]".repeat(998);
+        try (dev.skiplock.server.SkiplockServer server = dev.skiplock.server.SkiplockServer.start(client,
+                new dev.skiplock.server.ServerConfig("127.0.0.1", 0, 1024 * 1024, false, java.util.Map.of()))) {
+            Http http = new Http(server.port());
+            Http.Answer refused = http.post("/api/v1/jobs", "{\"kind\": \"hostile\", \"args\": " + deepArgs + "}");
+            assertThat(refused.status()).as(refused.text()).isEqualTo(400);
+            assertThat(refused.json().path("error").path("field").asText()).isEqualTo("args");
+            assertThat(http.get("/api/v1/jobs").status()).isEqualTo(200);
+        }
+        JsonNode hundredLevels = Json.read("[".repeat(100) + "]".repeat(100));
+        JsonNode tooDeep = Json.read("[".repeat(101) + "]".repeat(101));
+        assertThatThrownBy(() -> client.enqueue(JobRequest.of("hostile", tooDeep)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("args:");
+        assertThatThrownBy(() -> client.enqueue(JobRequest.of("hostile", null).withMetadata(java.util.Map.of("note", tooDeep))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("metadata:");
+        assertThat(client.list(dev.skiplock.JobQuery.all()).jobs()).isEmpty();
+        assertThat(client.enqueue(JobRequest.of("hostile", hundredLevels)).args()).isEqualTo(hundredLevels);
     }
 
     // Fault 1: what one job carries never blocks another job's outcome.
