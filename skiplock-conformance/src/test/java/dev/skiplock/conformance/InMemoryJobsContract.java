@@ -161,6 +161,32 @@ abstract class InMemoryJobsContract extends ContractBase {
     }
 
     /**
+     * A deleted in-memory job leaves the last 10,000 ended: 9,990 kept, 10 ended and deleted, then 10
+     * more ended keep all 9,990. Before, a deleted job stayed among them (and in the heap) until
+     * 10,000 more had ended, and its place cost a job kept (retention and testing reviewer).
+     */
+    @Test
+    void aDeletedInMemoryJobLeavesTheLastTenThousandEnded() {
+        Skiplock skiplock = withHandler("quick", context -> JobOutcome.complete());
+        List<UUID> kept = ended(skiplock, 9_990);
+        ended(skiplock, 10).forEach(skiplock::delete);
+        ended(skiplock, 10);
+
+        assertThat(kept.stream().map(skiplock::get).filter(java.util.Optional::isPresent).count()).isEqualTo(9_990);
+    }
+
+    /** The ids of {@code count} in-memory jobs enqueued, once each has ended. */
+    private static List<UUID> ended(Skiplock skiplock, int count) {
+        List<UUID> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            ids.add(skiplock.enqueue(inMemory("quick")).id());
+        }
+        await().atMost(WAIT).until(() -> ids.stream().map(skiplock::get)
+                .allMatch(job -> job.isPresent() && job.get().status().isTerminal()));
+        return ids;
+    }
+
+    /**
      * Closing the instance ends the in-memory jobs it still holds: one running, and one waiting for
      * its retry, fail as lost, so that whoever awaits them learns so. Before, they stayed running and
      * queued, and a wait for them (awaitTerminal, a follower's stream) never ended.

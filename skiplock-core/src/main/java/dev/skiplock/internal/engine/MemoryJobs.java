@@ -48,8 +48,9 @@ public final class MemoryJobs implements AutoCloseable {
             Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("skiplock-memory-job-", 0).factory());
     private final MemoryJob.Runtime runtime;
     /**
-     * The ended jobs in the order they ended (some since deleted or pruned): past {@link #KEPT_ENDED},
-     * the oldest is forgotten. Each keeps its log and checkpoints in the heap every job shares.
+     * The ended jobs in the order they ended: past {@link #KEPT_ENDED}, the oldest is forgotten. Each
+     * keeps its log and checkpoints in the heap every job shares, so a job deleted or pruned leaves
+     * it too (it stayed until 10,000 more had ended, and took the place of one kept).
      */
     private final java.util.Queue<MemoryJob> ended = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicInteger endedCount = new java.util.concurrent.atomic.AtomicInteger();
@@ -126,6 +127,9 @@ public final class MemoryJobs implements AutoCloseable {
         MemoryJob job = require(tenant, id);
         job.requireTerminal();
         jobs.remove(id, job);
+        if (ended.remove(job)) {
+            endedCount.decrementAndGet();
+        }
     }
 
     public List<JobEvent> events(String tenant, UUID id, long afterSeq, int limit) {
@@ -172,6 +176,13 @@ public final class MemoryJobs implements AutoCloseable {
             timer.scheduleWithFixedDelay(() -> {
                 Instant cutoff = config.clock().instant().minus(config.retention());
                 jobs.values().removeIf(job -> job.finishedBefore(cutoff));
+                ended.removeIf(job -> {
+                    boolean pruned = job.finishedBefore(cutoff);
+                    if (pruned) {
+                        endedCount.decrementAndGet();
+                    }
+                    return pruned;
+                });
             }, every, every, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // closing: nothing left to prune
