@@ -11,6 +11,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.jupiter.api.extension.TestInstantiationAwareExtension.ExtensionContextScope;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
@@ -44,6 +45,17 @@ public final class SkiplockExtension implements BeforeAllCallback, AfterAllCallb
         close(context, CLASS_DATABASE + context.getUniqueId());
     }
 
+    /**
+     * A constructor's parameters (one instance per test, JUnit's default) resolve in the test's own
+     * context: the TestClock a constructor hands to the code under test is the one the test gets and
+     * advances. Resolved in the class's context, it was one clock for every test of the class, moved
+     * by the tests before, and not the test's.
+     */
+    @Override
+    public ExtensionContextScope getTestInstantiationExtensionContextScope(ExtensionContext rootContext) {
+        return ExtensionContextScope.TEST_METHOD;
+    }
+
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
         return RESOLVED.contains(parameter.getParameter().getType());
@@ -72,8 +84,9 @@ public final class SkiplockExtension implements BeforeAllCallback, AfterAllCallb
             return classDatabase(context);
         }
         if (context.getTestMethod().isEmpty()) {
-            throw new ParameterResolutionException("a Skiplock database per test (scope TEST) is injected into test"
-                    + " and @BeforeEach methods only, not constructors or @BeforeAll");
+            throw new ParameterResolutionException("a Skiplock database per test (scope TEST) is injected into tests,"
+                    + " @BeforeEach methods and the constructors of a class with one instance per test only,"
+                    + " not @BeforeAll");
         }
         return context.getStore(NAMESPACE).getOrComputeIfAbsent(TEST_DATABASE,
                 key -> SkiplockTestDatabase.create(settings.database()), SkiplockTestDatabase.class);

@@ -76,7 +76,7 @@ public final class SkiplockTesting {
      * once (the worker may claim it before it stops). A retry delay or snooze it gets counts
      * from the database's now: {@link #runDue} counts them from a {@link TestClock}.
      *
-     * @throws IllegalStateException if the job is not {@code queued}
+     * @throws IllegalStateException if the job is not {@code queued}, or its queue is paused
      * @throws AssertionError        if the attempt does not end within {@link #MAX_WAIT}
      */
     public static Job runNow(Skiplock.Builder app, Job job) {
@@ -91,6 +91,11 @@ public final class SkiplockTesting {
         if (before.status() != JobStatus.QUEUED) {
             throw new IllegalStateException("runNow: job " + job.id() + " is " + before.status().wireName()
                     + "; only a queued job can run");
+        }
+        if (reader.pausedQueues().contains(before.queue())) {
+            // no worker claims from a paused queue: the attempt would wait out MAX_WAIT
+            throw new IllegalStateException("runNow: queue " + before.queue() + " of job " + job.id()
+                    + " is paused; resume it (resumeQueue) to run its jobs");
         }
         Run run = new Run(reader, Map.of(job.queue(), 1));
         Map<String, Object> target = Map.of("queue", job.queue(), "id", run.sql.id(job.id()));

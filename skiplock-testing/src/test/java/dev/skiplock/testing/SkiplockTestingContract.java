@@ -172,6 +172,25 @@ abstract class SkiplockTestingContract {
         assertThat(sent).hasValue(0);
     }
 
+    /**
+     * runNow refuses a job of a paused queue at once, saying so. Before, it waited its whole minute
+     * for an attempt no worker would claim, holding the queue's other jobs back meanwhile, and failed
+     * saying the job was still queued (retention and testing reviewer).
+     */
+    @Test
+    void runNowRefusesAJobOfAPausedQueue(SkiplockClient client, Skiplock.Builder app) {
+        Job paused = client.enqueue(JobRequest.of("email.send", new Email("ada@example.com")).withQueue("mail"));
+        Skiplock.Builder mail = withMail(app);
+        try (Skiplock admin = mail.build()) {
+            admin.pauseQueue("mail");
+        }
+
+        assertThatThrownBy(() -> SkiplockTesting.runNow(mail, paused)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("queue mail of job " + paused.id() + " is paused");
+        assertThat(client.get(paused.id()).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+        assertThat(sent).hasValue(0);
+    }
+
     @Test
     void aJobForInAnHourRunsOnlyOnceTheClockReachesIt(SkiplockClient client, Skiplock.Builder app, TestClock clock) {
         Skiplock.Builder mail = withMail(app);
