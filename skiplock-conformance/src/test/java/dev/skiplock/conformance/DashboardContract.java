@@ -244,6 +244,124 @@ abstract class DashboardContract extends ContractBase {
     }
 
     /**
+     * A job's page cuts each log line it shows at 2,000 characters, saying how many more there are:
+     * the server sends lines of up to 64 KiB, and 10,000 of them halted the browser. Before, a line
+     * was shown whole.
+     */
+    @Test
+    void aJobsPageCutsALongLogLine() {
+        String id = submit(JSON.valueToTree(Map.of("kind", "command", "args", Map.of("argv", List.of("sh", "-c",
+                "head -c 50000 /dev/zero | tr '\\0' x; echo; echo short")))).toString());
+        awaitJob(id, "succeeded");
+
+        open(server.port(), "/#/jobs/" + id);
+
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("stream-state"), "The job has finished"));
+        wait.until(driver -> "short".equals(
+                browser.executeScript("return document.querySelector('#job-log .line:last-child')?.textContent")));
+        assertThat(browser.executeScript("return document.querySelector('#job-log .line').textContent"))
+                .isEqualTo("x".repeat(2_000) + "… (48,000 characters more)");
+        assertNoConsoleErrors();
+    }
+
+    /**
+     * A job's page whose read of the job fails after the stream ended (a server restarting, a proxy's
+     * 502) says so and reads it again until it answers, then shows the job's end. Before, one failed
+     * read ended the following for good, the page still saying "Live".
+     */
+    @Test
+    void aJobsPageWhoseReadOfTheJobFailsReadsItAgain() {
+        Path go = files.resolve("go");
+        String id = shownEchoingOneThenTwoOnceThere(go);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("stream-state"), "Live"));
+
+        failReads("/api/v1/jobs/" + id);
+        touch(go);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("stream-state"),
+                "Reconnecting (the test failed this read)"));
+        assertThat(browser.findElement(By.id("job-status")).getText()).isEqualTo("running");
+        readsWork();
+
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("stream-state"), "The job has finished"));
+        assertThat(browser.findElement(By.id("job-status")).getText()).isEqualTo("succeeded");
+        assertThat(browser.findElement(By.id("job-log")).getText().lines().toList()).containsExactly("one", "two");
+    }
+
+    /**
+     * A job's page whose event stream cannot be opened says it is reconnecting and why, and says
+     * "Live" again once a connection is answered. Before, each failed opening was tried again in
+     * silence, the page saying "Live" while it showed nothing new.
+     */
+    @Test
+    void aJobsPageSaysWhenItsStreamCannotBeOpened() {
+        String id = submit("{\"kind\": \"command\", \"args\": {\"argv\": [\"echo\", \"one\"]}}");
+        awaitJob(id, "succeeded");
+        open(server.port(), "/");
+        failReads("/api/v1/jobs/" + id + "/events/stream");
+
+        browser.executeScript("location.hash = arguments[0]", "#/jobs/" + id);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("stream-state"),
+                "Reconnecting (the test failed this read)"));
+        assertThat(browser.findElement(By.id("job-log")).getText()).isEmpty();
+        readsWork();
+
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("stream-state"), "The job has finished"));
+        assertThat(browser.findElement(By.id("job-log")).getText()).isEqualTo("one");
+    }
+
+    /**
+     * A failed load of a page that reloads itself shows the error until a load works, then takes it
+     * away; and the jobs page asks who the caller is again until it answers. Before, the error stayed
+     * over fresh figures, and a failed ask left the jobs page a heading for good.
+     */
+    @Test
+    void anErrorOfAFailedLoadGoesWhenALoadWorks() {
+        open(server.port(), "/");
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-queue='default']")));
+        failReads("/api/v1/queues");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "Error: the test failed this read"));
+        readsWork();
+        wait.until(driver -> driver.findElement(By.id("notice")).getText().isEmpty());
+
+        failReads("/api/v1/whoami");
+        browser.executeScript("location.hash = '#/jobs'");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "Error: the test failed this read"));
+        readsWork();
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("table.jobs")));
+        wait.until(driver -> driver.findElement(By.id("notice")).getText().isEmpty());
+    }
+
+    /**
+     * Submits a command that prints "one", then "two" once {@code go} exists, and opens its page until
+     * "one" shows; returns the job's id.
+     */
+    private String shownEchoingOneThenTwoOnceThere(Path go) {
+        String script = "echo one; for i in $(seq 600); do [ -e '" + go + "' ] && break; sleep 0.1; done; echo two";
+        String id = submit(JSON.valueToTree(Map.of("kind", "command", "args", Map.of("argv", List.of("sh", "-c", script)))).toString());
+        open(server.port(), "/#/jobs/" + id);
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-log"), "one"));
+        return id;
+    }
+
+    /**
+     * From now on the page fails its reads of {@code path} (a pathname), as a network that drops them
+     * does, until {@link #readsWork()}; the page's other calls go through.
+     */
+    private void failReads(String path) {
+        browser.executeScript("""
+                if (!window.skiplockFetch) {
+                  window.skiplockFetch = window.fetch;
+                  window.fetch = (input, init) => new URL(String(input), location.href).pathname === window.skiplockFailing
+                      ? Promise.reject(new TypeError('the test failed this read')) : window.skiplockFetch(input, init);
+                }
+                window.skiplockFailing = arguments[0];""", path);
+    }
+
+    private void readsWork() {
+        browser.executeScript("window.skiplockFailing = null");
+    }
+
+    /**
      * A job's page reads the job once at a time however many status or progress events come: before,
      * it read the job once per event, so a job that reported progress 2,500 times sent 2,500 reads
      * when its page opened, answered in any order.
@@ -273,11 +391,8 @@ abstract class DashboardContract extends ContractBase {
     @Test
     void aJobsPageWhoseStreamDropsResumesAfterTheLastLineItShowed() {
         Path go = files.resolve("go");
-        String script = "echo one; for i in $(seq 600); do [ -e '" + go + "' ] && break; sleep 0.1; done; echo two";
-        String id = submit(JSON.valueToTree(Map.of("kind", "command", "args", Map.of("argv", List.of("sh", "-c", script)))).toString());
-        open(server.port(), "/#/jobs/" + id);
-        WebElement log = wait.until(ExpectedConditions.presenceOfElementLocated(By.id("job-log")));
-        wait.until(ExpectedConditions.textToBePresentInElement(log, "one"));
+        shownEchoingOneThenTwoOnceThere(go);
+        WebElement log = browser.findElement(By.id("job-log"));
 
         int port = server.port();
         server.close();

@@ -71,8 +71,10 @@ export const post = path => api(path, {method: 'POST'});
  * until the stream ends with the job's terminal event or signal aborts. Starts after event lastId
  * when one is given; resolves to the last id seen (the server goes on past the terminal event of a
  * job retried since; one retried just after its stream ended is followed again by the caller).
+ * onConnection(error) hears of each opening: null when it was answered, else why it failed (the
+ * page says it is reconnecting, rather than look live while it is not).
  */
-export async function followEvents(jobId, onEvent, signal, lastId = null) {
+export async function followEvents(jobId, onEvent, signal, lastId = null, onConnection = () => {}) {
   while (!signal.aborted) {
     const extra = {Accept: 'text/event-stream'};
     if (lastId !== null) extra['Last-Event-ID'] = lastId;
@@ -81,6 +83,7 @@ export async function followEvents(jobId, onEvent, signal, lastId = null) {
       const response = await request(`/api/v1/jobs/${encodeURIComponent(jobId)}/events/stream`,
           {headers: extra, signal});
       if (!response.ok) throw new ApiError(response.status, null);
+      onConnection(null);
       // lastId follows each event, so a connection dropped mid-stream resumes after the last one seen
       lastId = await readSse(response.body, signal, (id, data) => {
         onEvent(JSON.parse(data));
@@ -90,6 +93,7 @@ export async function followEvents(jobId, onEvent, signal, lastId = null) {
     } catch (error) {
       if (signal.aborted) return lastId;
       if (error instanceof ApiError && error.status === 404) throw error;
+      onConnection(error);
     }
     if (ended) return lastId;
     await new Promise(resolve => setTimeout(resolve, 1000));

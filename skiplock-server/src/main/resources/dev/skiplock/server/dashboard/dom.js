@@ -76,15 +76,28 @@ export function notify(message) {
   fill(document.getElementById('notice'), message instanceof Error ? `Error: ${message.message}` : message);
 }
 
-/** Runs load now and every intervalMs; returns the stop function. Errors go to the status line. */
+/** Empties the status line if it still says text (and not what came after it). */
+export function clearNotice(text) {
+  const notice = document.getElementById('notice');
+  if (notice.textContent === text) fill(notice);
+}
+
+/**
+ * Runs load now and every intervalMs; returns the stop function. An error goes to the status line
+ * until the next load that works takes it away (before, it stayed there over fresh figures).
+ */
 export function every(intervalMs, load) {
   let timer = null;
   let stopped = false;
+  let failure = null; // the status line this loop's last error put up
   const tick = async () => {
     try {
       await load();
+      if (failure !== null) clearNotice(failure);
+      failure = null;
     } catch (error) {
       notify(error);
+      failure = document.getElementById('notice').textContent;
     }
     if (!stopped) timer = setTimeout(tick, intervalMs);
   };

@@ -3,9 +3,11 @@ import {fill, h, heading, notify, statusBadge, TERMINAL, time} from './dom.js';
 import {api, download, followEvents, post} from './api.js';
 
 const JSON_FIELDS = new Set(['args', 'metadata', 'result', 'progress']);
-// The page keeps a job's last LOG_LINES log lines: a job may print millions, and a page holding
-// every one slows the browser to a halt. The download has them all.
+// The page keeps a job's last LOG_LINES log lines, each cut at LOG_LINE characters: a job may print
+// millions, or lines of up to 64 KiB each, and a page holding every one slows the browser to a
+// halt. The download has them all, whole.
 const LOG_LINES = 10_000;
+const LOG_LINE = 2_000;
 // And its last STEPS step events, each output cut at STEP_OUTPUT characters: a job that checkpoints
 // each of its items (up to 1 MiB each) would do the same.
 const STEPS = 1_000;
@@ -50,18 +52,33 @@ export function job(main, id) {
     else if (event.type === 'step') appendStep(event);
     if (event.type === 'status' || event.type === 'progress') refresh().catch(notify);
   };
+  // The stream line: live, or reconnecting and why (null: the last call was answered).
+  const connected = error => fill(stream, error ? `Reconnecting (${error.message})…` : 'Live: following the job\'s events.');
+  // The job, read until it answers: a read that fails (a server restarting, a proxy's 502) is tried
+  // again each second, the stream line saying why; before, one failed read ended the following for
+  // good while the line still said "Live". A 404 ends the page.
+  const live = async () => {
+    while (!aborter.signal.aborted) {
+      try {
+        await refresh();
+        connected(null);
+        return;
+      } catch (error) {
+        if (aborter.signal.aborted || error.status === 404) throw error;
+        connected(error);
+      }
+      await new Promise(resolve => setTimeout(resolve, 1000));
+    }
+  };
   // A job retried just after its stream ended: while the job is not terminal (as read after the
   // stream ended), follow on from the last event seen.
   const follow = async lastId => {
-    const seen = await followEvents(id, onEvent, aborter.signal, lastId);
+    const seen = await followEvents(id, onEvent, aborter.signal, lastId, connected);
     if (aborter.signal.aborted) return;
-    await refresh();
+    await live();
     if (!TERMINAL.has(current.status)) await follow(seen);
   };
-  refresh().then(() => {
-    fill(stream, 'Live: following the job\'s events.');
-    return follow(null);
-  }).then(() => {
+  live().then(() => follow(null)).then(() => {
     if (!aborter.signal.aborted) fill(stream, 'The job has finished: all its events have arrived.');
   }).catch(error => {
     if (aborter.signal.aborted) return;
@@ -121,7 +138,8 @@ function logAppender(log, trimmed, signal) {
     const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
     const fragment = document.createDocumentFragment();
     for (const event of lines) {
-      fragment.append(h('span', {class: `line ${event.stream === 'stderr' ? 'stderr' : 'stdout'}`}, event.message ?? ''), '\n');
+      fragment.append(h('span', {class: `line ${event.stream === 'stderr' ? 'stderr' : 'stdout'}`},
+          cut(event.message ?? '', LOG_LINE)), '\n');
     }
     log.append(fragment);
     const excess = log.childElementCount - LOG_LINES;
@@ -167,11 +185,15 @@ function stepAppender(steps, trimmed) {
 
 function stepItem(event) {
   const output = event.data === null || event.data === undefined ? null : JSON.stringify(event.data, null, 2);
-  const detail = output === null ? null : h('pre', {class: 'json'}, output.length <= STEP_OUTPUT ? output
-    : `${output.slice(0, STEP_OUTPUT)}… (${(output.length - STEP_OUTPUT).toLocaleString('en')} characters more)`);
+  const detail = output === null ? null : h('pre', {class: 'json'}, cut(output, STEP_OUTPUT));
   return h('li', {'data-step': event.step ?? ''}, h('strong', {}, event.step ?? '(step)'), ' ',
       event.status ? statusBadge(event.status) : null, ' ', time(event.ts),
-      event.message ? h('div', {}, event.message) : null, detail);
+      event.message ? h('div', {}, cut(event.message, STEP_OUTPUT)) : null, detail);
+}
+
+/** text, or its first max characters and how many more there are. */
+function cut(text, max) {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${(text.length - max).toLocaleString('en')} characters more)`;
 }
 
 function renderProgress(element, value) {

@@ -1,7 +1,7 @@
 // Jobs: newest first, filtered by status, queue and kind, paged by the API's nextCursor. The first
 // page refreshes itself; a later page (reached by cursor) stays as it was read. An admin token sees
 // every tenant's jobs (GET /api/v1/whoami says so): a tenant column and a tenant filter then.
-import {every, fill, h, heading, notify, statusBadge, STATUSES, time} from './dom.js';
+import {every, fill, h, heading, statusBadge, STATUSES, time} from './dom.js';
 import {api} from './api.js';
 
 const FILTERS = ['status', 'queue', 'kind', 'tenant'];
@@ -11,11 +11,16 @@ export function jobs(main, params) {
   main.append(heading('Jobs'));
   let stop = () => {};
   let stopped = false;
-  api('/api/v1/whoami').then(caller => {
+  // Who the caller is decides the columns: asked every 2 s until it answers (once, a failed ask
+  // left the page a heading for good).
+  const stopAsking = every(2000, async () => {
+    const caller = await api('/api/v1/whoami');
+    stopAsking();
     if (!stopped) stop = render(main, params, caller.allTenants === true);
-  }).catch(notify);
+  });
   return () => {
     stopped = true;
+    stopAsking();
     stop();
   };
 }
