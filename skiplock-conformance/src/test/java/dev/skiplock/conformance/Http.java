@@ -95,6 +95,26 @@ final class Http {
         }
     }
 
+    /**
+     * {@code GET target} written by hand on a socket, for a target the JDK's client refuses to send
+     * ({@code ?queue=%zz}); the body's JSON object, whatever the transfer encoding around it.
+     */
+    Answer rawGet(String target) {
+        URI uri = URI.create(base);
+        try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
+            socket.setSoTimeout(60_000);
+            socket.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: " + uri.getHost() + "\r\n"
+                    + "Connection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int status = Integer.parseInt(answer.substring(answer.indexOf(' ') + 1, answer.indexOf(' ') + 4));
+            String body = answer.substring(answer.indexOf("\r\n\r\n") + 4);
+            JsonNode json = body.contains("{") ? Json.read(body.substring(body.indexOf('{'), body.lastIndexOf('}') + 1)) : null;
+            return new Answer(status, json, body, null);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private Answer send(HttpRequest.Builder request) {
         try {
             HttpResponse<String> response = client.send(request.timeout(Duration.ofSeconds(60)).build(),

@@ -476,6 +476,10 @@ abstract class ServiceContract extends ContractBase {
         assertThat(http.get("/api/v1/jobs?cursor=zzz").json().get("error").get("field").asText()).isEqualTo("cursor");
         assertThat(http.get("/api/v1/jobs?status=lost").json().get("error").get("field").asText()).isEqualTo("status");
         assertThat(http.get("/api/v1/jobs?limit=0").status()).isEqualTo(400);
+        Http.Answer malformed = http.rawGet("/api/v1/jobs?queue=%zz");
+        assertThat(malformed.status()).as(malformed.text()).isEqualTo(400);
+        assertThat(malformed.json().get("error").get("field").asText()).as("API reviewer: it was URLDecoder")
+                .isEqualTo("queue");
         assertThat(http.get("/api/v1/jobs/" + UUID.randomUUID()).status()).isEqualTo(404);
 
         assertThat(http.get("/api/v1/jobs").json().get("jobs")).isEmpty();

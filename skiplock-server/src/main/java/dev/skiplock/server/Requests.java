@@ -19,6 +19,32 @@ final class Requests {
     private Requests() {
     }
 
+    /**
+     * Refuses a query string whose percent-encoding is malformed ({@code ?queue=%zz}), naming the
+     * parameter: decoded later by the framework, it failed naming the JDK's decoder as the field.
+     */
+    static void wellFormedQuery(Context ctx) {
+        String query = ctx.queryString();
+        if (query == null) {
+            return;
+        }
+        for (String pair : query.split("&")) {
+            int equals = pair.indexOf('=');
+            String name = equals < 0 ? pair : pair.substring(0, equals);
+            String decodedName;
+            try {
+                decodedName = java.net.URLDecoder.decode(name, java.nio.charset.StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                throw ApiError.invalid("query", "a parameter name has malformed percent-encoding");
+            }
+            try {
+                java.net.URLDecoder.decode(pair.substring(equals + 1), java.nio.charset.StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                throw ApiError.invalid(decodedName, "malformed percent-encoding (a '%' not followed by two hex digits)");
+            }
+        }
+    }
+
     /** The body as one JSON value; trailing content after it is refused, as an empty body is. */
     static JsonNode body(Context ctx, long maxBytes) {
         byte[] bytes = bytes(ctx, maxBytes);

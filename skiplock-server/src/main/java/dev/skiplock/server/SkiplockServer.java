@@ -141,6 +141,7 @@ public final class SkiplockServer implements AutoCloseable {
             javalin.http.maxRequestSize = config.maxBodyBytes();
             javalin.startup.showJavalinBanner = false;
             javalin.routes.before("/api/v1/*", auth::authenticate);
+            javalin.routes.before("/api/v1/*", Requests::wellFormedQuery);
             javalin.routes.before("/metrics", auth::localOnly); // queue and kind names, counts
             dashboard(javalin);
             javalin.routes.get("/api/v1/whoami", auth::whoami);
