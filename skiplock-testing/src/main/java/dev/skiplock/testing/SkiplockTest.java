@@ -10,8 +10,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Runs a JUnit 5 test class with {@link SkiplockExtension}: a migrated Skiplock database, and these
- * parameters for test methods, {@code @BeforeEach} methods (and, with {@link Scope#CLASS}, the
- * constructor and {@code @BeforeAll}): {@link SkiplockTestDatabase}, a {@link dev.skiplock.Skiplock.Builder}
+ * parameters for test methods, {@code @BeforeEach} methods and the constructor (with JUnit's instance
+ * per test, the test's own; with {@link Scope#CLASS}, also {@code @BeforeAll} and the constructor of
+ * a {@code PER_CLASS} instance): {@link SkiplockTestDatabase}, a {@link dev.skiplock.Skiplock.Builder}
  * on it (new for each parameter, with {@link SkiplockTesting#config()}), a {@link dev.skiplock.SkiplockClient}
  * (or {@link dev.skiplock.JobClient}) on it, and a {@link TestClock} at the current time.
  *

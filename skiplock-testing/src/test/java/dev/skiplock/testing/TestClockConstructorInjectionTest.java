@@ -11,7 +11,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The TestClock injected into a constructor (one instance per test) is the test's own: the one its
- * test method gets, and new for each test. Before, it was the class's clock: the first test moved
+ * test method gets, and new for each test; so is a database of scope TEST. Before, it was the class's clock: the first test moved
  * it a day ahead for the second, and advancing the test's own clock did not move it (retention and
  * testing reviewer).
  */
@@ -20,15 +20,18 @@ import org.junit.jupiter.api.TestMethodOrder;
 class TestClockConstructorInjectionTest {
     private final Instant constructedAt = Instant.now();
     private final TestClock given;
+    private final SkiplockTestDatabase givenDatabase;
 
-    TestClockConstructorInjectionTest(TestClock clock) {
+    TestClockConstructorInjectionTest(TestClock clock, SkiplockTestDatabase database) {
         given = clock;
+        givenDatabase = database;
     }
 
     @Test
     @Order(1)
-    void theTestGetsTheClockItsConstructorGotAndMovesIt(TestClock clock) {
+    void theTestGetsTheClockItsConstructorGotAndMovesIt(TestClock clock, SkiplockTestDatabase database) {
         assertThat(clock).isSameAs(given);
+        assertThat(database).as("its database of scope TEST too").isSameAs(givenDatabase);
         clock.advance(Duration.ofDays(1));
     }
 
