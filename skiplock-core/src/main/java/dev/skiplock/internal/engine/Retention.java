@@ -75,7 +75,8 @@ final class Retention {
             int deleted = store.pruneFinished(retention.toMillis(), limit);
             jobBatch = nextBatch(limit, Duration.ofNanos(System.nanoTime() - started));
             total += deleted;
-            if (deleted < limit) {
+            if (deleted == 0) {
+                // not "fewer than the limit": on SQLite a batch also stops at its events' count
                 break;
             }
         }

@@ -698,8 +698,17 @@ public final class JobStore {
     }
 
     /**
+     * On SQLite, how many events (log lines, status changes…) one batch of {@link #pruneFinished}
+     * deletes at most, past its first job: their delete holds the write lock every enqueue, claim
+     * and heartbeat waits for (a million rows took 2.5-4 s here). PostgreSQL locks the rows it
+     * deletes only, and takes the batch whole.
+     */
+    public static final int MAX_PRUNED_EVENTS = 50_000;
+
+    /**
      * Deletes up to {@code limit} jobs finished more than {@code ageMillis} ago (by the database's
-     * clock); returns how many. The walk over the history stops at the ids of jobs enqueued
+     * clock), on SQLite fewer when their events pass {@link #MAX_PRUNED_EVENTS}; returns how many
+     * (fewer than {@code limit} does not mean none are left). The walk over the history stops at the ids of jobs enqueued
      * {@code ageMillis} ago and {@link #ENQUEUE_CLOCK_MARGIN} more, by the wall clock {@link Uuid7}
      * makes ids with (not {@code SkiplockConfig.clock}): a job finishes after it is enqueued, and
      * every job id is a UUIDv7 of its enqueue. A job enqueued on a host whose clock ran more than
@@ -709,7 +718,8 @@ public final class JobStore {
         UUID enqueuedBefore = Uuid7.floor(
                 System.currentTimeMillis() - ageMillis + ENQUEUE_CLOCK_MARGIN.toMillis());
         return withConnection(connection -> sql.update(connection, "prune_finished",
-                Params.of("age_ms", ageMillis, "limit", limit, "enqueued_before", enqueuedBefore)));
+                Params.of("age_ms", ageMillis, "limit", limit, "enqueued_before", enqueuedBefore,
+                        "max_events", MAX_PRUNED_EVENTS)));
     }
 
     private static String heldJson(Collection<HeldAttempt> held) {

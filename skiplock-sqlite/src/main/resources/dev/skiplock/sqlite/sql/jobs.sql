@@ -563,15 +563,24 @@ LIMIT 1
 -- after it is enqueued; every job id must be a UUIDv7 of its enqueue, or this never reaches it).
 -- Without that bound a run that found fewer than :limit jobs walked the whole history under the
 -- write lock (0.3 s a million jobs, docs/PERFORMANCE.md). Bounded batches keep each write lock
--- short; the single statement under SQLite's write lock sees no concurrent retry.
+-- short; the single statement under SQLite's write lock sees no concurrent retry. A batch is
+-- bounded by its events too (each job's delete trigger deletes them, under the same lock): it takes
+-- the jobs, in id order, until the events of those before one reach :max_events (the first always
+-- goes). Counted by jobs alone, a first batch of 1,000 jobs of 5,000 log lines each held the write
+-- lock past the busy timeout, and every enqueue, claim and heartbeat meanwhile failed.
 DELETE FROM skiplock_jobs
 WHERE id IN (
-    SELECT id FROM skiplock_jobs
-    WHERE id < :enqueued_before
-      AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
-      AND finished_at < CAST(unixepoch('subsec') * 1000 AS INTEGER) - :age_ms
-    ORDER BY id
-    LIMIT :limit)
+    SELECT id FROM (
+        SELECT id, coalesce(sum(1 + (SELECT count(*) FROM skiplock_job_events e WHERE e.job_id = candidate.id))
+            OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+        FROM (
+            SELECT id FROM skiplock_jobs
+            WHERE id < :enqueued_before
+              AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
+              AND finished_at < CAST(unixepoch('subsec') * 1000 AS INTEGER) - :age_ms
+            ORDER BY id
+            LIMIT :limit) AS candidate)
+    WHERE before < :max_events)
 
 -- name: count_jobs
 -- Jobs per queue and status of one tenant (GET /queues, the dashboard): its rows of
