@@ -285,6 +285,7 @@ abstract class DashboardContract extends ContractBase {
         wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("stream-state"), "The job has finished"));
         assertThat(browser.findElement(By.id("job-status")).getText()).isEqualTo("succeeded");
         assertThat(browser.findElement(By.id("job-log")).getText().lines().toList()).containsExactly("one", "two");
+        assertThat(browser.findElement(By.id("notice")).getText()).as("the failed reads' error, gone").isEmpty();
     }
 
     /**
@@ -637,6 +638,10 @@ abstract class DashboardContract extends ContractBase {
         open(server.port(), "/#/jobs/%");
 
         wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#view h1")));
+        // the API's refusal is said once, not read again each second as if the server were away
+        // (second reader: it was, the stream line saying "Reconnecting" for good)
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("notice"), "Error: id:"));
+        assertThat(browser.findElement(By.id("stream-state")).getText()).doesNotStartWith("Reconnecting");
         assertNoConsoleErrorsBut("/api/v1/jobs/%25");
     }
 

@@ -96,6 +96,7 @@ export function every(intervalMs, load) {
       if (failure !== null) clearNotice(failure);
       failure = null;
     } catch (error) {
+      if (stopped) return; // the page it was for is gone
       notify(error);
       failure = document.getElementById('notice').textContent;
     }

@@ -1,5 +1,5 @@
 // One job: its fields, dependencies as links, progress, steps, the live log (SSE) and its actions.
-import {fill, h, heading, notify, statusBadge, TERMINAL, time} from './dom.js';
+import {clearNotice, fill, h, heading, notify, statusBadge, TERMINAL, time} from './dom.js';
 import {api, download, followEvents, post} from './api.js';
 
 const JSON_FIELDS = new Set(['args', 'metadata', 'result', 'progress']);
@@ -47,24 +47,37 @@ export function job(main, id) {
     renderProgress(progress, current.progress);
     renderActions(actions, current, path, refresh);
   });
+  // A failed read of the job after an event says so in the status line, until a read works.
+  let readFailure = null;
+  const readWorked = () => {
+    if (readFailure !== null) clearNotice(readFailure);
+    readFailure = null;
+  };
   const onEvent = event => {
     if (event.type === 'log') appendLog(event);
     else if (event.type === 'step') appendStep(event);
-    if (event.type === 'status' || event.type === 'progress') refresh().catch(notify);
+    if (event.type === 'status' || event.type === 'progress') {
+      refresh().then(readWorked, error => {
+        notify(error);
+        readFailure = document.getElementById('notice').textContent;
+      });
+    }
   };
   // The stream line: live, or reconnecting and why (null: the last call was answered).
   const connected = error => fill(stream, error ? `Reconnecting (${error.message})…` : 'Live: following the job\'s events.');
-  // The job, read until it answers: a read that fails (a server restarting, a proxy's 502) is tried
-  // again each second, the stream line saying why; before, one failed read ended the following for
-  // good while the line still said "Live". A 404 ends the page.
+  // The job, read until it answers: a read that fails for a while (no answer, a server restarting,
+  // a proxy's 502) is tried again each second, the stream line saying why; before, one failed read
+  // ended the following for good while the line still said "Live". Any other answer (a 404, a 400)
+  // ends the page, saying it.
   const live = async () => {
     while (!aborter.signal.aborted) {
       try {
         await refresh();
-        connected(null);
+        readWorked();
+        if (stream.textContent.startsWith('Reconnecting')) fill(stream, 'Connecting to the event stream…');
         return;
       } catch (error) {
-        if (aborter.signal.aborted || error.status === 404) throw error;
+        if (aborter.signal.aborted || !transient(error)) throw error;
         connected(error);
       }
       await new Promise(resolve => setTimeout(resolve, 1000));
@@ -86,6 +99,11 @@ export function job(main, id) {
     else notify(error);
   });
   return () => aborter.abort();
+}
+
+/** Whether a call that failed so may work if made again: no answer, or the server's or a proxy's 5xx, 408 or 429. */
+function transient(error) {
+  return error.status === undefined ? error instanceof TypeError : error.status >= 500 || error.status === 408 || error.status === 429;
 }
 
 /**
