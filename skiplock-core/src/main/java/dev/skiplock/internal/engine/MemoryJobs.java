@@ -176,13 +176,13 @@ public final class MemoryJobs implements AutoCloseable {
             timer.scheduleWithFixedDelay(() -> {
                 Instant cutoff = config.clock().instant().minus(config.retention());
                 jobs.values().removeIf(job -> job.finishedBefore(cutoff));
-                ended.removeIf(job -> {
-                    boolean pruned = job.finishedBefore(cutoff);
-                    if (pruned) {
+                for (MemoryJob job : ended) {
+                    // counted by this removal only: an ended() or delete() may take the same job
+                    // (removeIf's test counted one it then lost to them, twice)
+                    if (job.finishedBefore(cutoff) && ended.remove(job)) {
                         endedCount.decrementAndGet();
                     }
-                    return pruned;
-                });
+                }
             }, every, every, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // closing: nothing left to prune
