@@ -188,12 +188,13 @@ public record JobRequest(
      * by one database and not the other.
      */
     static void requireStorable(String field, JsonNode document) {
+        // depth first: the text check walks the whole tree, as deep as it goes
+        if (deeperThan(document, MAX_NESTING)) {
+            throw new IllegalArgumentException(field + ": nests arrays and objects deeper than " + MAX_NESTING + " levels");
+        }
         if (!StorableText.isStorable(document)) {
             throw new IllegalArgumentException(field + ": contains a NUL character (U+0000) or a lone surrogate,"
                     + " which a job's data cannot hold (PostgreSQL stores neither)");
-        }
-        if (deeperThan(document, MAX_NESTING)) {
-            throw new IllegalArgumentException(field + ": nests arrays and objects deeper than " + MAX_NESTING + " levels");
         }
     }
 
