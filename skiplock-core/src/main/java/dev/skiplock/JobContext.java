@@ -75,6 +75,9 @@ public interface JobContext<A> {
     /**
      * Records progress (any JSON value): stored on the job and appended as a {@code progress}
      * event. Written at once, fenced like the outcome; returns false if the attempt lost its lease.
+     *
+     * @throws IllegalArgumentException naming {@code progress}, with nothing recorded, if it nests
+     *                                  arrays and objects deeper than {@link JobRequest#MAX_NESTING} levels
      */
     boolean progress(Object data);
 

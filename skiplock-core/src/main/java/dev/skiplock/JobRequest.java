@@ -55,7 +55,8 @@ public record JobRequest(
     public static final Duration MAX_TIMEOUT = Duration.ofDays(7);
     public static final int MAX_DEPENDENCIES = 100;
     /**
-     * How deep a job's args, metadata or a signal's payload may nest arrays and objects. JSON
+     * How deep a job's args, metadata, result or progress, or a signal's payload, may nest arrays and
+     * objects (a result deeper fails its job, a progress deeper is refused to its handler). JSON
      * writers stop at 1,000 levels (Jackson's default), so a document just under that, once wrapped
      * in a response or a batch's statement, could not be written: the job list that held it answered
      * 500, for every job on the page.
@@ -189,29 +190,11 @@ public record JobRequest(
      */
     static void requireStorable(String field, JsonNode document) {
         // depth first: the text check walks the whole tree, as deep as it goes
-        if (deeperThan(document, MAX_NESTING)) {
-            throw new IllegalArgumentException(field + ": nests arrays and objects deeper than " + MAX_NESTING + " levels");
-        }
+        StorableText.requireNesting(field, document);
         if (!StorableText.isStorable(document)) {
             throw new IllegalArgumentException(field + ": contains a NUL character (U+0000) or a lone surrogate,"
                     + " which a job's data cannot hold (PostgreSQL stores neither)");
         }
-    }
-
-    /** Whether {@code node} nests arrays and objects more than {@code levels} deep (a scalar: 0). */
-    private static boolean deeperThan(JsonNode node, int levels) {
-        if (node == null || !node.isContainerNode()) {
-            return false;
-        }
-        if (levels == 0) {
-            return true;
-        }
-        for (JsonNode child : node) {
-            if (deeperThan(child, levels - 1)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static String abbreviate(String text) {

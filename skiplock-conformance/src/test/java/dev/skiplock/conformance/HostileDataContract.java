@@ -98,6 +98,37 @@ abstract class HostileDataContract extends ContractBase {
         assertThat(client.enqueue(JobRequest.of("hostile", hundredLevels)).args()).isEqualTo(hundredLevels);
     }
 
+    /**
+     * A handler's result or progress nested deeper than 100 levels harms only its job: the progress is
+     * refused to the handler naming it, the result fails the job naming it, and the job list answers.
+     * Before, both were stored, and every job list holding the job answered 500 (second reader).
+     */
+    @Test
+    void aResultOrProgressNestedTooDeepHarmsOnlyItsJob() {
+        JsonNode tooDeep = Json.read("[".repeat(101) + "]".repeat(101));
+        java.util.concurrent.atomic.AtomicReference<String> progressRefused = new java.util.concurrent.atomic.AtomicReference<>();
+        Skiplock worker = started(builder(config -> config.queue("default", 4))
+                .handler("deep", Work.class, context -> {
+                    try {
+                        context.progress(tooDeep);
+                    } catch (IllegalArgumentException e) {
+                        progressRefused.set(e.getMessage());
+                    }
+                    return JobOutcome.complete(tooDeep);
+                }));
+        Job deep = worker.enqueue(JobRequest.of("deep", new Work("deep")).withMaxAttempts(1));
+
+        Job ended = awaitTerminal(worker, deep.id());
+        assertThat(ended.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(ended.lastError()).contains("result: nests arrays and objects deeper than 100 levels");
+        assertThat(ended.progress()).isNull();
+        assertThat(progressRefused.get()).startsWith("progress: nests arrays and objects deeper than 100 levels");
+        try (dev.skiplock.server.SkiplockServer server = dev.skiplock.server.SkiplockServer.start(worker,
+                new dev.skiplock.server.ServerConfig("127.0.0.1", 0, 1024 * 1024, false, java.util.Map.of()))) {
+            assertThat(new Http(server.port()).get("/api/v1/jobs").status()).isEqualTo(200);
+        }
+    }
+
     // Fault 1: what one job carries never blocks another job's outcome.
     @Test
     void nulBytesAndLoneSurrogatesInOutcomesLogsAndProgressHarmOnlyTheirJob() {

@@ -55,6 +55,33 @@ public final class StorableText {
     }
 
     /** Whether every string and field name of {@code node} is storable as it is (null: yes). */
+    /**
+     * Throws an {@link IllegalArgumentException} naming {@code field} if {@code node} nests arrays and
+     * objects deeper than {@link dev.skiplock.JobRequest#MAX_NESTING} levels.
+     */
+    public static void requireNesting(String field, JsonNode node) {
+        if (deeperThan(node, dev.skiplock.JobRequest.MAX_NESTING)) {
+            throw new IllegalArgumentException(field + ": nests arrays and objects deeper than "
+                    + dev.skiplock.JobRequest.MAX_NESTING + " levels");
+        }
+    }
+
+    /** Whether {@code node} nests arrays and objects more than {@code levels} deep (a scalar: 0). */
+    public static boolean deeperThan(JsonNode node, int levels) {
+        if (node == null || !node.isContainerNode()) {
+            return false;
+        }
+        if (levels == 0) {
+            return true;
+        }
+        for (JsonNode child : node) {
+            if (deeperThan(child, levels - 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public static boolean isStorable(JsonNode node) {
         return node == null || !needsCleaning(node);
     }

@@ -127,6 +127,7 @@ final class ExecutionContext<A> extends ExecutionView<A> {
     public boolean progress(Object data) {
         requireNotCommitting("progress");
         JsonNode tree = Json.MAPPER.valueToTree(data);
+        StorableText.requireNesting("progress", tree); // a job list holding it could not be written
         String json = tree == null ? "null" : StorableText.of(tree).toString();
         return HandlerCalls.retriedOnConnectionLoss(services.config().leaseTtl(), execution::stopRequested,
                 () -> execution.storeCall(() -> services.stores().events().updateProgress(execution.attempt(), json)));

@@ -7,6 +7,7 @@ import dev.skiplock.JobOutcome;
 import dev.skiplock.JobStateException;
 import dev.skiplock.JobStatus;
 import dev.skiplock.internal.Json;
+import dev.skiplock.internal.StorableText;
 import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.HeldAttempt;
@@ -198,6 +199,7 @@ final class MemoryJob {
             return false;
         }
         JsonNode progress = Json.MAPPER.valueToTree(data);
+        StorableText.requireNesting("progress", progress); // as a durable job's
         job = job.toBuilder().progress(progress).build();
         event("progress", null, null, null, progress);
         return true;

@@ -3,6 +3,7 @@ package dev.skiplock.internal.engine;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.Job;
 import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
 import dev.skiplock.JobStatus;
 import dev.skiplock.RetryPolicy;
 import dev.skiplock.internal.Json;
@@ -45,6 +46,11 @@ final class Outcomes {
             node = result == null ? null : StorableText.of((JsonNode) Json.MAPPER.valueToTree(result));
         } catch (IllegalArgumentException e) {
             return failed(execution, "result cannot be written as JSON: " + e.getMessage(), kindPolicy);
+        }
+        if (StorableText.deeperThan(node, JobRequest.MAX_NESTING)) {
+            // a job list holding it could not be written (JobRequest.MAX_NESTING)
+            return failed(execution, "result: nests arrays and objects deeper than " + JobRequest.MAX_NESTING
+                    + " levels", kindPolicy);
         }
         return new Completion(execution.attempt(), JobStatus.SUCCEEDED, 0, node, null, 0);
     }
