@@ -532,6 +532,11 @@ abstract class CronContract extends ContractBase {
         assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
                 new CronEntry("nightly", "61 * * * *", null, Json.read("{\"kind\": \"x\"}"))))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("cron[0].schedule:");
+        // a period whose first slot (aligned to the epoch) lay 114,000 years ahead was taken
+        assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
+                new CronEntry("never", "@every 999999999h", null, Json.read("{\"kind\": \"x\"}"))))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("cron[0].schedule: @every must be at most 8784h");
         assertThatThrownBy(() -> SkiplockServer.start(skiplock, withCron(List.of(
                 new CronEntry("nightly", "0 3 * * *", "Mars/Olympus", Json.read("{\"kind\": \"x\"}"))))))
                 .hasMessageStartingWith("cron[0].timezone:");

@@ -46,6 +46,8 @@ public final class CronScheduler implements AutoCloseable {
     private static final CronParser UNIX = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
     /** A slot later than this on this server's clock is skipped, not fired (see the class comment). */
     public static final Duration MAX_LATENESS = Duration.ofMinutes(1);
+    /** The longest {@code @every} period. */
+    static final Duration MAX_EVERY = Duration.ofDays(366);
     /** The longest the firing thread sleeps before looking at the clock again (clock changes, close). */
     private static final long MAX_SLEEP_MILLIS = 1000;
     /**
@@ -199,6 +201,12 @@ public final class CronScheduler implements AutoCloseable {
             };
             if (period.toMillis() < 1000) {
                 throw ApiError.invalid(prefix + "schedule", "@every must be at least 1s");
+            }
+            if (period.compareTo(MAX_EVERY) > 0) {
+                // slots are aligned to the epoch: "@every 999999999h" was taken, and its first slot
+                // lay 114,000 years ahead
+                throw ApiError.invalid(prefix + "schedule", "@every must be at most " + MAX_EVERY.toHours()
+                        + "h (366 days); use a cron expression for a longer period");
             }
             long step = period.toMillis();
             // Slots aligned to the epoch, so every server computes the same fire times.
