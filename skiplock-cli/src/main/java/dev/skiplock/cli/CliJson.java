@@ -1,9 +1,13 @@
 package dev.skiplock.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -38,6 +42,39 @@ public final class CliJson {
             return value == null || value.isMissingNode() ? NullNode.getInstance() : value;
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(field + ": not valid JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    /**
+     * {@code node} as indented JSON for a person to read: DEL and the C1 controls written as JSON's
+     * escapes (a backslash, {@code u} and four hex digits) too, as Jackson writes the C0 ones. The JSON reads the same;
+     * raw, a job's data in it (an error, a result) could start an escape sequence in the terminal
+     * that shows it (C1's CSI is 0x9b), as {@link Terminal#shown} explains.
+     */
+    public static String pretty(JsonNode node) throws JsonProcessingException {
+        return PRETTY.writeValueAsString(node);
+    }
+
+    private static final ObjectWriter PRETTY = MAPPER.writerWithDefaultPrettyPrinter()
+            .with(new NoControlEscapes());
+
+    /** The escapes of {@link #pretty}: JSON's own, and DEL and C1. */
+    private static final class NoControlEscapes extends CharacterEscapes {
+        private final int[] ascii = standardAsciiEscapesForJSON();
+
+        NoControlEscapes() {
+            ascii[0x7f] = ESCAPE_STANDARD;
+        }
+
+        @Override
+        public int[] getEscapeCodesForAscii() {
+            return ascii;
+        }
+
+        @Override
+        public SerializableString getEscapeSequence(int ch) {
+            return ch >= 0x80 && ch <= 0x9f
+                    ? new SerializedString(String.format("\\u%04X", ch)) : null;
         }
     }
 

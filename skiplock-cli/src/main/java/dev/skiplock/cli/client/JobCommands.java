@@ -23,7 +23,7 @@ public final class JobCommands {
 
     static void printJson(JsonNode node) {
         try {
-            System.out.println(CliJson.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(node));
+            System.out.println(CliJson.pretty(node));
         } catch (Exception e) {
             System.out.println(node);
         }
