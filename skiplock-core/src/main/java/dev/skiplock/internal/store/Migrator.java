@@ -37,16 +37,7 @@ public final class Migrator {
             // the migrations are written for READ COMMITTED: PostgreSQL's 0023 copies the folded counts
             // after its lock waited for a fold of an older process; in the snapshot of the
             // transaction's first statement it would copy them without that fold
-            int poolsLevel = ReadCommitted.set(connection);
-            List<String> applied;
-            try {
-                applied = migrate(connection);
-            } catch (RuntimeException | SQLException e) {
-                ReadCommitted.putBack(connection, poolsLevel, e);
-                throw e;
-            }
-            ReadCommitted.putBack(connection, poolsLevel, null);
-            return applied;
+            return ReadCommitted.during(connection, () -> migrate(connection));
         } catch (SQLException e) {
             throw new SkiplockException(driver.name() + " migration failed: " + e.getMessage(), e);
         }

@@ -11,13 +11,35 @@ import java.sql.SQLException;
  */
 final class ReadCommitted {
     /** {@link #set}: the connection's isolation level was not changed. */
-    static final int LEVEL_KEPT = -1;
+    private static final int LEVEL_KEPT = -1;
 
     private ReadCommitted() {
     }
 
+    /** Work on the connection that may fail as JDBC does. */
+    interface Work<T> {
+        T run() throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} with {@code connection} in READ COMMITTED, then gives the connection its
+     * level back (a failure to do so is added to the work's own failure, if it failed).
+     */
+    static <T> T during(Connection connection, Work<T> work) throws SQLException {
+        int poolsLevel = set(connection);
+        T result;
+        try {
+            result = work.run();
+        } catch (RuntimeException | Error | SQLException e) {
+            putBack(connection, poolsLevel, e);
+            throw e;
+        }
+        putBack(connection, poolsLevel, null);
+        return result;
+    }
+
     /** Puts {@code connection} in READ COMMITTED if it is at another level; returns the level to put back, or {@link #LEVEL_KEPT}. */
-    static int set(Connection connection) throws SQLException {
+    private static int set(Connection connection) throws SQLException {
         int level = connection.getTransactionIsolation();
         if (level == Connection.TRANSACTION_READ_COMMITTED
                 || !connection.getMetaData().supportsTransactionIsolationLevel(Connection.TRANSACTION_READ_COMMITTED)) {
@@ -27,8 +49,7 @@ final class ReadCommitted {
         return level;
     }
 
-    /** Gives the connection its level back; a failure to do so is added to {@code failure} if there is one. */
-    static void putBack(Connection connection, int level, Throwable failure) throws SQLException {
+    private static void putBack(Connection connection, int level, Throwable failure) throws SQLException {
         if (level == LEVEL_KEPT) {
             return;
         }

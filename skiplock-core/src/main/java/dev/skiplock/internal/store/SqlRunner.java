@@ -116,16 +116,7 @@ final class SqlRunner {
     <T> T inReadCommittedTransaction(java.util.function.Function<Connection, T> work) {
         return withConnection(connection -> {
             try {
-                int poolsLevel = ReadCommitted.set(connection);
-                T result;
-                try {
-                    result = inTransactionOn(connection, work);
-                } catch (RuntimeException | Error e) {
-                    ReadCommitted.putBack(connection, poolsLevel, e);
-                    throw e;
-                }
-                ReadCommitted.putBack(connection, poolsLevel, null);
-                return result;
+                return ReadCommitted.during(connection, () -> inTransactionOn(connection, work));
             } catch (SQLException e) {
                 throw failure("transaction", e);
             }
