@@ -57,16 +57,20 @@ class PostgresClientTest extends ClientContract {
             for (java.sql.Connection connection : List.of(gateX, gateY, first, second)) {
                 connection.setAutoCommit(false);
             }
+            // Asked before the batches run: a connection busy with a waiting statement answers nothing else
+            // (pgjdbc runs one statement at a time), so asked later, the test waited for its own gates.
+            long firstPid = Jdbc.number(first, "SELECT pg_backend_pid()");
+            long secondPid = Jdbc.number(second, "SELECT pg_backend_pid()");
             client.enqueue(gateX, keyed("x"));
             client.enqueue(gateY, keyed("y"));
             java.util.concurrent.ExecutorService batches = java.util.concurrent.Executors.newFixedThreadPool(2);
             try {
                 java.util.concurrent.Future<List<Job>> firstBatch = batches.submit(() -> enqueueAndCommit(client, first,
                         List.of(keyed("a"), keyed("x"), keyed("b"))));
-                awaitWaitingForALock(client, first);
+                awaitWaitingForALock(pool, firstPid);
                 java.util.concurrent.Future<List<Job>> secondBatch = batches.submit(() -> enqueueAndCommit(client, second,
                         List.of(keyed("b"), keyed("y"), keyed("a"))));
-                awaitWaitingForALock(client, second);
+                awaitWaitingForALock(pool, secondPid);
                 gateX.rollback();
                 gateY.rollback();
 
@@ -77,7 +81,12 @@ class PostgresClientTest extends ClientContract {
                 assertThat(Jdbc.query(pool, "SELECT unique_key FROM skiplock_jobs ORDER BY unique_key",
                         row -> row.getString(1))).containsExactly("a", "b", "x", "y");
             } finally {
-                batches.shutdownNow();
+                // A failed wait leaves the batches waiting for the gates: released first, the batches'
+                // statements end and their connections close (a close waits for the statement running).
+                gateX.rollback();
+                gateY.rollback();
+                batches.shutdown();
+                batches.awaitTermination(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
             }
         }
     }
@@ -93,11 +102,10 @@ class PostgresClientTest extends ClientContract {
         return jobs;
     }
 
-    /** Waits until the backend of {@code connection} waits for a lock another transaction holds. */
-    private static void awaitWaitingForALock(Skiplock client, java.sql.Connection connection) throws java.sql.SQLException {
-        long pid = Jdbc.number(connection, "SELECT pg_backend_pid()");
+    /** Waits until backend {@code pid} waits for a lock another transaction holds. */
+    private static void awaitWaitingForALock(javax.sql.DataSource pool, long pid) {
         org.awaitility.Awaitility.await().atMost(WAIT).pollInterval(java.time.Duration.ofMillis(10))
-                .until(() -> Jdbc.query(client.dataSource(), "SELECT cardinality(pg_blocking_pids(" + pid + "))",
+                .until(() -> Jdbc.query(pool, "SELECT cardinality(pg_blocking_pids(" + pid + "))",
                         row -> row.getInt(1)).getFirst() > 0);
     }
 }
