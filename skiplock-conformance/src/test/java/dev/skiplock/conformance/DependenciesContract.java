@@ -152,6 +152,10 @@ abstract class DependenciesContract extends ContractBase {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("dependsOn:");
         assertThatThrownBy(() -> client.enqueue(JobRequest.of("step", null).withDependsOn(List.of(foreign.id()))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("dependsOn:");
+        assertThatThrownBy(() -> client.enqueueMany(List.of(JobRequest.of("step", null),
+                JobRequest.of("step", null).withDependsOn(List.of(UUID.randomUUID())))))
+                .as("a batch's error names the job").isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("jobs[1].dependsOn:");
 
         assertThat(client.list(JobQuery.all()).jobs()).hasSize(before);
     }

@@ -470,6 +470,9 @@ abstract class ServiceContract extends ContractBase {
                 + " {\"kind\": \"b\", \"args\": {\"text\": \"a\\u0000b\"}}]}")
                 .json().get("error").get("field").asText()).as("the job of a batch whose args cannot be stored")
                 .isEqualTo("jobs[1].args");
+        assertThat(http.post("/api/v1/jobs/batch", "{\"jobs\": [{\"kind\": \"a\"}, {\"kind\": \"b\", \"dependsOn\": [\""
+                + UUID.randomUUID() + "\"]}]}").json().get("error").get("field").asText())
+                .as("the job of a batch whose dependency is unknown").isEqualTo("jobs[1].dependsOn");
         assertThat(http.post("/api/v1/jobs", "{\"kind\": \"x\", \"args\": \"" + "a".repeat(1024 * 1024) + "\"}")
                 .status()).isEqualTo(413);
         assertThat(http.get("/api/v1/jobs/12345").json().get("error").get("field").asText()).isEqualTo("id");

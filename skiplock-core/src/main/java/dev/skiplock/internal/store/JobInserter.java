@@ -233,13 +233,16 @@ final class JobInserter {
      */
     private static List<Job> resolveDependencies(List<Job> jobs, Map<UUID, JobStatus> statuses) {
         List<Job> resolved = new ArrayList<>(jobs.size());
-        for (Job job : jobs) {
+        for (int i = 0; i < jobs.size(); i++) {
+            Job job = jobs.get(i);
             JobStatus status = JobStatus.QUEUED;
             String lastError = null;
             for (UUID dependency : job.dependsOn()) {
                 JobStatus current = statuses.get(dependency);
                 if (current == null) {
-                    throw new IllegalArgumentException("dependsOn: job " + dependency + " not found");
+                    // a batch's error names its job as the batch's other checks do (jobs: ..., jobs[i].field)
+                    String field = jobs.size() == 1 ? "dependsOn" : "jobs[" + i + "].dependsOn";
+                    throw new IllegalArgumentException(field + ": job " + dependency + " not found");
                 }
                 if (current.isTerminal() && current != JobStatus.SUCCEEDED) {
                     status = JobStatus.FAILED;
