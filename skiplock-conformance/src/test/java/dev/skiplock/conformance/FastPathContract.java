@@ -15,8 +15,10 @@ import dev.skiplock.internal.store.ClaimParams;
 import dev.skiplock.internal.store.Claimed;
 import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.internal.store.PrunedJobs;
 import dev.skiplock.spi.Driver;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.Set;
@@ -477,15 +479,21 @@ abstract class FastPathContract extends ContractBase {
         Skiplock worker = started(builder(config -> config.queue("done", 4))
                 .handler("work", Work.class, context -> JobOutcome.complete()));
         JobStore store = store(worker);
+        List<Job> done = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            worker.enqueue(JobRequest.of("work", new Work("" + i)).withQueue("done"));
+            done.add(worker.enqueue(JobRequest.of("work", new Work("" + i)).withQueue("done")));
         }
         Job waiting = worker.enqueue(JobRequest.of("work", new Work("later")));
         await().atMost(WAIT).until(() -> worker.metrics().succeeded() == 5);
 
         assertThat(store.pruneFinished(3_600_000, 100)).isZero();
-        assertThat(store.pruneFinished(0, 2)).isEqualTo(2);
-        assertThat(store.pruneFinished(0, 100)).isEqualTo(3);
+        PrunedJobs first = store.pruneFinished(0, 2, null);
+        assertThat(first).isEqualTo(new PrunedJobs(2, done.get(1).id()));
+        assertThat(store.pruneFinished(0, 100, done.get(2).id())).as("a batch goes on past its after")
+                .isEqualTo(new PrunedJobs(2, done.get(4).id()));
+        assertThat(worker.get(done.get(2).id())).as("the job at after, left to the next run").isPresent();
+        assertThat(store.pruneFinished(0, 100)).isEqualTo(1);
+        assertThat(store.pruneFinished(0, 100, null)).isEqualTo(new PrunedJobs(0, null));
         assertThat(worker.get(waiting.id())).isPresent();
     }
 

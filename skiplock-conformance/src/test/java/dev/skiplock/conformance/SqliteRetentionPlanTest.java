@@ -6,6 +6,7 @@ import dev.skiplock.JobRequest;
 import dev.skiplock.Skiplock;
 import dev.skiplock.internal.Uuid7;
 import dev.skiplock.internal.store.JobStore;
+import dev.skiplock.internal.store.PrunedJobs;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +22,10 @@ class SqliteRetentionPlanTest extends ContractBase {
         return new SqliteTestDatabase();
     }
 
-    /** Without the bound the plan was {@code SCAN skiplock_jobs USING INDEX ...}: the key from its start to its end. */
+    /**
+     * Without the bound the plan was {@code SCAN skiplock_jobs USING INDEX ...}: the key from its
+     * start to its end. It starts past the last job the run's batch before deleted ({@code id>?}).
+     */
     @Test
     void thePrunesWalkIsARangeOfThePrimaryKey() throws Exception {
         List<String> plan = SqlitePlan.of(client(), "prune_finished", (explain, index, name, driver) -> {
@@ -31,11 +35,12 @@ class SqliteRetentionPlanTest extends ContractBase {
                 case "max_events" -> explain.setInt(index, dev.skiplock.internal.store.JobStore.MAX_PRUNED_EVENTS);
                 case "enqueued_before" -> driver.dialect().setUuid(explain, index,
                         Uuid7.floor(System.currentTimeMillis() - 3_600_000));
+                case "after" -> driver.dialect().setUuid(explain, index, new java.util.UUID(0, 0));
                 default -> throw new IllegalStateException("prune_finished has a new parameter: " + name);
             }
         });
         assertThat(plan).as("the plan").anySatisfy(step -> assertThat(step).startsWith("SEARCH skiplock_jobs USING")
-                .contains("(id<?)"));
+                .contains("(id>? AND id<?)"));
         assertThat(plan).as("the plan").noneSatisfy(step -> assertThat(step).startsWith("SCAN skiplock_jobs"));
         assertThat(plan).as("the plan: each candidate's events counted by its index").anySatisfy(step ->
                 assertThat(step).startsWith("SEARCH e USING COVERING INDEX skiplock_job_events_job (job_id=?)"));
@@ -59,12 +64,15 @@ class SqliteRetentionPlanTest extends ContractBase {
                 + " SELECT j.id, 1, 'log', 'stdout', 'a line', n.i FROM skiplock_jobs j, n");
         JobStore store = FastPathContract.store(client);
 
-        int first = store.pruneFinished(0, 1_000);
+        PrunedJobs batch = store.pruneFinished(0, 1_000, null);
+        int first = batch.deleted();
         assertThat(first).as("the first batch's jobs").isBetween(1, JobStore.MAX_PRUNED_EVENTS / 10_000 + 1);
         int rest = 0;
-        for (int deleted = store.pruneFinished(0, 1_000); deleted > 0; deleted = store.pruneFinished(0, 1_000)) {
-            assertThat(deleted).isLessThanOrEqualTo(first);
-            rest += deleted;
+        // as Retention runs them: each batch goes on past the last job the one before deleted
+        for (batch = store.pruneFinished(0, 1_000, batch.last()); batch.deleted() > 0;
+                batch = store.pruneFinished(0, 1_000, batch.last())) {
+            assertThat(batch.deleted()).isLessThanOrEqualTo(first);
+            rest += batch.deleted();
         }
         assertThat(first + rest).isEqualTo(10);
         assertThat(Jdbc.query(client.dataSource(), "SELECT count(*) FROM skiplock_job_events", row -> row.getLong(1)))

@@ -3,9 +3,11 @@ package dev.skiplock.internal.engine;
 import dev.skiplock.internal.store.CronStore;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.internal.store.KeptAtLeastADay;
+import dev.skiplock.internal.store.PrunedJobs;
 import dev.skiplock.internal.store.Stores;
 import dev.skiplock.internal.store.WorkerStore;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
@@ -69,12 +71,15 @@ final class Retention {
 
     private int pruneJobs() {
         int total = 0;
+        UUID after = null;
         for (int round = 0; round < MAX_PRUNE_ROUNDS; round++) {
             int limit = jobBatch;
             long started = System.nanoTime();
-            int deleted = store.pruneFinished(retention.toMillis(), limit);
+            PrunedJobs batch = store.pruneFinished(retention.toMillis(), limit, after);
             jobBatch = nextBatch(limit, Duration.ofNanos(System.nanoTime() - started));
+            int deleted = batch.deleted();
             total += deleted;
+            after = batch.last();
             if (deleted == 0) {
                 // not "fewer than the limit": on SQLite a batch also stops at its events' count
                 break;

@@ -715,11 +715,25 @@ public final class JobStore {
      * the margin ahead of this one's is deleted up to that excess later.
      */
     public int pruneFinished(long ageMillis, int limit) {
+        return pruneFinished(ageMillis, limit, null).deleted();
+    }
+
+    /**
+     * {@link #pruneFinished(long, int)} walking the ids above {@code after} only: a run's batches
+     * each go on where the one before stopped ({@link PrunedJobs#last()}), so none walks again what
+     * the others walked. From the oldest id, every batch read again the jobs still there below its
+     * first (a paused queue's old jobs) and, while a long transaction held vacuum back, the index
+     * entries of every job the run had deleted: a run of n batches walked them n times.
+     * {@code null}: from the oldest.
+     */
+    public PrunedJobs pruneFinished(long ageMillis, int limit, UUID after) {
         UUID enqueuedBefore = Uuid7.floor(
                 System.currentTimeMillis() - ageMillis + ENQUEUE_CLOCK_MARGIN.toMillis());
-        return withConnection(connection -> sql.update(connection, "prune_finished",
+        List<UUID> deleted = withConnection(connection -> sql.query(connection, "prune_finished",
                 Params.of("age_ms", ageMillis, "limit", limit, "enqueued_before", enqueuedBefore,
-                        "max_events", MAX_PRUNED_EVENTS)));
+                        "after", after == null ? new UUID(0, 0) : after, "max_events", MAX_PRUNED_EVENTS),
+                row -> sql.dialect().getUuid(row, 1)));
+        return PrunedJobs.of(deleted);
     }
 
     private static String heldJson(Collection<HeldAttempt> held) {

@@ -701,17 +701,21 @@ LIMIT 1
 -- docs/PERFORMANCE.md). Bounded batches keep each transaction (and its locks) short.
 -- The outer WHERE repeats the status test: a job retried after the inner SELECT's snapshot is
 -- re-checked on its new row version when the DELETE reaches it (READ COMMITTED re-evaluates only
--- the outer conditions; by its id alone it was deleted queued).
+-- the outer conditions; by its id alone it was deleted queued). A run's batches each start past the
+-- last id the one before deleted (:after; Retention): from the oldest, each walked again the jobs
+-- still there below it and, while a long transaction held vacuum back, the index entries of every
+-- job the run had deleted (JobStore.pruneFinished).
 DELETE FROM skiplock_jobs
 WHERE id IN (
     SELECT id FROM skiplock_jobs
-    WHERE id < :enqueued_before
+    WHERE id > :after AND id < :enqueued_before
       AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
       AND finished_at < now() - :age_ms * interval '1 millisecond'
     ORDER BY id
     LIMIT :limit)
   AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
   AND finished_at < now() - :age_ms * interval '1 millisecond'
+RETURNING id
 
 -- name: count_jobs
 -- Jobs per queue and status of one tenant (GET /queues, the dashboard): its folded sums by their

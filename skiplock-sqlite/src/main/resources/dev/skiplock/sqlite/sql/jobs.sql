@@ -575,12 +575,13 @@ WHERE id IN (
             OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
         FROM (
             SELECT id FROM skiplock_jobs
-            WHERE id < :enqueued_before
+            WHERE id > :after AND id < :enqueued_before
               AND status IN ('succeeded', 'failed', 'timed_out', 'cancelled')
               AND finished_at < CAST(unixepoch('subsec') * 1000 AS INTEGER) - :age_ms
             ORDER BY id
             LIMIT :limit) AS candidate)
     WHERE before < :max_events)
+RETURNING id
 
 -- name: count_jobs
 -- Jobs per queue and status of one tenant (GET /queues, the dashboard): its rows of
