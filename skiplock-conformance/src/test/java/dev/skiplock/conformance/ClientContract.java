@@ -259,7 +259,7 @@ abstract class ClientContract extends ContractBase {
             for (int i = 0; i < 4; i++) {
                 starts.add(() -> track(builder(config -> { }).build()));
             }
-            for (Future<Skiplock> started : starters.invokeAll(starts)) {
+            for (Future<Skiplock> started : starters.invokeAll(starts, WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
                 assertThat(started.get().enqueue(JobRequest.of("ping", null)).status()).isEqualTo(JobStatus.QUEUED);
             }
         } finally {

@@ -26,7 +26,7 @@ abstract class ContractBase {
     static final Duration WAIT = Duration.ofSeconds(30);
 
     protected TestDatabase database;
-    private final List<Skiplock> instances = new ArrayList<>();
+    private final List<Skiplock> instances = java.util.Collections.synchronizedList(new ArrayList<>()); // tracked from starter threads too
 
     /** The database this subclass runs the contract against. */
     protected abstract TestDatabase newDatabase();

@@ -72,7 +72,7 @@ final class FaultClient implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         running = false;
-        thread.join();
+        thread.join(java.time.Duration.ofMinutes(1));
     }
 
     /** Spreads the calls over the fault window: a retry and a cancel every window / planned calls. */

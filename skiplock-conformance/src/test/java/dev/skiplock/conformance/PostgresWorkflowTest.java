@@ -187,7 +187,7 @@ class PostgresWorkflowTest extends WorkflowContract {
                     () -> steps.appendStepEvent(attempt, "late", "failed", "sent while the job was completing"));
             org.awaitility.Awaitility.await().atMost(WAIT).until(() -> event.isDone() || stepEventWaitsOnALock(skiplock));
             completing.commit();
-            event.get();
+            event.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
         }
 
         List<dev.skiplock.JobEvent> events = skiplock.events(job.id(), 0, 100);
@@ -228,7 +228,7 @@ class PostgresWorkflowTest extends WorkflowContract {
             return JobOutcome.complete(branch + " / " + answer);
         }));
         Job job = worker.enqueue(JobRequest.of("approve", new Flow("a")));
-        handlerReady.await();
+        assertThat(handlerReady.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
 
         try (Connection holder = client.dataSource().getConnection()) {
             holder.setAutoCommit(false);

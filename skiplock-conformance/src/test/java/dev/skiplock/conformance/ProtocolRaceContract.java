@@ -388,7 +388,7 @@ abstract class ProtocolRaceContract extends ContractBase {
 
     // Fault 6: an orphan is adopted however busy its queue, whichever node reaped it.
     @Test
-    void orphanIsAdoptedWhileEnqueuesKeepItsQueuesWorkerAwake() {
+    void orphanIsAdoptedWhileEnqueuesKeepItsQueuesWorkerAwake() throws Exception {
         Skiplock reaper = started(builder(config -> config.queue("other", 1)));
         Skiplock busy = started(builder(config -> config.queue("busy", 4)
                 .reaperInterval(Duration.ofHours(1)).pollInterval(Duration.ofSeconds(2)))
@@ -411,7 +411,7 @@ abstract class ProtocolRaceContract extends ContractBase {
             assertThat(busy.metrics().adopted()).isEqualTo(1);
         } finally {
             traffic.set(false);
-            producer.join();
+            producer.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
         }
     }
 

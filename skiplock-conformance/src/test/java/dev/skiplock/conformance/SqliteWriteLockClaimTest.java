@@ -67,7 +67,7 @@ class SqliteWriteLockClaimTest extends ContractBase {
         for (int i = 0; i < concurrency; i++) {
             client.enqueue(JobRequest.of("hold", new Numbered(i)));
         }
-        allHeld.await();
+        assertThat(allHeld.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).as("all slots held").isTrue();
         List<UUID> quick = Arrays.stream(new int[concurrency])
                 .mapToObj(i -> client.enqueue(JobRequest.of("quick", new Numbered(i))).id()).toList();
 
@@ -75,12 +75,12 @@ class SqliteWriteLockClaimTest extends ContractBase {
                 Statement statement = writer.createStatement()) {
             statement.execute("BEGIN IMMEDIATE"); // the write lock: every writer of the worker now waits
             holds[0].countDown();
-            holders.get(0).join(); // its slot is free: the claimer wakes and waits for the lock with it
+            awaitEnd(holders.get(0)); // its slot is free: the claimer wakes and waits for the lock with it
             awaitClaimWaitingForTheWriteLock("skiplock-claim-default");
             holds[1].countDown();
             holds[2].countDown();
-            holders.get(1).join(); // two more slots free while the claim waits
-            holders.get(2).join();
+            awaitEnd(holders.get(1)); // two more slots free while the claim waits
+            awaitEnd(holders.get(2));
             statement.execute("COMMIT");
         }
 
@@ -235,6 +235,12 @@ class SqliteWriteLockClaimTest extends ContractBase {
 
     private static ClaimParams claimParams() {
         return new ClaimParams("default", "worker-1", "host-1", UUID.randomUUID(), 60_000, "[]");
+    }
+
+    /** Waits until {@code holder}'s handler thread has ended, or fails: the test holds the write lock meanwhile. */
+    private static void awaitEnd(Thread holder) throws InterruptedException {
+        holder.join(WAIT);
+        assertThat(holder.isAlive()).as(holder.getName() + " ended").isFalse();
     }
 
     /** Waits until the named claimer's claim waits for SQLite's write lock (in Skiplock's busy handler). */

@@ -368,7 +368,7 @@ abstract class WorkflowContract extends ContractBase {
         database.stealLease(inside.skiplock().dataSource(), job.id(), "another-worker"); // a new token: this execution is stale
         inside.release().countDown();
 
-        assertThat(inside.refused().get()).isInstanceOf(JobStateException.class)
+        assertThat(inside.refused().get(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(JobStateException.class)
                 .hasMessageContaining("step expensive of job " + job.id() + " not recorded");
         assertThat(Jdbc.query(inside.skiplock().dataSource(), "SELECT count(*) FROM skiplock_job_steps WHERE job_id = '"
                 + job.id() + "'", row -> row.getLong(1))).containsExactly(0L);
@@ -390,7 +390,7 @@ abstract class WorkflowContract extends ContractBase {
                 + " VALUES (?, 'expensive', 'step', '\"the new execution''s result\"')", database.id(job.id()));
         inside.release().countDown();
 
-        assertThat(inside.refused().get()).isInstanceOf(JobStateException.class)
+        assertThat(inside.refused().get(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(JobStateException.class)
                 .hasMessageContaining("step expensive of job " + job.id() + " not recorded");
         assertThat(ran.get("next")).as("the next step's body").isNull();
     }
@@ -420,7 +420,7 @@ abstract class WorkflowContract extends ContractBase {
             return JobOutcome.complete();
         });
         Job job = skiplock.enqueue(flow("slow").withMaxAttempts(1));
-        insideBody.await();
+        assertThat(insideBody.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
         return new InsideAStep(skiplock, job, release, refused);
     }
 
@@ -661,7 +661,7 @@ abstract class WorkflowContract extends ContractBase {
 
         release.countDown();
 
-        assertThat(awaited.get().status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(awaited.get(2 * WAIT.toSeconds(), TimeUnit.SECONDS).status()).isEqualTo(JobStatus.SUCCEEDED);
         assertThat(awaited.get().result().asText()).isEqualTo("through");
     }
 

@@ -479,7 +479,7 @@ class SkiplockAutoConfigurationTest {
                 .withPropertyValues("skiplock.queues.default.concurrency=1", "skiplock.shutdown-timeout=100ms")
                 .run(context -> {
                     id[0] = context.getBean(Skiplock.class).enqueue(JobRequest.of("block", new Greeting("x"))).id();
-                    context.getBean(BlockingHandler.class).started.await();
+                    assertThat(context.getBean(BlockingHandler.class).started.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
                 });   // the runner closes the context here, the handler still blocked
 
         try (SkiplockClient client = Skiplock.builder().url(url()).buildClient()) {

@@ -42,7 +42,7 @@ class ShutdownTest {
                     BlockingReport.class).web(WebApplicationType.NONE)
                     .run("--spring.datasource.url=" + database.url(), "--skiplock.shutdown-timeout=100ms")) {
                 job = context.getBean(SkiplockJobs.class).enqueue(JobRequest.of("report.build", Map.of("day", 1)));
-                context.getBean(BlockingReport.class).started.await();
+                assertThat(context.getBean(BlockingReport.class).started.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
             }
 
             try (SkiplockClient client = Skiplock.builder().url(database.url()).buildClient()) {
