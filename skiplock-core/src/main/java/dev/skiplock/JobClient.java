@@ -65,7 +65,11 @@ public interface JobClient {
      */
     Optional<Job> enqueueScheduled(String schedule, java.time.Instant slot, JobRequest request);
 
-    /** Enqueues up to 10,000 jobs in one statement, atomically; results are in request order. */
+    /**
+     * Enqueues up to 10,000 jobs in one statement, atomically; results are in request order. A
+     * job's refusal names it by its index: {@code IllegalArgumentException("jobs[3].dependsOn: ...")},
+     * and nothing is enqueued.
+     */
     List<Job> enqueueMany(List<JobRequest> requests);
 
     /** {@link #enqueueMany(List)} inside the caller's transaction. */

@@ -2,6 +2,7 @@ package dev.skiplock;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.internal.Json;
+import dev.skiplock.internal.RefusedJob;
 import dev.skiplock.internal.Uuid7;
 import dev.skiplock.internal.engine.Worker;
 import dev.skiplock.internal.engine.MemoryJobs;
@@ -73,7 +74,7 @@ final class TenantJobClient implements JobClient {
         if (request != null && !request.durable()) {
             return memory.submit(inMemory(request));
         }
-        return enqueueMany(List.of(request)).getFirst();
+        return insertCommitted(requested(List.of(request)), List.of(request)).getFirst();
     }
 
     @Override
@@ -88,7 +89,7 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public Job enqueue(Connection connection, JobRequest request) {
-        return enqueueMany(connection, List.of(request)).getFirst();
+        return insertInto(connection, List.of(request)).getFirst();
     }
 
     @Override
@@ -115,7 +116,11 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public List<Job> enqueueMany(List<JobRequest> requests) {
-        return insertCommitted(requested(requests), requests);
+        try {
+            return insertCommitted(requested(requests), requests);
+        } catch (RefusedJob e) {
+            throw e.inBatch();
+        }
     }
 
     /** Inserts in a transaction of its own, then wakes workers and followers: the jobs are committed. */
@@ -130,6 +135,15 @@ final class TenantJobClient implements JobClient {
 
     @Override
     public List<Job> enqueueMany(Connection connection, List<JobRequest> requests) {
+        try {
+            return insertInto(connection, requests);
+        } catch (RefusedJob e) {
+            throw e.inBatch();
+        }
+    }
+
+    /** Inserts in the caller's transaction; a job's refusal names no batch ({@link RefusedJob}). */
+    private List<Job> insertInto(Connection connection, List<JobRequest> requests) {
         if (connection == null) {
             throw new IllegalArgumentException("connection: is required");
         }
@@ -180,11 +194,15 @@ final class TenantJobClient implements JobClient {
             throw new IllegalArgumentException("jobs: at most " + MAX_BATCH + " per call, got " + requests.size());
         }
         List<Job> jobs = new ArrayList<>(requests.size());
-        for (JobRequest request : requests) {
-            if (request == null) {
+        for (int i = 0; i < requests.size(); i++) {
+            if (requests.get(i) == null) {
                 throw new IllegalArgumentException("jobs: must not contain null");
             }
-            jobs.add(requested(request));
+            try {
+                jobs.add(requested(requests.get(i)));
+            } catch (IllegalArgumentException e) {
+                throw new RefusedJob(i, e); // a batch names the job; a single enqueue says the field alone
+            }
         }
         return jobs;
     }

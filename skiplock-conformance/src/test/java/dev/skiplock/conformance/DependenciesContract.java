@@ -156,6 +156,13 @@ abstract class DependenciesContract extends ContractBase {
                 JobRequest.of("step", null).withDependsOn(List.of(UUID.randomUUID())))))
                 .as("a batch's error names the job").isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("jobs[1].dependsOn:");
+        assertThatThrownBy(() -> client.enqueueMany(List.of(JobRequest.of("step", null).withDependsOn(List.of(UUID.randomUUID())))))
+                .as("a batch of one names its job too").isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("jobs[0].dependsOn:");
+        assertThatThrownBy(() -> client.enqueueMany(List.of(JobRequest.of("step", null),
+                JobRequest.of("step", java.util.Map.of("text", "a\u0000b")))))
+                .as("as does its other refusals").isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("jobs[1].args:");
 
         assertThat(client.list(JobQuery.all()).jobs()).hasSize(before);
     }

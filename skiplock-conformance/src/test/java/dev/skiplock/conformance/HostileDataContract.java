@@ -50,9 +50,9 @@ abstract class HostileDataContract extends ContractBase {
         assertThatThrownBy(() -> client.enqueue(nulInMetadata)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("metadata:");
         assertThatThrownBy(() -> client.enqueueMany(List.of(JobRequest.of("fine", null), nulInArgs)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("args:");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("jobs[1].args:");
         assertThatThrownBy(() -> client.enqueueMany(largeBatch)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("args:");
+                .hasMessageStartingWith("jobs[149].args:");
         assertThatThrownBy(() -> client.enqueue(nulInArgs.withDurable(false)))
                 .as("an in-memory job is held to the same rule").isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("args:");

@@ -338,7 +338,7 @@ abstract class InMemoryJobsContract extends ContractBase {
         refused.forEach((request, field) -> assertThatThrownBy(() -> skiplock.enqueue(request))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(field + ":"));
         assertThatThrownBy(() -> skiplock.enqueueMany(List.of(inMemory("any"))))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("durable:");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("jobs[0].durable:");
         assertThatThrownBy(() -> skiplock.enqueueScheduled("nightly", Instant.now(), inMemory("any")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("durable:");
         assertThatThrownBy(() -> {

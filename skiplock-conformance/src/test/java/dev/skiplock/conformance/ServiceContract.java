@@ -473,6 +473,9 @@ abstract class ServiceContract extends ContractBase {
         assertThat(http.post("/api/v1/jobs/batch", "{\"jobs\": [{\"kind\": \"a\"}, {\"kind\": \"b\", \"dependsOn\": [\""
                 + UUID.randomUUID() + "\"]}]}").json().get("error").get("field").asText())
                 .as("the job of a batch whose dependency is unknown").isEqualTo("jobs[1].dependsOn");
+        assertThat(http.post("/api/v1/jobs/batch", "{\"jobs\": [{\"kind\": \"b\", \"dependsOn\": [\""
+                + UUID.randomUUID() + "\"]}]}").json().get("error").get("field").asText())
+                .as("a batch of one names its job too").isEqualTo("jobs[0].dependsOn");
         assertThat(http.post("/api/v1/jobs", "{\"kind\": \"x\", \"args\": \"" + "a".repeat(1024 * 1024) + "\"}")
                 .status()).isEqualTo(413);
         assertThat(http.get("/api/v1/jobs/12345").json().get("error").get("field").asText()).isEqualTo("id");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.skiplock.Job;
 import dev.skiplock.JobStatus;
 import dev.skiplock.internal.Json;
+import dev.skiplock.internal.RefusedJob;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -240,9 +241,7 @@ final class JobInserter {
             for (UUID dependency : job.dependsOn()) {
                 JobStatus current = statuses.get(dependency);
                 if (current == null) {
-                    // a batch's error names its job as the batch's other checks do (jobs: ..., jobs[i].field)
-                    String field = jobs.size() == 1 ? "dependsOn" : "jobs[" + i + "].dependsOn";
-                    throw new IllegalArgumentException(field + ": job " + dependency + " not found");
+                    throw new RefusedJob(i, "dependsOn: job " + dependency + " not found");
                 }
                 if (current.isTerminal() && current != JobStatus.SUCCEEDED) {
                     status = JobStatus.FAILED;

@@ -567,7 +567,9 @@ LIMIT 1
 -- bounded by its events too (each job's delete trigger deletes them, under the same lock): it takes
 -- the jobs, in id order, until the events of those before one reach :max_events (the first always
 -- goes). Counted by jobs alone, a first batch of 1,000 jobs of 5,000 log lines each held the write
--- lock past the busy timeout, and every enqueue, claim and heartbeat meanwhile failed.
+-- lock past the busy timeout, and every enqueue, claim and heartbeat meanwhile failed. A run's
+-- batches each start past the last id the one before deleted (:after; Retention), so a run walks
+-- the jobs still there below a batch once, not once a batch (JobStore.pruneFinished).
 DELETE FROM skiplock_jobs
 WHERE id IN (
     SELECT id FROM (
