@@ -30,6 +30,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -966,6 +967,45 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(skiplock.get(job.id()).orElseThrow().status()).isNotEqualTo(JobStatus.SUCCEEDED);
     }
 
+    /**
+     * A stale handler that catches the refusal of its completion and goes on writing in the same
+     * transaction commits none of it: its transaction is rolled back when it ends, as a stopped
+     * execution's is. Before, the refusal rolled back at once and what the handler wrote next (here
+     * a second invoice) committed in a new transaction (on SQLite, the driver's rollback also began
+     * that transaction, taking the write lock again).
+     */
+    @Test
+    void aStaleHandlerThatGoesOnAfterItsRefusedCompletionCommitsNoneOfItsWrites() throws Exception {
+        CompletableFuture<Throwable> refused = new CompletableFuture<>();
+        Skiplock client = client();
+        Jdbc.update(client.dataSource(), "CREATE TABLE invoices (job_id TEXT PRIMARY KEY, amount INTEGER)");
+        Skiplock skiplock = started(builder(config -> config.queue("default", 4)
+                .heartbeatInterval(Duration.ofSeconds(30)).leaseTtl(Duration.ofMinutes(1))) // no stop within the test
+                .handler("invoice", Flow.class, context -> {
+                    database.stealLease(client.dataSource(), context.job().id(), "another-worker"); // now stale
+                    AtomicReference<Throwable> refusal = new AtomicReference<>();
+                    context.inTransaction(connection -> {
+                        insertInvoice(connection, context.job().id());
+                        try {
+                            context.completeInTransaction(connection, "paid");
+                        } catch (JobStateException e) {
+                            refusal.set(e);
+                            insertInvoice(connection, UUID.randomUUID()); // goes on in the same transaction
+                        }
+                        return null;
+                    });
+                    refused.complete(refusal.get());
+                    return JobOutcome.complete();
+                }));
+
+        Job job = skiplock.enqueue(flow("invoice").withMaxAttempts(1));
+
+        assertThat(refused.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(JobStateException.class)
+                .hasMessageContaining("no longer holds its lease");
+        assertThat(invoices(client)).as("invoices a stale execution wrote").isEmpty();
+        assertThat(skiplock.get(job.id()).orElseThrow().status()).isNotEqualTo(JobStatus.SUCCEEDED);
+    }
+
     // A handler that catches the refusal inside its transaction and goes on used to leave its
     // execution committing, where no stop reaches it: its lost lease then never stopped it.
     @Test
@@ -978,7 +1018,7 @@ abstract class WorkflowContract extends ContractBase {
                 try {
                     context.completeInTransaction(connection, "paid");
                 } catch (JobStateException refused) {
-                    // goes on with other work in the same transaction, which commits
+                    // goes on with other work in the same transaction (rolled back when it ends)
                 }
                 return null;
             });

@@ -281,13 +281,16 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             throw e;
         }
         if (!applied) {
-            connection.rollback();
+            // Rolled back when it ends, as a stopped execution's (above): rolled back here, what the
+            // handler wrote after swallowing this committed in a new transaction (which SQLite's
+            // driver also began at once, taking the write lock again).
             synchronized (transactionLines) {
+                transactionRefused = true;
                 linesWithCompletion = 0; // rolled back with the completion: still the completer's to write
             }
             execution.commitAbandoned();
             throw new JobStateException("job " + execution.job().id() + " was not completed: this execution no longer"
-                    + " holds its lease (reaped, or taken by another worker); the transaction was rolled back",
+                    + " holds its lease (reaped, or taken by another worker); its transaction is rolled back",
                     execution.job());
         }
         synchronized (transactionLines) {
