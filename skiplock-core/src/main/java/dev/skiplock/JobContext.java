@@ -185,9 +185,9 @@ public interface JobContext<A> {
      * Finishes this job as {@code succeeded} with {@code result} in the transaction
      * {@link #inTransaction} runs on {@code connection} (the connection it gave): the handler's
      * writes and the job's status commit together or not at all. Fenced by this execution's lease:
-     * if it no longer holds the job, or a stop (cancel, timeout, shutdown) came first, the
-     * transaction is rolled back and a {@link JobStateException} thrown, so a stale worker's writes
-     * never commit. From here on nothing stops the execution, and nothing more is written for the
+     * if it no longer holds the job, or a stop (cancel, timeout, shutdown) came first, a
+     * {@link JobStateException} is thrown and the transaction is rolled back when the work ends
+     * (whatever the handler writes after catching it), so a stale worker's writes never commit. From here on nothing stops the execution, and nothing more is written for the
      * job: call it last, just before the transaction ends (the job's row stays locked until then).
      * If the transaction does not commit after all, the attempt fails (retried per policy); what the
      * handler returns is not written. If the completion itself fails (its statement throws), nothing

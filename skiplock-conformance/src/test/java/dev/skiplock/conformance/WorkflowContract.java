@@ -948,16 +948,10 @@ abstract class WorkflowContract extends ContractBase {
     void aStaleExecutionCannotCompleteInItsTransactionAndItsWritesRollBack() throws Exception {
         CompletableFuture<Throwable> refused = new CompletableFuture<>();
         Skiplock client = client();
-        Jdbc.update(client.dataSource(), "CREATE TABLE invoices (job_id TEXT PRIMARY KEY, amount INTEGER)");
-        // No heartbeat within the test: the transaction's fence alone must refuse. A heartbeat that found
-        // the lease gone first stopped the execution, which then never reached the refusal (CI hung so).
-        Skiplock skiplock = started(builder(config -> config.queue("default", 4)
-                .heartbeatInterval(Duration.ofSeconds(30)).leaseTtl(Duration.ofMinutes(1)))
-                .handler("invoice", Flow.class, context -> {
-                    database.stealLease(client.dataSource(), context.job().id(), "another-worker"); // now stale
-                    refused.complete(invoicedInTransaction(context, "paid")); // whatever it is, the assertion below shows it
-                    return JobOutcome.complete();
-                }));
+        Skiplock skiplock = staleInvoicer(client, context -> {
+            refused.complete(invoicedInTransaction(context, "paid")); // whatever it is, the assertion below shows it
+            return JobOutcome.complete();
+        });
 
         Job job = skiplock.enqueue(flow("invoice").withMaxAttempts(1));
 
@@ -978,25 +972,21 @@ abstract class WorkflowContract extends ContractBase {
     void aStaleHandlerThatGoesOnAfterItsRefusedCompletionCommitsNoneOfItsWrites() throws Exception {
         CompletableFuture<Throwable> refused = new CompletableFuture<>();
         Skiplock client = client();
-        Jdbc.update(client.dataSource(), "CREATE TABLE invoices (job_id TEXT PRIMARY KEY, amount INTEGER)");
-        Skiplock skiplock = started(builder(config -> config.queue("default", 4)
-                .heartbeatInterval(Duration.ofSeconds(30)).leaseTtl(Duration.ofMinutes(1))) // no stop within the test
-                .handler("invoice", Flow.class, context -> {
-                    database.stealLease(client.dataSource(), context.job().id(), "another-worker"); // now stale
-                    AtomicReference<Throwable> refusal = new AtomicReference<>();
-                    context.inTransaction(connection -> {
-                        insertInvoice(connection, context.job().id());
-                        try {
-                            context.completeInTransaction(connection, "paid");
-                        } catch (JobStateException e) {
-                            refusal.set(e);
-                            insertInvoice(connection, UUID.randomUUID()); // goes on in the same transaction
-                        }
-                        return null;
-                    });
-                    refused.complete(refusal.get());
-                    return JobOutcome.complete();
-                }));
+        Skiplock skiplock = staleInvoicer(client, context -> {
+            AtomicReference<Throwable> refusal = new AtomicReference<>();
+            context.inTransaction(connection -> {
+                insertInvoice(connection, context.job().id());
+                try {
+                    context.completeInTransaction(connection, "paid");
+                } catch (JobStateException e) {
+                    refusal.set(e);
+                    insertInvoice(connection, UUID.randomUUID()); // goes on in the same transaction
+                }
+                return null;
+            });
+            refused.complete(refusal.get());
+            return JobOutcome.complete();
+        });
 
         Job job = skiplock.enqueue(flow("invoice").withMaxAttempts(1));
 
@@ -1105,6 +1095,22 @@ abstract class WorkflowContract extends ContractBase {
      * Writes the job's invoice and completes the job in the handler's transaction; returns what
      * that threw (a refusal), or null.
      */
+    /**
+     * A worker of "invoice" jobs (an invoices table made for them) whose {@code handler} runs each
+     * job after its lease was taken by another worker. No heartbeat within the test: the
+     * transaction's fence alone must refuse. A heartbeat that found the lease gone first stopped the
+     * execution, which then never reached the refusal (CI hung so).
+     */
+    private Skiplock staleInvoicer(Skiplock client, dev.skiplock.JobHandler<Flow> handler) {
+        Jdbc.update(client.dataSource(), "CREATE TABLE invoices (job_id TEXT PRIMARY KEY, amount INTEGER)");
+        return started(builder(config -> config.queue("default", 4)
+                .heartbeatInterval(Duration.ofSeconds(30)).leaseTtl(Duration.ofMinutes(1)))
+                .handler("invoice", Flow.class, context -> {
+                    database.stealLease(client.dataSource(), context.job().id(), "another-worker"); // now stale
+                    return handler.handle(context);
+                }));
+    }
+
     private static Throwable invoicedInTransaction(JobContext<Flow> context, String result) throws Exception {
         try {
             context.inTransaction(connection -> {
