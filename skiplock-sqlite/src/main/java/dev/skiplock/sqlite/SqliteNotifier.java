@@ -3,7 +3,9 @@ package dev.skiplock.sqlite;
 import dev.skiplock.spi.Notifier;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,20 +63,40 @@ final class SqliteNotifier implements Notifier {
         }
     }
 
-    /** The database file, read once from the connection (works for data sources we did not create too). */
+    /**
+     * The database file, read once from the connection (works for data sources we did not create
+     * too): as SQLite opened it, not as the URL spells it. Read from the URL, {@code file:jobs.db},
+     * {@code ./jobs.db} and a link to it were three files, and instances using them apart never
+     * woke each other's workers (they waited for their poll).
+     */
     private Path file() {
         Path known = file;
         if (known == null) {
-            try (Connection connection = dataSource.getConnection()) {
-                String url = connection.getMetaData().getURL();
-                String path = url.substring("jdbc:sqlite:".length());
-                int query = path.indexOf('?');
-                known = Path.of(query < 0 ? path : path.substring(0, query)).toAbsolutePath().normalize();
+            try (Connection connection = dataSource.getConnection();
+                    Statement statement = connection.createStatement();
+                    ResultSet databases = statement.executeQuery("PRAGMA database_list")) {
+                String opened = "";
+                while (databases.next()) {
+                    if ("main".equals(databases.getString("name"))) {
+                        opened = databases.getString("file");
+                    }
+                }
+                known = opened == null || opened.isEmpty()
+                        ? Path.of(connection.getMetaData().getURL()) // in memory: its URL is all there is
+                        : realPath(Path.of(opened));
             } catch (SQLException e) {
                 throw new IllegalStateException("cannot read the SQLite database path: " + e.getMessage(), e);
             }
             file = known;
         }
         return known;
+    }
+
+    private static Path realPath(Path opened) {
+        try {
+            return opened.toRealPath();
+        } catch (java.io.IOException e) {
+            return opened.toAbsolutePath().normalize();
+        }
     }
 }
