@@ -31,9 +31,15 @@ public final class SqliteDriver implements Driver {
     static final int POOL_SIZE = 4;
     /** How long a writer waits for the write lock before it fails (SQLITE_BUSY). */
     static final int BUSY_TIMEOUT_MILLIS = 10_000;
+    /**
+     * The size the WAL file is cut back to once a checkpoint has emptied it: without a limit it kept
+     * the size of its largest burst (a bulk enqueue, a drain, a retention run) for good.
+     */
+    static final long WAL_SIZE_LIMIT_BYTES = 64L * 1024 * 1024;
     /** The pool's connections wait with a {@link PromptBusyHandler}; the pragma covers a connection before it is set. */
     static final String SETTINGS = "journal_mode=WAL&busy_timeout=" + BUSY_TIMEOUT_MILLIS
-            + "&transaction_mode=IMMEDIATE&foreign_keys=true&recursive_triggers=true";
+            + "&transaction_mode=IMMEDIATE&foreign_keys=true&recursive_triggers=true"
+            + "&journal_size_limit=" + WAL_SIZE_LIMIT_BYTES;
     /**
      * For the pool Skiplock creates only, whose connections keep their statements: without it
      * sqlite-jdbc runs {@code SELECT last_insert_rowid()} on a new statement after every INSERT and

@@ -34,6 +34,25 @@ class SqliteDriverTest {
                 .isEqualTo("wal");
     }
 
+    /**
+     * After a burst the WAL file is cut back to the limit once a checkpoint emptied it: 100 MB
+     * written in one transaction, then one small write. Without the limit the file kept its 100 MB.
+     */
+    @Test
+    void theWalFileShrinksBackAfterABurst() throws SQLException {
+        Path file = folder.resolve("jobs.db");
+        HikariDataSource pool = (HikariDataSource) new SqliteDriver().createDataSource("jdbc:sqlite:" + file,
+                PoolSettings.DEFAULTS);
+        try (pool; Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE burst (b BLOB)");
+            statement.execute("INSERT INTO burst WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100)"
+                    + " SELECT zeroblob(1000000) FROM n"); // checkpointed at its commit (over 1,000 pages)
+            statement.execute("DELETE FROM burst"); // the next write starts the WAL over, cut to the limit
+            assertThat(folder.resolve("jobs.db-wal").toFile().length()).as("the WAL file's size")
+                    .isLessThanOrEqualTo(SqliteDriver.WAL_SIZE_LIMIT_BYTES);
+        }
+    }
+
     @Test
     void anotherValueIsRejectedNamingTheSetting() {
         assertThatThrownBy(() -> new SqliteDriver().createDataSource("jdbc:sqlite:" + folder.resolve("jobs.db")
