@@ -168,7 +168,9 @@ public interface JobContext<A> {
      * Runs {@code work} in one transaction on a connection to the job's database: the
      * {@link ExecutionHook} runs first inside it (e.g. {@code SET LOCAL} of the job's tenant for a
      * row-level security policy), then {@code work}, then the hook's {@code afterExecute}; commits
-     * if all return, rolls back if one throws. With {@link #completeInTransaction} the job's
+     * if all return, rolls back if one throws or {@link #completeInTransaction} was refused. The
+     * transaction is its to end: {@code work} does not commit, roll back or change autocommit on
+     * the connection (what it committed itself would escape the fence). With {@link #completeInTransaction} the job's
      * outcome commits with the work. Lines logged before the transaction are written first; lines
      * logged inside it are written with the completion, or after the transaction ends. Keep it
      * short: on SQLite it holds the database's one write lock, so other writes of this context
@@ -186,8 +188,9 @@ public interface JobContext<A> {
      * {@link #inTransaction} runs on {@code connection} (the connection it gave): the handler's
      * writes and the job's status commit together or not at all. Fenced by this execution's lease:
      * if it no longer holds the job, or a stop (cancel, timeout, shutdown) came first, a
-     * {@link JobStateException} is thrown and the transaction is rolled back when the work ends
-     * (whatever the handler writes after catching it), so a stale worker's writes never commit. From here on nothing stops the execution, and nothing more is written for the
+     * {@link JobStateException} is thrown (the completion's own locks already released) and the
+     * transaction is rolled back when the work ends, whatever the handler writes after catching
+     * it, so a stale worker's writes never commit. From here on nothing stops the execution, and nothing more is written for the
      * job: call it last, just before the transaction ends (the job's row stays locked until then).
      * If the transaction does not commit after all, the attempt fails (retried per policy); what the
      * handler returns is not written. If the completion itself fails (its statement throws), nothing

@@ -342,4 +342,45 @@ class PostgresWorkflowTest extends WorkflowContract {
         assertThat(Jdbc.query(client.dataSource(), "SELECT count(*) FROM accounts", row -> row.getLong(1)))
                 .containsExactly(3L); // outside the hook's transaction (as the superuser) every row is there
     }
+
+    /**
+     * A refused completion in the handler's transaction lets go of the job's row at once: the
+     * completion's statement locked it (by its id, before its fence), and the new owner's
+     * completion, a stop's outcome and a shutdown's release wait for that lock. Checked from
+     * another connection while the stale handler is still inside its transaction, after the
+     * refusal: the row is free. Before, it stayed locked until the handler's work returned.
+     */
+    @Test
+    void aRefusedCompletionInTheHandlersTransactionLetsGoOfTheJobsRow() throws Exception {
+        java.util.concurrent.CompletableFuture<String> rowWhileStillInside = new java.util.concurrent.CompletableFuture<>();
+        Skiplock client = client();
+        Skiplock skiplock = staleInvoicer(client, context -> {
+            context.inTransaction(connection -> {
+                try {
+                    context.completeInTransaction(connection, "paid");
+                } catch (dev.skiplock.JobStateException refused) {
+                    rowWhileStillInside.complete(lockNowait(client, context.job().id()));
+                }
+                return null;
+            });
+            return JobOutcome.complete();
+        });
+
+        skiplock.enqueue(flow("invoice").withMaxAttempts(1));
+
+        assertThat(rowWhileStillInside.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                .as("the job's row, from another connection").isEqualTo("free");
+    }
+
+    /** "free" if another connection can lock the job's row at once, else what PostgreSQL said. */
+    private static String lockNowait(Skiplock client, java.util.UUID jobId) {
+        try (Connection other = client.dataSource().getConnection();
+                PreparedStatement lock = other.prepareStatement("SELECT id FROM skiplock_jobs WHERE id = ? FOR UPDATE NOWAIT")) {
+            lock.setObject(1, jobId);
+            lock.executeQuery().close();
+            return "free";
+        } catch (SQLException e) {
+            return e.getMessage();
+        }
+    }
 }

@@ -69,7 +69,7 @@ abstract class WorkflowContract extends ContractBase {
                 .map(event -> event.step() + ":" + event.status()).toList();
     }
 
-    private static JobRequest flow(String kind) {
+    static JobRequest flow(String kind) {
         return JobRequest.of(kind, new Flow("x"));
     }
 
@@ -1092,16 +1092,12 @@ abstract class WorkflowContract extends ContractBase {
     }
 
     /**
-     * Writes the job's invoice and completes the job in the handler's transaction; returns what
-     * that threw (a refusal), or null.
-     */
-    /**
      * A worker of "invoice" jobs (an invoices table made for them) whose {@code handler} runs each
      * job after its lease was taken by another worker. No heartbeat within the test: the
      * transaction's fence alone must refuse. A heartbeat that found the lease gone first stopped the
      * execution, which then never reached the refusal (CI hung so).
      */
-    private Skiplock staleInvoicer(Skiplock client, dev.skiplock.JobHandler<Flow> handler) {
+    Skiplock staleInvoicer(Skiplock client, dev.skiplock.JobHandler<Flow> handler) {
         Jdbc.update(client.dataSource(), "CREATE TABLE invoices (job_id TEXT PRIMARY KEY, amount INTEGER)");
         return started(builder(config -> config.queue("default", 4)
                 .heartbeatInterval(Duration.ofSeconds(30)).leaseTtl(Duration.ofMinutes(1)))
@@ -1111,6 +1107,10 @@ abstract class WorkflowContract extends ContractBase {
                 }));
     }
 
+    /**
+     * Writes the job's invoice and completes the job in the handler's transaction; returns what
+     * that threw (a refusal), or null.
+     */
     private static Throwable invoicedInTransaction(JobContext<Flow> context, String result) throws Exception {
         try {
             context.inTransaction(connection -> {

@@ -37,11 +37,16 @@ final class ExecutionContext<A> extends ExecutionView<A> {
      */
     private Connection transaction;
     private final java.util.List<EventStore.LogLine> transactionLines = new java.util.ArrayList<>();
+    /** The savepoint a refused completion in the handler's transaction is rolled back to. */
+    private static final String BEFORE_COMPLETION = "skiplock_before_completion";
     /** How many of {@link #transactionLines} a completion wrote in the transaction: gone from the buffer once it commits. */
     private int linesWithCompletion;
     /** Whether a completion was written in the open transaction (guarded by {@link #transactionLines}). */
     private boolean completionApplied;
-    /** completeInTransaction found the execution stopped: the handler's transaction rolls back at its end; guarded by transactionLines. */
+    /**
+     * completeInTransaction was refused (the execution stopped, its lease gone, or its attempt
+     * suspended): the handler's transaction rolls back at its end; guarded by transactionLines.
+     */
     private boolean transactionRefused;
     /**
      * The place of the next line of each stream in this attempt (the key that stores a line once):
@@ -266,11 +271,14 @@ final class ExecutionContext<A> extends ExecutionView<A> {
         }
         boolean applied;
         try {
+            // A refused completion is undone to here: on PostgreSQL its statements locked the job's
+            // row and its event turn, which the new owner, a stop's outcome and a release wait for.
+            execute(connection, "SAVEPOINT " + BEFORE_COMPLETION);
             applied = execution.storeCall(() -> {
                 services.stores().events().appendLogs(connection, lines); // before the status, as always
                 return services.stores().jobs().completeJobs(connection, completion);
             });
-        } catch (RuntimeException | Error e) {
+        } catch (SQLException | RuntimeException | Error e) {
             // Nothing known to be completed. The execution stays committing while the transaction
             // is open (it may hold the job row's lock, which the heartbeat must not wait for), and
             // runs again when the transaction ends (endTransaction), whether the handler catches
@@ -281,14 +289,20 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             throw e;
         }
         if (!applied) {
-            // Rolled back when it ends, as a stopped execution's (above): rolled back here, what the
-            // handler wrote after swallowing this committed in a new transaction (which SQLite's
-            // driver also began at once, taking the write lock again).
-            synchronized (transactionLines) {
-                transactionRefused = true;
-                linesWithCompletion = 0; // rolled back with the completion: still the completer's to write
+            // The completion's locks go now (the execution runs again: a stop may come, and a stop's
+            // outcome waits for the row); the rest of the transaction rolls back when it ends, as a
+            // stopped execution's (above). Rolled back whole here, what the handler wrote after
+            // swallowing this committed in a new transaction (which SQLite's driver also began at
+            // once, taking the write lock again).
+            try {
+                execute(connection, "ROLLBACK TO SAVEPOINT " + BEFORE_COMPLETION);
+            } finally {
+                synchronized (transactionLines) {
+                    transactionRefused = true;
+                    linesWithCompletion = 0; // rolled back with the completion: still the completer's to write
+                }
+                execution.commitAbandoned();
             }
-            execution.commitAbandoned();
             throw new JobStateException("job " + execution.job().id() + " was not completed: this execution no longer"
                     + " holds its lease (reaped, or taken by another worker); its transaction is rolled back",
                     execution.job());
@@ -297,6 +311,25 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             completionApplied = true;
         }
         execution.completedInTransaction();
+    }
+
+    /**
+     * Runs {@code sql} on the handler's connection as a store call (a stop's interrupt waits for
+     * it): statements, not the driver's savepoint calls, as TransactionEnds ends transactions.
+     */
+    private void execute(Connection connection, String sql) throws SQLException {
+        SQLException[] failed = new SQLException[1];
+        execution.storeCall(() -> {
+            try (java.sql.Statement statement = connection.createStatement()) {
+                statement.execute(sql);
+            } catch (SQLException e) {
+                failed[0] = e;
+            }
+            return null;
+        });
+        if (failed[0] != null) {
+            throw failed[0];
+        }
     }
 
     /** Checkpoints in the database, every write fenced on this execution's lease. */
