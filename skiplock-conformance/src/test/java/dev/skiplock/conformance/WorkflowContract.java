@@ -996,6 +996,38 @@ abstract class WorkflowContract extends ContractBase {
         assertThat(skiplock.get(job.id()).orElseThrow().status()).isNotEqualTo(JobStatus.SUCCEEDED);
     }
 
+    /**
+     * A handler that turned autocommit on inside its transaction cannot complete in it: its writes
+     * committed statement by statement, and on SQLite the completion's savepoint then opened a
+     * transaction nothing ended (the connection went back to the pool holding the write lock).
+     * The job then runs on as any other; the database takes writes after it (second reader).
+     */
+    @Test
+    void aCompletionOnAConnectionTurnedBackToAutocommitIsRefused() throws Exception {
+        CompletableFuture<Throwable> refused = new CompletableFuture<>();
+        Skiplock skiplock = worker("invoice", context -> {
+            context.inTransaction(connection -> {
+                connection.setAutoCommit(true);
+                try {
+                    context.completeInTransaction(connection, "paid");
+                    refused.complete(null);
+                } catch (IllegalStateException e) {
+                    refused.complete(e);
+                }
+                return null;
+            });
+            return JobOutcome.complete("returned");
+        });
+
+        Job job = skiplock.enqueue(flow("invoice"));
+
+        assertThat(refused.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("autocommit");
+        assertThat(skiplock.awaitTerminal(job.id(), WAIT).result().asText()).isEqualTo("returned");
+        Job after = skiplock.enqueue(flow("invoice"));
+        assertThat(skiplock.awaitTerminal(after.id(), WAIT).status()).as("a job after it").isEqualTo(JobStatus.SUCCEEDED);
+    }
+
     // A handler that catches the refusal inside its transaction and goes on used to leave its
     // execution committing, where no stop reaches it: its lost lease then never stopped it.
     @Test

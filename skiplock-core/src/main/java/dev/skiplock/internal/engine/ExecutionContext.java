@@ -238,6 +238,12 @@ final class ExecutionContext<A> extends ExecutionView<A> {
                 throw new IllegalArgumentException("connection: must be the connection inTransaction gives this handler");
             }
         }
+        if (connection.getAutoCommit()) {
+            // its work would commit statement by statement, and on SQLite the savepoint below would
+            // open a transaction nothing ends, the connection going back to the pool holding the lock
+            throw new IllegalStateException("completeInTransaction: the connection is in autocommit; the transaction"
+                    + " is inTransaction's to end: do not commit, roll back or change autocommit in its work");
+        }
         if (execution.suspended()) {
             // The handler caught the wait that ends this attempt (JobSuspendedException): the attempt
             // still ends with it, so its transaction, whose writes the replay makes again, rolls back.
@@ -294,18 +300,24 @@ final class ExecutionContext<A> extends ExecutionView<A> {
             // stopped execution's (above). Rolled back whole here, what the handler wrote after
             // swallowing this committed in a new transaction (which SQLite's driver also began at
             // once, taking the write lock again).
+            SQLException notUndone = null;
             try {
                 execute(connection, "ROLLBACK TO SAVEPOINT " + BEFORE_COMPLETION);
-            } finally {
-                synchronized (transactionLines) {
-                    transactionRefused = true;
-                    linesWithCompletion = 0; // rolled back with the completion: still the completer's to write
-                }
-                execution.commitAbandoned();
+            } catch (SQLException e) {
+                notUndone = e; // (pgjdbc's autosave=always with cleanupSavepoints releases ours): the end undoes it
             }
-            throw new JobStateException("job " + execution.job().id() + " was not completed: this execution no longer"
+            synchronized (transactionLines) {
+                transactionRefused = true;
+                linesWithCompletion = 0; // rolled back with the completion: still the completer's to write
+            }
+            execution.commitAbandoned();
+            JobStateException refusal = new JobStateException("job " + execution.job().id() + " was not completed: this execution no longer"
                     + " holds its lease (reaped, or taken by another worker); its transaction is rolled back",
                     execution.job());
+            if (notUndone != null) {
+                refusal.addSuppressed(notUndone);
+            }
+            throw refusal;
         }
         synchronized (transactionLines) {
             completionApplied = true;
