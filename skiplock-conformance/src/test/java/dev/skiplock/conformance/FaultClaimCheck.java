@@ -79,8 +79,10 @@ final class FaultClaimCheck {
                         excused++;
                     } else {
                         violations.add("job " + jobId + " of a claim cut at " + at + " (worker " + proxied.pid()
-                                + ") was never given back: its attempt was used without an execution; "
-                                + describe(history.statusOf(jobId)));
+                                + ", sent at " + claim.sentAtMillis() + ") was never given back: its attempt was used"
+                                + " without an execution; " + describeRow(history, jobId) + "; "
+                                + describe(history.statusOf(jobId)) + "; " + faultsOf(history, proxied.pid()) + "; "
+                                + FaultWorkerLog.around(logByPid.getOrDefault(proxied.pid(), List.of()), jobId, at));
                     }
                 } else if (returned == null && !executedAfter(history, jobId, proxied.pid(), at)
                         && !cancelledAfter(history.statusOf(jobId), at)) {
@@ -134,6 +136,16 @@ final class FaultClaimCheck {
         return "faults of that worker and the database: " + history.faults().stream()
                 .filter(fault -> fault.pid() == pid || fault.type().equals("restart"))
                 .map(fault -> fault.type() + "@" + fault.atMillis() + ".." + fault.untilMillis()).toList();
+    }
+
+    /** The job's last row, live or as deleted; or none: an id the run never had (a job id misread from the claim's answer). */
+    private static String describeRow(FaultAnalysis.History history, String jobId) {
+        FaultTables.JobRow row = history.jobs().get(jobId);
+        if (row == null) {
+            return "no job of the run has that id";
+        }
+        return "its row: " + row.kind() + ", " + row.status() + " in attempt " + row.attempt()
+                + (row.deleted() ? ", deleted at " + row.deletedAtMillis() : "");
     }
 
     private static String describe(List<Event> events) {

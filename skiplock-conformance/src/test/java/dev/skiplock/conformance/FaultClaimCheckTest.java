@@ -55,6 +55,23 @@ class FaultClaimCheckTest {
         assertThat(check(List.of(before, another))).hasSize(1);
     }
 
+    @Test
+    void aCutAnswerNeverGivenBackNamesWhatTheRunKnowsOfTheJob() {
+        var cut = new FaultRun.ProxiedClaim(WORKER, new FaultProxy.Claim(SENT_AT, ANSWERED_AT, List.of(JOB), true));
+        String unknown = "01a23087-fc83-7001-bdce-c47a1ac88806";
+        var unknownCut = new FaultRun.ProxiedClaim(WORKER, new FaultProxy.Claim(SENT_AT, ANSWERED_AT, List.of(unknown), true));
+        var history = new FaultAnalysis.History(Map.of(JOB, row()), Map.of(JOB, List.of(status("running", 3, SENT_AT))),
+                Map.of(), Map.of(), List.of());
+        List<String> violations = new ArrayList<>();
+
+        FaultClaimCheck.check(List.of(cut, unknownCut), history, Map.of(), violations);
+
+        assertThat(violations).hasSize(2);
+        assertThat(violations.get(0)).contains("was never given back").contains("its row: fault.diamond, succeeded in attempt 3")
+                .contains("running(3)@" + SENT_AT).contains("its log is empty");
+        assertThat(violations.get(1)).contains("job " + unknown).contains("no job of the run has that id");
+    }
+
     private static List<String> check(List<FaultRun.Fault> faults) {
         List<Event> status = List.of(status("running", 2, SENT_AT), status("queued", 2, SENT_AT + 2_650));
         var history = new FaultAnalysis.History(Map.of(JOB, row()), Map.of(JOB, status), Map.of(), Map.of(), faults);
