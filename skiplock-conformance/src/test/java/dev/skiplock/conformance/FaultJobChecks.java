@@ -177,7 +177,10 @@ final class FaultJobChecks {
                 long bound = FaultAnalysis.LEASE_REAPER_POLL.toMillis() + cause.extraMillis() + FaultAnalysis.SLACK.toMillis();
                 if (waited > bound) {
                     violations.add("job " + job.id() + " waited " + waited + " ms to be rescued after "
-                            + cause.name() + " (bound " + bound + " ms)");
+                            + cause.name() + " (bound " + bound + " ms): from " + cause.fromMillis() + " to "
+                            + rescue.atMillis() + "; the database's restarts: " + history.faults().stream()
+                                    .filter(fault -> fault.type().equals("restart"))
+                                    .map(fault -> fault.atMillis() + ".." + fault.untilMillis()).toList());
                 }
             }
         }
