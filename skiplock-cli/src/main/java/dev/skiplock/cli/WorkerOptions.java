@@ -27,6 +27,10 @@ public final class WorkerOptions {
             + "of one host share it to adopt each other's commands (default: $TMPDIR/skiplock-runs)")
     java.nio.file.Path runDir;
 
+    @Option(names = "--max-output-bytes", description = "what a command job's run keeps of each of its stdout and "
+            + "stderr, on disk and in its log; a command that prints more runs on (default 64 MiB)")
+    Long maxOutputBytes;
+
     @Option(names = "--host-id", description = "this host's name in the worker registry; a command job is adopted "
             + "only by workers of the host its run lives on while one of them is alive (default: the host name)")
     String hostId;
@@ -41,13 +45,17 @@ public final class WorkerOptions {
      */
     Skiplock.Builder builder(String url, SkiplockConfig config) {
         PoolSettings.requireSize("--pool-size", poolSize);
+        if (maxOutputBytes != null && maxOutputBytes < 1) {
+            throw new IllegalArgumentException("--max-output-bytes: must be at least 1, got " + maxOutputBytes);
+        }
         Skiplock.Builder builder = Skiplock.builder().url(url).config(config);
         if (poolSize != null) {
             builder.maxPoolSize(poolSize);
         }
         builder.handler("command", JsonNode.class,
                 SkiplockServer.commandRunner(runDir != null ? runDir : SkiplockServer.DEFAULT_RUN_DIR,
-                        config.maxStepOutputBytes()));
+                        config.maxStepOutputBytes(),
+                        maxOutputBytes != null ? maxOutputBytes : SkiplockServer.DEFAULT_MAX_OUTPUT_BYTES));
         ServiceLoader.load(HandlerProvider.class).forEach(provider -> provider.register(builder));
         return builder;
     }

@@ -217,25 +217,42 @@ abstract class CliContract extends ContractBase {
 
     /**
      * A pool size out of bounds is refused by name before anything connects (exit 2), as is one
-     * given to a bench mode without workers. (A worker or server that accepted it would run until
-     * stopped: the timeout keeps such a regression from hanging the suite.)
+     * given to a bench mode without workers.
      */
     @Test
     void poolSizeOutOfBoundsIsRefusedByName() {
         for (String[] command : List.of(new String[] {"worker", "--pool-size", "1"},
                 new String[] {"serve", "--port", "0", "--pool-size", "1001"},
                 new String[] {"bench", "drain", "--pool-size", "1"})) {
-            List<String> args = new ArrayList<>(List.of("--db", database.url()));
-            args.addAll(List.of(command));
-            Run refused = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(WAIT,
-                    () -> cli(args.toArray(String[]::new)));
-
-            assertThat(refused.exit()).as(String.join(" ", command)).isEqualTo(2);
-            assertThat(refused.err()).contains("--pool-size: must be between 2 and 1000, got ");
+            assertRefusedByName(command, "--pool-size: must be between 2 and 1000, got ");
         }
         Run refused = cli("--db", database.url(), "bench", "enqueue-batch", "--pool-size", "4");
         assertThat(refused.exit()).isEqualTo(2);
         assertThat(refused.err()).contains("--pool-size: only with MODE drain, latency or sustained");
+    }
+
+    /** A command output limit below one byte is refused by name before anything connects (exit 2). */
+    @Test
+    void maxOutputBytesBelowOneIsRefusedByName() {
+        for (String[] command : List.of(new String[] {"worker", "--max-output-bytes", "0"},
+                new String[] {"serve", "--port", "0", "--max-output-bytes", "-5"})) {
+            assertRefusedByName(command, "--max-output-bytes: must be at least 1, got ");
+        }
+    }
+
+    /**
+     * Runs {@code command} against the test database and expects exit 2 with {@code message}. (A
+     * worker or server that accepted the option would run until stopped: the timeout keeps such a
+     * regression from hanging the suite.)
+     */
+    private void assertRefusedByName(String[] command, String message) {
+        List<String> args = new ArrayList<>(List.of("--db", database.url()));
+        args.addAll(List.of(command));
+        Run refused = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(WAIT,
+                () -> cli(args.toArray(String[]::new)));
+
+        assertThat(refused.exit()).as(String.join(" ", command)).isEqualTo(2);
+        assertThat(refused.err()).contains(message);
     }
 
     /**

@@ -576,7 +576,8 @@ abstract class HostileDataContract extends ContractBase {
                 .handler("command", com.fasterxml.jackson.databind.JsonNode.class,
                         dev.skiplock.server.SkiplockServer.commandRunner(runs)));
         String script = "printf 'a\\000b\\377c\\n'; printf 'x\\000\\n' >&2; printf 'no newline \\000'";
-        Job job = worker.enqueue(JobRequest.of("command", java.util.Map.of("argv", List.of("sh", "-c", script))));
+        Job job = worker.enqueue(JobRequest.of("command", java.util.Map.of("argv", List.of("sh", "-c", script)))
+                .withMaxAttempts(1));
         Job next = worker.enqueue(JobRequest.of("command", java.util.Map.of("argv", List.of("true"))));
 
         assertThat(awaitTerminal(worker, job.id()).status()).isEqualTo(JobStatus.SUCCEEDED);
@@ -584,5 +585,93 @@ abstract class HostileDataContract extends ContractBase {
         assertThat(worker.events(job.id(), 0, 100)).filteredOn(event -> event.type().equals("log"))
                 .extracting(event -> event.stream() + ":" + event.message())
                 .containsExactlyInAnyOrder("stdout:a\uFFFDb\uFFFDc", "stderr:x\uFFFD", "stdout:no newline \uFFFD");
+    }
+
+    /**
+     * A command that prints without end harms only its own log: the run keeps the first
+     * {@code maxOutputBytes} of the stream, on disk and so in the log, reads the rest away, and the
+     * command runs on to its own end and exit code. Before, the whole output went to the run's file
+     * and, line by line, into the database.
+     */
+    @Test
+    void aCommandThatPrintsPastItsLimitKeepsTheLimitAndRunsOn() throws Exception {
+        java.nio.file.Path runs = java.nio.file.Files.createTempDirectory("skiplock-runs-");
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("command", com.fasterxml.jackson.databind.JsonNode.class,
+                        dev.skiplock.server.SkiplockServer.commandRunner(runs, 1024, 1000)));
+        // 200,000 bytes: far past the pipe's buffer, so the stream's file is whole when it is measured
+        String script = "head -c 200000 /dev/zero | tr '\\000' x; echo;"
+                + " echo \"stored $(wc -c < \"$(dirname \"$SKIPLOCK_STEPS\")/stdout\")\" >&2; exit 3";
+        Job job = worker.enqueue(JobRequest.of("command", java.util.Map.of("argv", List.of("sh", "-c", script)))
+                .withMaxAttempts(1));
+
+        Job done = awaitTerminal(worker, job.id());
+
+        assertThat(done.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(done.lastError()).isEqualTo("exit code 3");
+        assertThat(logLines(worker, job)).containsExactlyInAnyOrder("stdout:" + "x".repeat(1000), "stderr:stored 1000",
+                        "skiplock:skiplock: stdout passed 1000 bytes; the rest of it was not kept");
+    }
+
+    /**
+     * The cut is said while the command still runs, so a run that is then cancelled or timed out
+     * (the usual end of one that prints without end) says it too. Before, the note came only once
+     * the command had exited on its own.
+     */
+    @Test
+    void aCommandThatPrintsPastItsLimitSaysSoWhileItRuns() throws Exception {
+        java.nio.file.Path runs = java.nio.file.Files.createTempDirectory("skiplock-runs-");
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("command", com.fasterxml.jackson.databind.JsonNode.class,
+                        dev.skiplock.server.SkiplockServer.commandRunner(runs, 1024, 1000)));
+        String note = "skiplock:skiplock: stdout passed 1000 bytes; the rest of it was not kept";
+        Job job = worker.enqueue(JobRequest.of("command", java.util.Map.of("argv", List.of("sh", "-c",
+                "head -c 2000 /dev/zero | tr '\\000' x; exec sleep 600"))).withMaxAttempts(1));
+
+        await().atMost(WAIT).until(() -> logLines(worker, job).contains(note));
+        worker.cancel(job.id());
+        Job done = awaitTerminal(worker, job.id());
+
+        assertThat(done.status()).isEqualTo(JobStatus.CANCELLED);
+        assertThat(logLines(worker, job)).filteredOn(line -> line.startsWith("skiplock:")).containsExactly(note);
+    }
+
+    /**
+     * A command that puts a FIFO where its run's exit code goes cannot hold the worker: the runner
+     * looks for the exit code while the command runs without opening the file (opening a FIFO
+     * waits for a writer, and no interrupt ends that wait), so the cancel still ends the command.
+     * The step file the runner cannot record marks the moment its look has begun.
+     */
+    @Test
+    void aCommandThatPutsAFifoInPlaceOfItsExitCodeCanStillBeCancelled() throws Exception {
+        java.nio.file.Path runs = java.nio.file.Files.createTempDirectory("skiplock-runs-");
+        java.nio.file.Path pidFile = runs.resolveSibling(runs.getFileName() + ".pid");
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("command", com.fasterxml.jackson.databind.JsonNode.class,
+                        dev.skiplock.server.SkiplockServer.commandRunner(runs, 1024)));
+        String note = "skiplock:skiplock: step file cache not recorded: not a regular file";
+        Job job = worker.enqueue(JobRequest.of("command", java.util.Map.of("argv", List.of("sh", "-c",
+                "mkfifo \"$(dirname \"$SKIPLOCK_STEPS\")/exit\"; mkdir \"$SKIPLOCK_STEPS/cache\"; echo $$ > "
+                        + pidFile + "; exec sleep 600"))).withMaxAttempts(1));
+        try {
+            await().atMost(WAIT).until(() -> logLines(worker, job).contains(note));
+            long pid = Long.parseLong(java.nio.file.Files.readString(pidFile).trim());
+
+            worker.cancel(job.id());
+
+            assertThat(awaitTerminal(worker, job.id()).status()).isEqualTo(JobStatus.CANCELLED);
+            await().atMost(WAIT).until(() -> ProcessHandle.of(pid).map(process -> !process.isAlive()).orElse(true));
+        } finally {
+            if (java.nio.file.Files.exists(pidFile)) {
+                ProcessHandle.of(Long.parseLong(java.nio.file.Files.readString(pidFile).trim()))
+                        .ifPresent(ProcessHandle::destroyForcibly);
+                java.nio.file.Files.delete(pidFile);
+            }
+        }
+    }
+
+    private static List<String> logLines(Skiplock skiplock, Job job) {
+        return skiplock.events(job.id(), 0, 100).stream().filter(event -> event.type().equals("log"))
+                .map(event -> event.stream() + ":" + event.message()).toList();
     }
 }

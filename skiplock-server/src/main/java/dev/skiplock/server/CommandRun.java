@@ -23,19 +23,52 @@ import java.util.stream.Stream;
  */
 final class CommandRun {
     /**
-     * Records its pid, runs the command with output to files, records the exit code. The trap
-     * keeps this shell alive through the SIGTERM sent to the whole session, so a terminated
-     * command's code (143) is still recorded; the command itself gets the default handler back
-     * at exec. The argv arrives as positional parameters: nothing in it is parsed by the shell, and
-     * {@code exec} runs the program its first names, never the shell's builtin of that name (dash's
-     * {@code echo} reads backslashes in its arguments).
+     * Records its pid, runs the command with output to files, records the exit code. The argv
+     * arrives as positional parameters: nothing in it is parsed by the shell, and {@code exec} runs
+     * the program its first names, never the shell's builtin of that name (dash's {@code echo}
+     * reads backslashes in its arguments).
+     *
+     * <p>Each output stream reaches its file through a pipe and a keeper that stores its first
+     * {@code $max} bytes, then marks the stream cut ({@code stdout.cut}) and reads the rest away, so
+     * a command that prints without end fills neither the host's disk nor the job's log, and runs on
+     * (a full pipe would block it; a closed one would kill it). {@code head} writes what it reads at
+     * once only with its output unbuffered ({@code stdbuf -o0}): buffered, the log would lag by 4 KiB
+     * and a worker's death would lose the lag from the file an adopter resumes. The keepers run with
+     * an empty environment and the host's own PATH, not the job's.
+     *
+     * <p>Signals: SIGTERM, SIGINT and SIGHUP are ignored from the start, so {@code mkfifo} and the
+     * keepers (which inherit the ignore) cannot be killed by the session's SIGTERM however early it
+     * comes, and a terminated command's last lines are still kept. Before the command starts they
+     * are trapped instead, which gives the command the default handlers back and keeps this shell
+     * alive through the SIGTERM, so a terminated command's code (143) is still recorded. The keepers
+     * end when every writer of their pipe has (what the command left running in its session is
+     * ended by the runner once the exit code is recorded), and the shell exits after them: its exit
+     * means the files are whole. {@code wait} is repeated since a trapped signal ends it early.
+     * A SIGTERM that comes while the keepers start (the first milliseconds of a run) is lost: the
+     * group's SIGKILL after the grace ends the command then.
      */
     private static final String WRAPPER = """
-            dir=$1; shift
+            dir=$1; max=$2; shift 2
             echo $$ > "$dir/pid"
+            trap '' TERM INT HUP
+            keep() {
+                PATH=/usr/bin:/bin
+                env -i PATH=/usr/bin:/bin stdbuf -o0 head -c "$max" > "$dir/$1"
+                if [ $(head -c 1 | wc -c) -gt 0 ]; then
+                    : > "$dir/$1.cut"
+                    cat > /dev/null
+                fi
+            }
+            if ! PATH=/usr/bin:/bin mkfifo -m 600 "$dir/stdout.pipe" "$dir/stderr.pipe" 2> "$dir/stderr"; then
+                echo 127 > "$dir/exit"
+                exit
+            fi
+            ( keep stdout ) < "$dir/stdout.pipe" &
+            ( keep stderr ) < "$dir/stderr.pipe" &
             trap : TERM INT HUP
-            ( exec "$@" ) > "$dir/stdout" 2> "$dir/stderr" < /dev/null
+            ( exec "$@" ) > "$dir/stdout.pipe" 2> "$dir/stderr.pipe" < /dev/null
             echo $? > "$dir/exit"
+            until wait; do :; done
             """;
     /** Marks the wrapper's command line, together with the run directory, so a reused pid is never mistaken for it. */
     private static final String NAME = "skiplock-run";
@@ -61,6 +94,11 @@ final class CommandRun {
         return dir.resolve("stderr");
     }
 
+    /** Whether the command printed more than the run keeps on {@code stream} ({@link #WRAPPER}). */
+    boolean cut(String stream) {
+        return Files.exists(dir.resolve(stream + ".cut"), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
     /** The command's step files ({@link StepFiles}). */
     Path steps() {
         return dir.resolve("steps");
@@ -73,16 +111,19 @@ final class CommandRun {
     }
 
     /**
-     * Starts the command in a new session; traces of an earlier run of this attempt are removed
-     * first, then {@code prepare} fills the fresh directory.
+     * Starts the command in a new session, keeping at most {@code maxOutputBytes} of each output
+     * stream; traces of an earlier run of this attempt are removed first, then {@code prepare}
+     * fills the fresh directory.
      */
-    Process start(List<String> argv, Map<String, String> environment, File cwd, Preparation prepare)
+    Process start(List<String> argv, Map<String, String> environment, File cwd, long maxOutputBytes, Preparation prepare)
             throws IOException, InterruptedException {
+        HostTools.requireStdbuf();
         delete();
         Files.createDirectories(dir.getParent());
         Files.createDirectory(dir, RunDirectory.OWNER_ONLY); // its files are its user's alone
         prepare.run();
-        List<String> command = new ArrayList<>(List.of(HostTools.SETSID, HostTools.SH, "-c", WRAPPER, NAME, dir.toString()));
+        List<String> command = new ArrayList<>(List.of(HostTools.SETSID, HostTools.SH, "-c", WRAPPER, NAME, dir.toString(),
+                Long.toString(maxOutputBytes)));
         command.addAll(argv);
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
@@ -145,6 +186,20 @@ final class CommandRun {
         }
     }
 
+    /**
+     * Whether the wrapper has recorded the exit code: looked at without opening the file, so a
+     * FIFO the command put in its place cannot block the caller.
+     */
+    boolean exitRecorded() {
+        try {
+            var attributes = Files.readAttributes(dir.resolve("exit"), java.nio.file.attribute.BasicFileAttributes.class,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            return attributes.isRegularFile() && attributes.size() > 0;
+        } catch (IOException e) {
+            return false; // not there (yet), or gone with the run
+        }
+    }
+
     /** The command's exit code, once the wrapper recorded it. */
     OptionalInt exitCode() {
         Optional<String> code = read("exit");
@@ -178,7 +233,11 @@ final class CommandRun {
 
     private Optional<String> read(String name) {
         // A pid or an exit code: a few bytes, so no more are read (the command can reach this
-        // directory, and a file it made huge would take the worker's heap).
+        // directory, and a file it made huge would take the worker's heap). Only a regular file is
+        // opened: opening a FIFO the command made in its place would block until it wrote.
+        if (!Files.isRegularFile(dir.resolve(name), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return Optional.empty();
+        }
         try (java.io.InputStream in = Files.newInputStream(dir.resolve(name), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             String text = new String(in.readNBytes(MAX_NUMBER_FILE_BYTES), java.nio.charset.StandardCharsets.UTF_8).trim();
             return text.isEmpty() ? Optional.empty() : Optional.of(text);

@@ -47,11 +47,14 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
     private final Path runs;
     /** A larger step file is refused unread ({@link StepFiles}). */
     private final int maxStepFileBytes;
+    /** What a run keeps of each output stream, on disk and so in its log ({@link CommandRun}). */
+    private final long maxOutputBytes;
 
-    CommandRunner(Duration grace, Path runs, int maxStepFileBytes) {
+    CommandRunner(Duration grace, Path runs, int maxStepFileBytes, long maxOutputBytes) {
         this.grace = grace;
         this.runs = RunDirectory.own(runs);
         this.maxStepFileBytes = maxStepFileBytes;
+        this.maxOutputBytes = maxOutputBytes;
     }
 
     @Override
@@ -73,7 +76,7 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
         environment.put(StepFiles.VARIABLE, run.steps().toString());
         Process process;
         try {
-            process = run.start(argv, environment, cwd, steps::writeFinished);
+            process = run.start(argv, environment, cwd, maxOutputBytes, steps::writeFinished);
         } catch (IOException e) {
             throw new IOException("cannot start " + argv.getFirst() + ": " + e.getMessage(), e);
         }
@@ -125,11 +128,13 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
             ProcessHandle process, ProcessGroup group, long stdoutLogged, long stderrLogged) throws Exception {
         Thread stdout = Thread.ofVirtual().start(new OutputTail(run.stdout(), "stdout", stdoutLogged, context, exit::isDone));
         Thread stderr = Thread.ofVirtual().start(new OutputTail(run.stderr(), "stderr", stderrLogged, context, exit::isDone));
+        CutNotes cutNotes = new CutNotes(context, run);
         try {
-            awaitExit(context, exit, steps);
+            awaitExit(context, run, exit, steps, cutNotes);
             endLeftovers(context, group);
             stdout.join();
             stderr.join();
+            cutNotes.logNew();
             steps.record(); // the last ones, before the outcome
         } catch (InterruptedException e) {
             if (context.leaseLost() && context.mayBeResumed()) {
@@ -153,21 +158,53 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
     }
 
     /**
-     * Waits for the process, looking at the stop flag (and for new step files) every
+     * Waits for the command's exit: its code recorded, or the wrapper gone (which waits for its
+     * output keepers, and they for whatever still holds the output, which only the runner ends).
+     * Looks at the stop flag (and for new step files and cut streams) every
      * {@link #STOP_CHECK_MILLIS} as well: an interrupt is the fast path, the flag the one that cannot be missed.
      */
-    private static void awaitExit(JobContext<JsonNode> context, CompletableFuture<?> exit, StepFiles steps)
-            throws Exception {
+    private static void awaitExit(JobContext<JsonNode> context, CommandRun run, CompletableFuture<?> exit,
+            StepFiles steps, CutNotes cutNotes) throws Exception {
         while (true) {
             if (context.stopRequested()) {
                 throw new InterruptedException("stop requested");
             }
             steps.record();
+            cutNotes.logNew();
+            if (run.exitRecorded()) {
+                return;
+            }
             try {
                 exit.get(STOP_CHECK_MILLIS, TimeUnit.MILLISECONDS);
                 return;
             } catch (TimeoutException e) {
-                // still running: look at the stop flag again
+                // look at the flag again
+            }
+        }
+    }
+
+    /**
+     * Says, once per stream and follower, which output streams the run cut short: their log ends
+     * at the limit, the command ran on. Looked for while the command runs, so a run stopped after
+     * its cut says so too. (An adopter says it again.)
+     */
+    private final class CutNotes {
+        private final JobContext<JsonNode> context;
+        private final CommandRun run;
+        private final java.util.Set<String> logged = new java.util.HashSet<>();
+
+        CutNotes(JobContext<JsonNode> context, CommandRun run) {
+            this.context = context;
+            this.run = run;
+        }
+
+        void logNew() {
+            for (String stream : List.of("stdout", "stderr")) {
+                if (!logged.contains(stream) && run.cut(stream)) {
+                    logged.add(stream);
+                    context.log(NOTES, "skiplock: " + stream + " passed " + maxOutputBytes
+                            + " bytes; the rest of it was not kept");
+                }
             }
         }
     }

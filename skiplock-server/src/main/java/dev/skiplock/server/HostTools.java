@@ -1,6 +1,7 @@
 package dev.skiplock.server;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -10,8 +11,38 @@ import java.util.Optional;
 final class HostTools {
     static final String SH = firstExecutable(List.of("/bin/sh", "/usr/bin/sh"));
     static final String SETSID = firstExecutable(List.of("/usr/bin/setsid", "/bin/setsid"));
+    /** Found where the wrapper's keepers look ({@code PATH=/usr/bin:/bin}, {@link CommandRun}). */
+    static final String STDBUF = firstExecutable(List.of("/usr/bin/stdbuf", "/bin/stdbuf"));
+
+    /** Why {@link #STDBUF} cannot keep a run's output, empty if it can; null until looked at. */
+    private static String stdbufProblem;
 
     private HostTools() {
+    }
+
+    /**
+     * Refuses to start a run on a host whose {@code stdbuf} is missing or does not run (it needs
+     * its preload library): the run's keepers would otherwise store nothing. Looked at once.
+     */
+    static synchronized void requireStdbuf() throws IOException, InterruptedException {
+        if (stdbufProblem == null) {
+            stdbufProblem = stdbufProblem();
+        }
+        if (!stdbufProblem.isEmpty()) {
+            throw new IOException(stdbufProblem);
+        }
+    }
+
+    private static String stdbufProblem() throws IOException, InterruptedException {
+        if (!Files.isExecutable(Path.of(STDBUF))) {
+            return "this host has no " + STDBUF + " (GNU coreutils), which keeps a run's output";
+        }
+        ProcessBuilder probe = new ProcessBuilder(STDBUF, "-o0", "true").redirectErrorStream(true);
+        probe.environment().put("PATH", "/usr/bin:/bin");
+        Process process = probe.start();
+        String output = new String(process.getInputStream().readNBytes(1000), java.nio.charset.StandardCharsets.UTF_8);
+        return process.waitFor() == 0 ? ""
+                : STDBUF + ", which keeps a run's output, does not run on this host: " + output.strip();
     }
 
     /**

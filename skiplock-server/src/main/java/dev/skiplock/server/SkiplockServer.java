@@ -30,6 +30,11 @@ public final class SkiplockServer implements AutoCloseable {
     /** Where command runs live unless told otherwise: shared by every worker process of the host. */
     public static final java.nio.file.Path DEFAULT_RUN_DIR =
             java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "skiplock-runs");
+    /**
+     * What a command run keeps of each output stream unless told otherwise (64 MiB): bounds what one
+     * job that prints without end takes of the host's disk and of the database.
+     */
+    public static final long DEFAULT_MAX_OUTPUT_BYTES = 64L * 1024 * 1024;
 
     /** Where the dashboard's files sit in this jar. */
     static final String DASHBOARD = "/dev/skiplock/server/dashboard";
@@ -78,11 +83,28 @@ public final class SkiplockServer implements AutoCloseable {
      *                                  {@code SkiplockConfig} takes
      */
     public static dev.skiplock.JobHandler<JsonNode> commandRunner(java.nio.file.Path runDir, int maxStepOutputBytes) {
+        return commandRunner(runDir, maxStepOutputBytes, DEFAULT_MAX_OUTPUT_BYTES);
+    }
+
+    /**
+     * As {@link #commandRunner(java.nio.file.Path, int)}, keeping at most {@code maxOutputBytes} of
+     * each of a run's output streams ({@value #DEFAULT_MAX_OUTPUT_BYTES} bytes by default), on disk
+     * and in the job's log. A command that prints more runs on; the rest of that stream is read
+     * away unkept, and its log says so on stream {@code skiplock}.
+     *
+     * @throws IllegalArgumentException if {@code maxStepOutputBytes} is out of the range
+     *                                  {@code SkiplockConfig} takes, or {@code maxOutputBytes} is below 1
+     */
+    public static dev.skiplock.JobHandler<JsonNode> commandRunner(java.nio.file.Path runDir, int maxStepOutputBytes,
+            long maxOutputBytes) {
         if (maxStepOutputBytes < 1 || maxStepOutputBytes > dev.skiplock.SkiplockConfig.MAX_STEP_OUTPUT_BYTES_LIMIT) {
             throw new IllegalArgumentException("maxStepOutputBytes: must be between 1 and "
                     + dev.skiplock.SkiplockConfig.MAX_STEP_OUTPUT_BYTES_LIMIT + ", got " + maxStepOutputBytes);
         }
-        return new CommandRunner(COMMAND_GRACE, runDir, maxStepOutputBytes);
+        if (maxOutputBytes < 1) {
+            throw new IllegalArgumentException("maxOutputBytes: must be at least 1, got " + maxOutputBytes);
+        }
+        return new CommandRunner(COMMAND_GRACE, runDir, maxStepOutputBytes, maxOutputBytes);
     }
 
     /**

@@ -40,7 +40,8 @@ class RunDirectoryTest {
         SkiplockServer.commandRunner(runs);
         CommandRun run = CommandRun.of(runs, UUID.randomUUID(), UUID.randomUUID());
 
-        Process process = run.start(List.of("true"), Map.of("PATH", System.getenv("PATH")), null, () -> { });
+        Process process = run.start(List.of("true"), Map.of("PATH", System.getenv("PATH")), null,
+                SkiplockServer.DEFAULT_MAX_OUTPUT_BYTES, () -> { });
         process.waitFor();
 
         assertThat(Files.getPosixFilePermissions(run.stdout().getParent()))
