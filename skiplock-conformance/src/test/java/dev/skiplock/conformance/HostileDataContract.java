@@ -670,6 +670,31 @@ abstract class HostileDataContract extends ContractBase {
         }
     }
 
+    /**
+     * A run whose exit file cannot be written (a full disk; here a directory the command put in its
+     * place) ends with the command's own code, which the wrapper exits with. Before, the wrapper
+     * exited with its last statement's status: 0 after waiting for its output keepers, so a failed
+     * command succeeded (second reader), and earlier the failed write's 2, so one that exited 0 failed.
+     */
+    @Test
+    void aCommandWhoseExitCodeCannotBeRecordedEndsWithItsOwnCode() throws Exception {
+        java.nio.file.Path runs = java.nio.file.Files.createTempDirectory("skiplock-runs-");
+        Skiplock worker = started(builder(config -> config.queue("default", 1))
+                .handler("command", com.fasterxml.jackson.databind.JsonNode.class,
+                        dev.skiplock.server.SkiplockServer.commandRunner(runs, 1024)));
+        Job failing = worker.enqueue(JobRequest.of("command", java.util.Map.of("argv", List.of("sh", "-c",
+                "mkdir \"$(dirname \"$SKIPLOCK_STEPS\")/exit\"; exit 5"))).withMaxAttempts(1));
+        Job succeeding = worker.enqueue(JobRequest.of("command", java.util.Map.of("argv", List.of("sh", "-c",
+                "mkdir \"$(dirname \"$SKIPLOCK_STEPS\")/exit\"; exit 0"))).withMaxAttempts(1));
+
+        Job failed = awaitTerminal(worker, failing.id());
+        Job succeeded = awaitTerminal(worker, succeeding.id());
+
+        assertThat(failed.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(failed.lastError()).isEqualTo("exit code 5");
+        assertThat(succeeded.status()).isEqualTo(JobStatus.SUCCEEDED);
+    }
+
     private static List<String> logLines(Skiplock skiplock, Job job) {
         return skiplock.events(job.id(), 0, 100).stream().filter(event -> event.type().equals("log"))
                 .map(event -> event.stream() + ":" + event.message()).toList();

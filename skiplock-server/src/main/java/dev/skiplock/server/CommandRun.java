@@ -33,8 +33,10 @@ final class CommandRun {
      * a command that prints without end fills neither the host's disk nor the job's log, and runs on
      * (a full pipe would block it; a closed one would kill it). {@code head} writes what it reads at
      * once only with its output unbuffered ({@code stdbuf -o0}): buffered, the log would lag by 4 KiB
-     * and a worker's death would lose the lag from the file an adopter resumes. The keepers run with
-     * an empty environment and the host's own PATH, not the job's.
+     * and a worker's death would lose the lag from the file an adopter resumes. The keepers' tools
+     * are found on the host's own PATH, not the job's ({@code head} runs with an empty environment).
+     * The shell exits with the command's code, which the runner takes when the exit file could not
+     * be written (a full disk).
      *
      * <p>Signals: SIGTERM, SIGINT and SIGHUP are ignored from the start, so {@code mkfifo} and the
      * keepers (which inherit the ignore) cannot be killed by the session's SIGTERM however early it
@@ -61,14 +63,16 @@ final class CommandRun {
             }
             if ! PATH=/usr/bin:/bin mkfifo -m 600 "$dir/stdout.pipe" "$dir/stderr.pipe" 2> "$dir/stderr"; then
                 echo 127 > "$dir/exit"
-                exit
+                exit 127
             fi
             ( keep stdout ) < "$dir/stdout.pipe" &
             ( keep stderr ) < "$dir/stderr.pipe" &
             trap : TERM INT HUP
             ( exec "$@" ) > "$dir/stdout.pipe" 2> "$dir/stderr.pipe" < /dev/null
-            echo $? > "$dir/exit"
+            code=$?
+            echo $code > "$dir/exit"
             until wait; do :; done
+            exit $code
             """;
     /** Marks the wrapper's command line, together with the run directory, so a reused pid is never mistaken for it. */
     private static final String NAME = "skiplock-run";
@@ -92,6 +96,15 @@ final class CommandRun {
 
     Path stderr() {
         return dir.resolve("stderr");
+    }
+
+    /** What the run kept of {@code stream}: its file's size (0 before it exists). */
+    long kept(String stream) {
+        try {
+            return Files.size(dir.resolve(stream));
+        } catch (IOException e) {
+            return 0;
+        }
     }
 
     /** Whether the command printed more than the run keeps on {@code stream} ({@link #WRAPPER}). */
@@ -234,7 +247,9 @@ final class CommandRun {
     private Optional<String> read(String name) {
         // A pid or an exit code: a few bytes, so no more are read (the command can reach this
         // directory, and a file it made huge would take the worker's heap). Only a regular file is
-        // opened: opening a FIFO the command made in its place would block until it wrote.
+        // opened: opening a FIFO the command made in its place would block until it wrote. (A
+        // process of the command's that outlives it could still swap one in between the look and
+        // the open; the runner's look while the command runs does not open the file at all.)
         if (!Files.isRegularFile(dir.resolve(name), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             return Optional.empty();
         }

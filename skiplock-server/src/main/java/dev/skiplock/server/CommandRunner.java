@@ -188,7 +188,7 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
      * at the limit, the command ran on. Looked for while the command runs, so a run stopped after
      * its cut says so too. (An adopter says it again.)
      */
-    private final class CutNotes {
+    private static final class CutNotes {
         private final JobContext<JsonNode> context;
         private final CommandRun run;
         private final java.util.Set<String> logged = new java.util.HashSet<>();
@@ -202,7 +202,8 @@ final class CommandRunner implements ResumableHandler<JsonNode> {
             for (String stream : List.of("stdout", "stderr")) {
                 if (!logged.contains(stream) && run.cut(stream)) {
                     logged.add(stream);
-                    context.log(NOTES, "skiplock: " + stream + " passed " + maxOutputBytes
+                    // the size kept, not this worker's limit: an adopter may have been given another
+                    context.log(NOTES, "skiplock: " + stream + " passed " + run.kept(stream)
                             + " bytes; the rest of it was not kept");
                 }
             }
