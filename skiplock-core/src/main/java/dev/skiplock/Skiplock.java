@@ -76,7 +76,7 @@ public final class Skiplock implements SkiplockClient {
         this.driver = driver;
         CompositeMeterRegistry meters = new CompositeMeterRegistry();
         builder.meterRegistries.forEach(meters::add);
-        this.counters = new Counters(meters, builder.handlers.keySet());
+        this.counters = new Counters(meters, builder.handlers.keySet(), config.queues().keySet());
         this.stores = Stores.open(dataSource, driver);
         this.notifier = driver.notifier(dataSource);
         this.worker = config.queues().isEmpty() ? Worker.NONE

@@ -160,6 +160,36 @@ abstract class MetricsContract extends ContractBase {
     }
 
     /**
+     * A queue with no job left that no worker of the instance serves loses its depth series; a
+     * queue the instance serves keeps them, at 0. Before, every queue and status ever counted kept
+     * a series for the life of the process: enqueues to ever new queue names added series without
+     * bound, and a queue that was gone read 0 for good.
+     */
+    @Test
+    void aQueueWithNoJobLeftLosesItsDepthSeriesUnlessServedHere() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1)).meterRegistry(registry)
+                .handler("ok", Work.class, context -> JobOutcome.complete()));
+        Job served = skiplock.enqueue(JobRequest.of("ok", new Work("a")));
+        Job elsewhere = skiplock.enqueue(JobRequest.of("ok", new Work("b")).withQueue("once"));
+        awaitTerminal(skiplock, served.id());
+        await().atMost(WAIT).until(() -> depth(registry, "default", "succeeded") == 1
+                && depth(registry, "once", "queued") == 1);
+
+        skiplock.cancel(elsewhere.id());
+        skiplock.delete(elsewhere.id());
+        skiplock.delete(served.id());
+
+        await().atMost(WAIT).until(() -> registry.find("skiplock.jobs").tag("queue", "once").gauges().isEmpty());
+        assertThat(depth(registry, "default", "succeeded")).isZero();
+    }
+
+    private static double depth(SimpleMeterRegistry registry, String queue, String status) {
+        var gauge = registry.find("skiplock.jobs").tags("queue", queue, "status", status).gauge();
+        return gauge == null ? -1 : gauge.value();
+    }
+
+    /**
      * An application's meter registry whose meters throw stops no job and miscounts nothing in
      * {@code metrics()}: its meters were updated between a statement's commit and what follows it
      * (a completed batch was written again and counted stale; claimed jobs were never started).

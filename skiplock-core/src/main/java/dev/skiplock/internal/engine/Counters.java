@@ -57,8 +57,10 @@ public final class Counters {
     private final Counter releasedJobs;
     private final Counter enqueuedUnserved;
     private final MultiGauge depth;
-    /** The (queue, status) series of {@link #depth} published so far. */
-    private final java.util.Set<Tags> depthSeen = new java.util.LinkedHashSet<>();
+    /** The series of {@link #depth} published so far: their tags by queue. */
+    private final Map<String, java.util.Set<Tags>> depthSeen = new java.util.LinkedHashMap<>();
+    /** The queues this instance's workers serve: their depth series stay, at 0 once empty. */
+    private final java.util.Set<String> servedQueues;
     private final MultiGauge workers;
     /** Whether a meter update has failed (its warning is logged once). */
     private final java.util.concurrent.atomic.AtomicBoolean registryFailed = new java.util.concurrent.atomic.AtomicBoolean();
@@ -72,9 +74,10 @@ public final class Counters {
     /** The kinds this instance has handlers for: each has a {@code kind} label of its own. */
     private final java.util.Set<String> handledKinds;
 
-    public Counters(MeterRegistry registry, java.util.Set<String> handledKinds) {
+    public Counters(MeterRegistry registry, java.util.Set<String> handledKinds, java.util.Set<String> servedQueues) {
         this.registry = registry;
         this.handledKinds = java.util.Set.copyOf(handledKinds);
+        this.servedQueues = java.util.Set.copyOf(servedQueues);
         this.depth = MultiGauge.builder("skiplock.jobs")
                 .description("Jobs per queue and status, all tenants (the counts table, refreshed every reaperInterval)")
                 .register(registry);
@@ -218,14 +221,23 @@ public final class Counters {
 
     /**
      * The gauges read from the database: jobs per queue and status (counts table), workers per
-     * status. A queue and status seen once keeps its series at 0 once it empties (the counts list
-     * only non-zero groups), so a drained queue reads 0 rather than vanishing.
+     * status. A status of a queue seen once reads 0 once it empties (the counts list only non-zero
+     * groups), so a drained queue reads 0 rather than vanishing, as long as the queue has a job in
+     * some status or this instance serves it. A queue with no job left that no worker here serves
+     * loses its series: a caller who enqueues to ever new queues, or a queue's removal, would
+     * otherwise add series for the life of the process.
      */
     synchronized void refreshGauges(List<QueueCount> counts, Map<String, Long> workersByStatus) { // all the registry's workers
+        java.util.Set<String> queuesWithJobs = new java.util.HashSet<>();
+        counts.forEach(count -> queuesWithJobs.add(count.queue()));
+        depthSeen.keySet().removeIf(queue -> !queuesWithJobs.contains(queue) && !servedQueues.contains(queue));
         Map<Tags, Long> jobs = new java.util.LinkedHashMap<>();
-        depthSeen.forEach(tags -> jobs.put(tags, 0L));
-        counts.forEach(count -> jobs.put(Tags.of("queue", count.queue(), "status", count.status().wireName()), count.jobs()));
-        depthSeen.addAll(jobs.keySet());
+        depthSeen.values().forEach(series -> series.forEach(tags -> jobs.put(tags, 0L)));
+        counts.forEach(count -> {
+            Tags tags = Tags.of("queue", count.queue(), "status", count.status().wireName());
+            jobs.put(tags, count.jobs());
+            depthSeen.computeIfAbsent(count.queue(), queue -> new java.util.LinkedHashSet<>()).add(tags);
+        });
         depth.register(jobs.entrySet().stream().map(entry -> MultiGauge.Row.of(entry.getKey(), entry.getValue())).toList(),
                 true);
         Map<String, Long> byStatus = new java.util.LinkedHashMap<>();
@@ -250,7 +262,7 @@ public final class Counters {
      */
     static void rehearse(String queue, List<Claimed> claimed, List<Execution> executions) {
         Counters scratch = new Counters(new CompositeMeterRegistry()
-                .add(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()), java.util.Set.of());
+                .add(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()), java.util.Set.of(), java.util.Set.of());
         scratch.claimed(queue, claimed);
         for (Execution execution : executions) {
             scratch.completionBatch(1);
