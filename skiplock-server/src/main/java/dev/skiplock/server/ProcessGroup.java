@@ -1,6 +1,9 @@
 package dev.skiplock.server;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -29,18 +32,56 @@ final class ProcessGroup {
      */
     boolean holds(ProcessHandle process) {
         try {
-            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(process.pid()), "stat"));
-            // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so read after its last ')'
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(fields[2]) == id;
-        } catch (IOException | RuntimeException e) {
+            String[] fields = statFields(Path.of("/proc", Long.toString(process.pid())));
+            return fields != null && Long.parseLong(fields[2]) == id;
+        } catch (RuntimeException e) {
             return false;
         }
     }
 
-    /** Whether any process of the group is alive. */
+    /**
+     * Whether any process of the group is alive. A zombie takes a signal as a live process does,
+     * and where the worker's JVM is PID 1 (a container without an init) the command's orphans,
+     * handed to it, stay zombies: a group of them alone is not alive (as {@code /proc} says; with
+     * no {@code /proc}, the signal decides).
+     */
     boolean alive() throws InterruptedException {
-        return kill("0");
+        return kill("0") && !onlyZombies();
+    }
+
+    /** Whether {@code /proc} lists members of the group and every one of them is a zombie. */
+    private boolean onlyZombies() {
+        boolean zombies = false;
+        try (DirectoryStream<Path> processes = Files.newDirectoryStream(
+                Path.of("/proc"), entry -> entry.getFileName().toString().chars().allMatch(Character::isDigit))) {
+            for (Path process : processes) {
+                String[] fields = statFields(process);
+                if (fields == null || Long.parseLong(fields[2]) != id) {
+                    continue;
+                }
+                if (!fields[0].equals("Z")) {
+                    return false;
+                }
+                zombies = true;
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        return zombies;
+    }
+
+    /**
+     * The fields of {@code /proc/PID/stat} after the command name ("state ppid pgrp ..."); null if
+     * the process is gone. The name may hold spaces and parentheses, so the fields start after its
+     * last ')'.
+     */
+    private static String[] statFields(Path process) {
+        try {
+            String stat = Files.readString(process.resolve("stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /**
