@@ -354,7 +354,8 @@ abstract class CommandAdoptionContract extends ContractBase {
             process(run).ifPresent(process -> {
                 process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();
-                process.onExit().join();
+                // bounded: a run killed here that does not end is this clean-up's failure, not a hung suite
+                process.onExit().orTimeout(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS).join();
             });
             try (var files = Files.walk(run)) {
                 for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {

@@ -67,6 +67,8 @@ final class FaultRun implements AutoCloseable {
     private final List<Long> paused = new CopyOnWriteArrayList<>();
     private final List<Fault> faults = new CopyOnWriteArrayList<>();
     private final List<Long> allPids = new CopyOnWriteArrayList<>();
+    /** How long {@link #close} waits for each harness thread to see the run ended (a fault takes seconds). */
+    private static final Duration THREADS_END = Duration.ofMinutes(2);
     private final Thread supervisor;
     private final Thread chaos;
     private final Thread cutter;
@@ -428,9 +430,14 @@ final class FaultRun implements AutoCloseable {
     public void close() throws InterruptedException {
         stateAtClose = state();
         running = false;
-        chaos.join();
-        cutter.join();
-        supervisor.join();
+        List<String> stuck = new ArrayList<>();
+        for (Thread thread : List.of(chaos, cutter, supervisor)) {
+            // bounded: a harness thread that does not end fails the run, after its processes are stopped
+            if (!thread.join(THREADS_END)) {
+                stuck.add(thread.getName() + " at " + List.of(thread.getStackTrace()));
+                thread.interrupt();
+            }
+        }
         ConditionTimeoutException stillPaused = null;
         try {
             await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100)).until(paused::isEmpty);
@@ -453,6 +460,9 @@ final class FaultRun implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
+        }
+        if (!stuck.isEmpty()) {
+            throw new IllegalStateException("harness threads still running " + THREADS_END + " after the run ended: " + stuck);
         }
         if (stillPaused != null) {
             throw stillPaused;

@@ -84,7 +84,9 @@ class PostgresFastPathTest extends FastPathContract {
                     java.util.concurrent.CompletableFuture.supplyAsync(() -> store.insertJobs(List.of(requested("other", "k"))));
             awaitAnInsertWaitingOnALock(producer);
 
-            dev.skiplock.internal.store.Inserted second = store.insertJobs(List.of(requested("default", null)));
+            // bounded: an insert that queued behind the held one would otherwise wait for this thread
+            dev.skiplock.internal.store.Inserted second = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                    WAIT, () -> store.insertJobs(List.of(requested("default", null))));
 
             assertThat(second.announced()).isFalse();
             assertThat(first).isNotDone();
