@@ -34,7 +34,7 @@ final class ProcessGroup {
         try {
             String[] fields = statFields(Path.of("/proc", Long.toString(process.pid())));
             return fields != null && Long.parseLong(fields[2]) == id;
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return false;
         }
     }
@@ -49,7 +49,11 @@ final class ProcessGroup {
         return kill("0") && !onlyZombies();
     }
 
-    /** Whether {@code /proc} lists members of the group and every one of them is a zombie. */
+    /**
+     * Whether {@code /proc} lists members of the group and every one of them is a zombie: state Z
+     * with one thread (a process whose main thread exited while others run shows Z too). A member
+     * whose state cannot be read counts as alive.
+     */
     private boolean onlyZombies() {
         boolean zombies = false;
         try (DirectoryStream<Path> processes = Files.newDirectoryStream(
@@ -59,7 +63,7 @@ final class ProcessGroup {
                 if (fields == null || Long.parseLong(fields[2]) != id) {
                     continue;
                 }
-                if (!fields[0].equals("Z")) {
+                if (!fields[0].equals("Z") || !fields[17].equals("1")) {
                     return false;
                 }
                 zombies = true;
@@ -71,15 +75,15 @@ final class ProcessGroup {
     }
 
     /**
-     * The fields of {@code /proc/PID/stat} after the command name ("state ppid pgrp ..."); null if
-     * the process is gone. The name may hold spaces and parentheses, so the fields start after its
-     * last ')'.
+     * The fields of {@code /proc/PID/stat} after the command name ("state ppid pgrp ...",
+     * {@code num_threads} at index 17); null if the process is gone. The name may hold spaces and
+     * parentheses, so the fields start after its last ')'.
      */
-    private static String[] statFields(Path process) {
+    private static String[] statFields(Path process) throws IOException {
         try {
             String stat = Files.readString(process.resolve("stat"));
             return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        } catch (IOException e) {
+        } catch (java.nio.file.NoSuchFileException e) {
             return null;
         }
     }

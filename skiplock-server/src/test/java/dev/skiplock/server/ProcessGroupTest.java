@@ -28,14 +28,16 @@ class ProcessGroupTest {
         if (parent != null) {
             parent.destroyForcibly(); // its zombie child goes with it
         }
-        ProcessHandle.of(leader).ifPresent(ProcessHandle::destroyForcibly);
+        if (leader > 0) {
+            ProcessHandle.of(leader).ifPresent(ProcessHandle::destroyForcibly);
+        }
     }
 
     /** Before, the signal alone decided: such a group was alive until its zombies were reaped. */
     @Test
     void aGroupOfZombiesAloneIsNotAlive() throws Exception {
         // the child leaves for a session of its own (its pid the group's id) and exits unreaped
-        long member = start("setsid sh -c 'echo $$; exit 0' & exec sleep 60");
+        long member = start("setsid sh -c \"$CHILD\" & exec sleep 60");
         awaitZombie(member);
 
         assertThat(new ProcessGroup(member).alive()).isFalse();
@@ -44,7 +46,7 @@ class ProcessGroupTest {
     @Test
     void aGroupWithALiveMemberBesideItsZombiesIsAlive() throws Exception {
         // the session's leader (the group's id) becomes a sleep that never reaps its exited child
-        long zombie = start("setsid sh -c 'sh -c \"echo \\$\\$\" & exec sleep 60'");
+        long zombie = start("setsid sh -c 'sh -c \"$CHILD\" & exec sleep 60'");
         awaitZombie(zombie);
         leader = Long.parseLong(stat(zombie)[2]);
 
@@ -52,9 +54,16 @@ class ProcessGroupTest {
         assertThat(new ProcessGroup(leader).alive()).isTrue();
     }
 
-    /** Starts {@code script} as the never-reaping parent; returns the pid its first line names. */
+    /**
+     * Starts {@code script} as the never-reaping parent; returns the pid its first line names. Its
+     * {@code $CHILD} prints its pid and exits once its parent has become {@code sleep}: a shell
+     * parent (bash) would reap it.
+     */
     private long start(String script) throws Exception {
-        parent = new ProcessBuilder(HostTools.SH, "-c", script).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        ProcessBuilder builder = new ProcessBuilder(HostTools.SH, "-c", script).redirectError(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().put("CHILD",
+                "until [ \"$(cat /proc/$PPID/comm)\" = sleep ]; do sleep 0.01; done; echo $$; exit 0");
+        parent = builder.start();
         BufferedReader out = new BufferedReader(new InputStreamReader(parent.getInputStream(), StandardCharsets.UTF_8));
         return Long.parseLong(out.readLine().trim());
     }
