@@ -432,8 +432,9 @@ final class FaultRun implements AutoCloseable {
         running = false;
         List<String> stuck = new ArrayList<>();
         for (Thread thread : List.of(chaos, cutter, supervisor)) {
-            // bounded: a harness thread that does not end fails the run, after its processes are stopped
-            if (!thread.join(THREADS_END)) {
+            // bounded: a harness thread that does not end fails the run, after its processes are
+            // stopped (one the run never started, as the cutter on SQLite, has nothing to end)
+            if (thread.getState() != Thread.State.NEW && !thread.join(THREADS_END)) {
                 stuck.add(thread.getName() + " at " + List.of(thread.getStackTrace()));
                 thread.interrupt();
             }
