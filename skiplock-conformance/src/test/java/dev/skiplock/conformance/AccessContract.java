@@ -272,6 +272,46 @@ abstract class AccessContract extends ContractBase {
     }
 
     /**
+     * A server started without arbitrary commands retries only what it would take today: a command
+     * job submitted while they were allowed (an argv of its own, or a tool given an environment) is
+     * refused with 409 naming the field and stays as it was; a tool job is re-queued. Before, the
+     * retry re-queued the stored argv after a restart without {@code --allow-commands}.
+     */
+    @Test
+    void aServerWithoutArbitraryCommandsRetriesOnlyWhatItWouldTake() throws Exception {
+        Skiplock skiplock = client();
+        Map<String, java.util.List<String>> tools = Map.of("greet", java.util.List.of("echo", "hello", "{name}"));
+        String argv;
+        String tool;
+        String toolWithEnv;
+        try (SkiplockServer allowing = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", 0, 1 << 20, true, tools))) {
+            int port = allowing.port();
+            argv = id(call(port, "POST", "/api/v1/jobs", null,
+                    "{\"kind\": \"command\", \"queue\": \"idle\", \"args\": {\"argv\": [\"true\"]}}"));
+            tool = id(call(port, "POST", "/api/v1/jobs", null, "{\"kind\": \"command\", \"queue\": \"idle\","
+                    + " \"args\": {\"tool\": \"greet\", \"params\": {\"name\": \"x\"}}}"));
+            toolWithEnv = id(call(port, "POST", "/api/v1/jobs", null, "{\"kind\": \"command\", \"queue\": \"idle\","
+                    + " \"args\": {\"tool\": \"greet\", \"params\": {\"name\": \"x\"}, \"env\": {\"A\": \"b\"}}}"));
+            for (String id : java.util.List.of(argv, tool, toolWithEnv)) {
+                assertThat(call(port, "POST", "/api/v1/jobs/" + id + "/cancel", null, null).statusCode()).isEqualTo(202);
+            }
+        }
+        try (SkiplockServer toolsOnly = SkiplockServer.start(skiplock, new ServerConfig("127.0.0.1", 0, 1 << 20, false, tools))) {
+            int port = toolsOnly.port();
+            for (Map.Entry<String, String> refused : Map.of(argv, "args.argv", toolWithEnv, "args.env").entrySet()) {
+                HttpResponse<String> retry = call(port, "POST", "/api/v1/jobs/" + refused.getKey() + "/retry", null, null);
+
+                assertThat(retry.statusCode()).as(retry.body()).isEqualTo(409);
+                assertThat(Json.read(retry.body()).at("/error/field").asText()).isEqualTo(refused.getValue());
+                assertThat(skiplock.get(java.util.UUID.fromString(refused.getKey())).orElseThrow().status())
+                        .isEqualTo(dev.skiplock.JobStatus.CANCELLED);
+            }
+            HttpResponse<String> retried = call(port, "POST", "/api/v1/jobs/" + tool + "/retry", null, null);
+            assertThat(retried.statusCode()).as(retried.body()).isEqualTo(202);
+        }
+    }
+
+    /**
      * Where only configured tools run, a tool job cannot bring its own environment or directory:
      * {@code LD_PRELOAD}, {@code PATH} (another program of the tool's name), {@code GIT_SSH_COMMAND}
      * or {@code PERL5OPT} would run what the caller likes. Refused naming the field, nothing stored.

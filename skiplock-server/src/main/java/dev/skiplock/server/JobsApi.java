@@ -64,7 +64,9 @@ final class JobsApi {
         });
         routes.post("/api/v1/jobs/{id}/retry", ctx -> {
             UUID id = Requests.id(ctx);
-            SkiplockServer.json(ctx, 202, JobJson.job(auth.client(ctx, id).retry(id)));
+            JobClient client = auth.client(ctx, id);
+            parser.checkRetry(client.get(id).orElseThrow(() -> ApiError.notFound("job")));
+            SkiplockServer.json(ctx, 202, JobJson.job(client.retry(id)));
         });
         routes.post("/api/v1/jobs/{id}/signals/{name}", ctx -> {
             UUID id = Requests.id(ctx);

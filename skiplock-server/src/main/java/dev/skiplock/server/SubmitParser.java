@@ -1,6 +1,7 @@
 package dev.skiplock.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.skiplock.Job;
 import dev.skiplock.JobRequest;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,6 +59,13 @@ final class SubmitParser {
             ApiError error = ApiError.invalid(e);
             throw error.field == null ? error
                     : new ApiError(400, error.code, prefix + e.getMessage(), prefix + error.field);
+        }
+    }
+
+    /** Refuses a retry of a job this server would not take today ({@link Tools#checkRerun}). */
+    void checkRetry(Job job) {
+        if (COMMAND.equals(job.kind())) {
+            tools.checkRerun(job.args());
         }
     }
 

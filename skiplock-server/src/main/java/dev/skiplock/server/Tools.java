@@ -26,6 +26,31 @@ final class Tools {
         this.allowCommands = allowCommands;
     }
 
+    /**
+     * Refuses to run a stored command job again ({@code retry}) when this server would not take it
+     * today: an arbitrary argv, or a tool given an environment or directory, where arbitrary
+     * commands are not allowed. A job submitted while they were, retried after a restart without
+     * {@code --allow-commands}, would otherwise run what the server now refuses. A tool's stored
+     * argv runs as resolved at submit.
+     *
+     * @throws ApiError 409 naming the field that needs {@code --allow-commands}
+     */
+    void checkRerun(JsonNode stored) {
+        if (allowCommands) {
+            return;
+        }
+        if (stored == null || !stored.has("tool")) {
+            throw new ApiError(409, "failed_precondition", "args.argv: arbitrary commands are disabled on this server"
+                    + " (start it with --allow-commands); this job's argv is no configured tool's", "args.argv");
+        }
+        for (String field : List.of("env", "cwd")) {
+            if (stored.has(field)) {
+                throw new ApiError(409, "failed_precondition", "args." + field + ": a tool runs as configured: "
+                        + field + " is taken only where arbitrary commands are allowed (--allow-commands)", "args." + field);
+            }
+        }
+    }
+
     /** Validates command args and returns what is stored: {@code {argv, env, cwd}} (+ {@code tool, params}). */
     ObjectNode resolve(JsonNode args) {
         if (args == null || !args.isObject()) {
