@@ -12,7 +12,7 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
-import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,8 +50,11 @@ public final class Counters {
     private final LongAdder enqueuedToUnservedQueues = new LongAdder();
 
     private final MeterRegistry registry;
-    /** Meters per (queue, kind), built once: a lookup per event instead of a builder. */
-    private final Map<List<String>, KindMeters> byKind = new ConcurrentHashMap<>();
+    /**
+     * Meters by queue, then kind, built once: two lookups per event instead of a builder, and no
+     * key object per event (issue #12: a list key per lookup was 4 % of a drain's allocations).
+     */
+    private final Map<String, Map<String, KindMeters>> byKind = new ConcurrentHashMap<>();
     private final Map<String, QueueMeters> byQueue = new ConcurrentHashMap<>();
     private final DistributionSummary completionBatchSize;
     private final Counter releasedJobs;
@@ -122,8 +125,7 @@ public final class Counters {
             for (Claimed claim : jobs) {
                 Job job = claim.job();
                 if (job.startedAt() != null && job.availableAt() != null) {
-                    Duration wait = Duration.between(job.availableAt(), job.startedAt());
-                    of(job).waitTime().record(wait.isNegative() ? Duration.ZERO : wait);
+                    of(job).waitTime().record(waitNanos(job.availableAt(), job.startedAt()), TimeUnit.NANOSECONDS);
                 }
             }
         });
@@ -272,8 +274,25 @@ public final class Counters {
 
     private KindMeters of(Job job) {
         String kind = handledKinds.contains(job.kind()) ? job.kind() : UNHANDLED_KIND;
-        return byKind.computeIfAbsent(List.of(job.queue(), kind),
-                key -> new KindMeters(registry, Tags.of("queue", key.get(0), "kind", key.get(1))));
+        Map<String, KindMeters> ofQueue = byKind.computeIfAbsent(job.queue(), queue -> new ConcurrentHashMap<>());
+        KindMeters meters = ofQueue.get(kind);
+        return meters != null ? meters : ofQueue.computeIfAbsent(kind,
+                key -> new KindMeters(registry, Tags.of("queue", job.queue(), "kind", key)));
+    }
+
+    /**
+     * From {@code from} to {@code to} in nanoseconds, 0 if negative (the clocks of the enqueuer and
+     * the database may differ), at most {@code Long.MAX_VALUE}; no {@code Duration} per job.
+     */
+    static long waitNanos(Instant from, Instant to) {
+        long seconds = to.getEpochSecond() - from.getEpochSecond();
+        if (seconds < 0) {
+            return 0;
+        }
+        if (seconds >= Long.MAX_VALUE / 1_000_000_000L) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(0, seconds * 1_000_000_000L + to.getNano() - from.getNano());
     }
 
     private QueueMeters of(String queue) {
