@@ -15,9 +15,6 @@ import dev.skiplock.internal.store.Completion;
 import dev.skiplock.internal.store.HeldAttempt;
 import dev.skiplock.internal.store.JobStore;
 import dev.skiplock.spi.Dialect;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -221,14 +218,11 @@ class SqliteClaimCommitSyncTest {
 
     /** {@code target}'s connections, reporting the level at the claim and the success, failing {@link #failing} once when set. */
     private DataSource watched(DataSource target) {
-        return proxy(DataSource.class, target, (method, args) -> {
-            Object result = invoke(method, target, args);
-            return method.getName().equals("getConnection") ? watched((Connection) result) : result;
-        });
+        return Intercepted.connections(target, this::watched);
     }
 
     private Connection watched(Connection target) {
-        return proxy(Connection.class, target, (method, args) -> {
+        return Intercepted.proxy(Connection.class, (method, args) -> {
             if (method.getName().equals("close")) {
                 closed.countDown();
             }
@@ -241,34 +235,16 @@ class SqliteClaimCommitSyncTest {
                 }
                 String seen = sql.contains(CLAIM) ? "claim" : sql.contains(SUCCESS) ? "success" : null;
                 if (seen != null) {
-                    PreparedStatement statement = (PreparedStatement) invoke(method, target, args);
-                    return proxy(PreparedStatement.class, statement, (inner, innerArgs) -> {
+                    PreparedStatement statement = (PreparedStatement) Intercepted.invoke(method, target, args);
+                    return Intercepted.proxy(PreparedStatement.class, (inner, innerArgs) -> {
                         if (inner.getName().startsWith("execute")) {
                             levelsSeen.add(seen + " " + SqliteDialect.synchronousLevel(target));
                         }
-                        return invoke(inner, statement, innerArgs);
+                        return Intercepted.invoke(inner, statement, innerArgs);
                     });
                 }
             }
-            return invoke(method, target, args);
+            return Intercepted.invoke(method, target, args);
         });
-    }
-
-    private interface Handler {
-        Object handle(java.lang.reflect.Method method, Object[] args) throws Throwable;
-    }
-
-    @SuppressWarnings("unchecked")
-    private <T> T proxy(Class<T> type, T target, Handler handler) {
-        InvocationHandler invocation = (self, method, args) -> handler.handle(method, args);
-        return (T) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {type}, invocation);
-    }
-
-    private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 }

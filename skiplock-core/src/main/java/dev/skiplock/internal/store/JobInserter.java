@@ -32,10 +32,19 @@ final class JobInserter {
     private final BulkJobInserter bulk;
     /** Enqueues in Skiplock's own transactions now between their start and their commit. */
     private final AtomicInteger ownInFlight = new AtomicInteger();
+    /**
+     * Lone plain enqueues in transactions of their own, gathered while one is written; null where
+     * the database takes concurrent writes side by side (PostgreSQL, which also groups the WAL
+     * flushes of concurrent commits itself).
+     */
+    private final GroupCommit<Job, Job> lonePlain;
 
     JobInserter(SqlRunner sql, BulkJobInserter bulk) {
         this.sql = sql;
         this.bulk = bulk;
+        this.lonePlain = sql.dialect().writesOneAtATime() ? new GroupCommit<>(
+                job -> sql.withConnection(own -> insertPlain(own, job, false)),
+                jobs -> sql.withConnection(own -> insert(own, jobs, false)), sql::isDataError) : null;
         // A driver whose insert_queued_job misses a request column would drop that field from every
         // single plain enqueue: it fails here, at start.
         List<String> missing = JobColumns.request().stream().map(JobColumns.Column::name)
@@ -75,8 +84,16 @@ final class JobInserter {
      * flush), so overlapping enqueues that notify queue on each other, while an announcement after
      * the commit costs a lone enqueue's job the time of a second statement before any worker hears
      * of it (harness latency mode, 50 jobs/s: pickup p50 ~2 ms with it).
+     *
+     * <p>Where the database writes one transaction at a time (SQLite), a lone plain job that comes
+     * while another is written waits for it and is then written with every other that waited, in
+     * one statement and one commit ({@link GroupCommit}).
      */
     Inserted insertCommitted(List<Job> jobs) {
+        if (lonePlain != null && jobs.size() == 1 && isPlain(jobs.getFirst())) {
+            // Gathered writes do not notify: the caller announces the queue after the commit.
+            return new Inserted(List.of(lonePlain.write(jobs.getFirst())), false);
+        }
         boolean notify = sql.dialect().statementsNotify() && ownInFlight.incrementAndGet() == 1;
         try {
             boolean hasDependencies = jobs.stream().anyMatch(job -> !job.dependsOn().isEmpty());

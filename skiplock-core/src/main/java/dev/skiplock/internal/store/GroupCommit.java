@@ -1,0 +1,207 @@
+package dev.skiplock.internal.store;
+
+import dev.skiplock.SkiplockException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * Writes that arrive while another is being written, gathered to share one statement and one commit
+ * (group commit). Where the database writes one transaction at a time (SQLite: one write lock, and a
+ * commit that syncs the WAL), concurrent lone enqueues, such as the HTTP API's submits, otherwise
+ * queue on the lock one commit each; gathered, each commit carries every enqueue that arrived while
+ * the one before it was written (issue #12's HTTP submit target on SQLite).
+ *
+ * <p>No timer: a write that finds none in progress is written at once, alone, as before; one that
+ * finds one in progress waits for it, then the first of the waiting writes all that waited (a
+ * leader; the others are its followers), {@link #MAX_GROUP} to a statement. So a lone caller waits
+ * for nothing it did not wait for before, and a group forms only where callers would have queued on
+ * the lock anyway.
+ *
+ * <p>A group is one statement: it fails or commits whole. When the database refuses the data it
+ * carried (too large, not storable), each of its writes is written again alone, on its own caller's
+ * thread, so that only the write the database refuses fails ("hostile data harms only that job").
+ * Any other failure (a lock not obtained in time, a lost connection) fails each of its writes with
+ * it: written again alone, each would wait for the same lock again.
+ *
+ * @param <T> what is written
+ * @param <R> what a write answers
+ */
+final class GroupCommit<T, R> {
+    /** The most writes one statement carries (a batch enqueue's JSON of 1,000 no-op jobs: ~200 KB). */
+    static final int MAX_GROUP = 1_000;
+
+    private final Function<T, R> writeAlone;
+    /** Answers one per item, in order; throws if the group is not written, and then wrote none of it. */
+    private final Function<List<T>, List<R>> writeTogether;
+    private final Predicate<RuntimeException> refusedData;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when a leader is done: its followers have their answers, and another may lead. */
+    private final Condition leaderDone = lock.newCondition();
+    /** Writes waiting for the next leader (guarded by {@link #lock}). */
+    private List<Pending<T, R>> waiting = new ArrayList<>();
+    /** Whether a leader is writing (guarded by {@link #lock}). */
+    private boolean writing;
+
+    /**
+     * @param writeAlone    writes one item in a transaction of its own
+     * @param writeTogether writes several in one statement, answering in their order
+     * @param refusedData   true for a failure caused by the data the statement carried
+     */
+    GroupCommit(Function<T, R> writeAlone, Function<List<T>, List<R>> writeTogether,
+            Predicate<RuntimeException> refusedData) {
+        this.writeAlone = writeAlone;
+        this.writeTogether = writeTogether;
+        this.refusedData = refusedData;
+    }
+
+    /** Writes {@code item}, alone or in a group, and returns its answer once it is committed. */
+    R write(T item) {
+        Pending<T, R> mine = new Pending<>(item);
+        List<Pending<T, R>> group = gatherOrWait(mine);
+        if (group != null) {
+            try {
+                lead(group);
+            } finally {
+                finish(group);
+            }
+        }
+        // Published under the lock (finish) and read after it: the leader's writes happen before.
+        return switch (mine.state) {
+            case WRITTEN -> mine.answer;
+            case WRITE_ALONE -> writeAlone.apply(item);
+            case FAILED -> throw group != null ? mine.failure
+                    : new SkiplockException("written in one statement with other enqueues, which failed: "
+                    + mine.failure.getMessage(), mine.failure);
+            case WAITING, GATHERED -> throw new IllegalStateException("a gathered write was left unanswered");
+        };
+    }
+
+    /**
+     * Adds {@code mine} to the waiting writes, waits while another leads; returns the group to
+     * write when this caller leads, or null when a leader answered it.
+     */
+    private List<Pending<T, R>> gatherOrWait(Pending<T, R> mine) {
+        lock.lock();
+        try {
+            waiting.add(mine);
+            while (mine.state == State.GATHERED || (mine.state == State.WAITING && writing)) {
+                // Not interruptible: a leader may be writing this item; giving up here would leave
+                // the caller believing a committed job was not enqueued. The wait lasts one write.
+                leaderDone.awaitUninterruptibly();
+            }
+            if (mine.state != State.WAITING) {
+                return null;
+            }
+            // Allocated first: past it nothing here can throw, so no gathered write is left without a leader.
+            List<Pending<T, R>> next = new ArrayList<>();
+            List<Pending<T, R>> group = waiting;
+            waiting = next;
+            for (int i = 0; i < group.size(); i++) {
+                group.get(i).state = State.GATHERED;
+            }
+            writing = true;
+            return group;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Writes the group, {@link #MAX_GROUP} to a statement, recording each write's outcome. */
+    private void lead(List<Pending<T, R>> group) {
+        if (group.size() == 1) {
+            // The leader's own write, alone: a failure is its caller's and propagates from here.
+            Pending<T, R> only = group.getFirst();
+            only.outcome(State.WRITTEN, writeAlone.apply(only.item), null);
+            return;
+        }
+        for (int from = 0; from < group.size(); from += MAX_GROUP) {
+            writeGroup(group.subList(from, Math.min(group.size(), from + MAX_GROUP)));
+        }
+    }
+
+    private void writeGroup(List<Pending<T, R>> group) {
+        if (group.size() == 1) {
+            group.getFirst().outcome(State.WRITE_ALONE, null, null);
+            return;
+        }
+        List<R> answers;
+        try {
+            answers = writeTogether.apply(group.stream().map(pending -> pending.item).toList());
+        } catch (RuntimeException e) {
+            boolean alone = refusedData.test(e);
+            group.forEach(pending -> pending.outcome(alone ? State.WRITE_ALONE : State.FAILED, null, e));
+            return;
+        }
+        if (answers.size() != group.size()) {
+            IllegalStateException wrong = new IllegalStateException(
+                    "a group of " + group.size() + " writes answered " + answers.size());
+            group.forEach(pending -> pending.outcome(State.FAILED, null, wrong));
+            return;
+        }
+        for (int i = 0; i < group.size(); i++) {
+            group.get(i).outcome(State.WRITTEN, answers.get(i), null);
+        }
+    }
+
+    /**
+     * Publishes each write's outcome under the lock, whatever the leader met; a write left without
+     * one (the leader's own failure alone, or an Error) is written again by its caller, alone (the
+     * leader's caller gets its failure instead). Then the next leader may go.
+     */
+    private void finish(List<Pending<T, R>> group) {
+        lock.lock();
+        try {
+            for (Pending<T, R> pending : group) {
+                pending.publish();
+            }
+            writing = false;
+            leaderDone.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Writes of waiting callers now (for tests: a group forms only of these and the leader's next). */
+    int waiting() {
+        lock.lock();
+        try {
+            return waiting.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waiting for a leader, gathered into a leader's group, then one of the three outcomes. */
+    private enum State { WAITING, GATHERED, WRITTEN, WRITE_ALONE, FAILED }
+
+    /**
+     * One caller's write. {@code state} changes only under the lock; the leader records the outcome
+     * unguarded ({@code outcome}) and {@code publish}, under the lock, makes it the state.
+     */
+    private static final class Pending<T, R> {
+        final T item;
+        State state = State.WAITING;
+        R answer;
+        /** Why its group failed, or null. */
+        RuntimeException failure;
+        private State recorded;
+
+        Pending(T item) {
+            this.item = item;
+        }
+
+        void outcome(State outcome, R value, RuntimeException cause) {
+            recorded = outcome;
+            answer = value;
+            failure = cause;
+        }
+
+        void publish() {
+            state = recorded == null ? State.WRITE_ALONE : recorded;
+        }
+    }
+}
