@@ -127,6 +127,9 @@ class SqliteGroupCommitTest {
                 .filteredOn(failure -> String.valueOf(failure.getMessage())
                         .startsWith("written in one statement with other enqueues, which failed"))
                 .hasSize(2);
+        assertThat(failures).as("the leader's").filteredOn(failure -> String.valueOf(failure.getMessage())
+                .contains("statement 'insert_jobs' failed")
+                && !failure.getMessage().startsWith("written in one statement")).hasSize(1);
         assertThat(inserts).containsExactly("lone", "group");
         assertThat(queuedJobs()).containsExactly("first");
     }

@@ -118,8 +118,18 @@ final class GroupCommit<T, R> {
             only.outcome(State.WRITTEN, writeAlone.apply(only.item), null);
             return;
         }
-        for (int from = 0; from < group.size(); from += MAX_GROUP) {
-            writeGroup(group.subList(from, Math.min(group.size(), from + MAX_GROUP)));
+        // The others' writes are not the leader's to give up: an interrupt meant for its caller (a
+        // handler's timeout or cancel) would fail them all (the pool refuses an interrupted borrow).
+        // It is put back for the leader's caller once the group is written.
+        boolean interrupted = Thread.interrupted();
+        try {
+            for (int from = 0; from < group.size(); from += MAX_GROUP) {
+                writeGroup(group.subList(from, Math.min(group.size(), from + MAX_GROUP)));
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -135,10 +145,17 @@ final class GroupCommit<T, R> {
             boolean alone = refusedData.test(e);
             group.forEach(pending -> pending.outcome(alone ? State.WRITE_ALONE : State.FAILED, null, e));
             return;
+        } catch (Error e) {
+            // It may have struck after the commit: written again, a stored job would be refused by
+            // its own id and reported failed all the same. Its outcome is unknown; the Error goes on.
+            SkiplockException unknown = new SkiplockException("a group's write ended with " + e
+                    + ": whether it was stored is unknown", e);
+            group.forEach(pending -> pending.outcome(State.FAILED, null, unknown));
+            throw e;
         }
         if (answers.size() != group.size()) {
-            IllegalStateException wrong = new IllegalStateException(
-                    "a group of " + group.size() + " writes answered " + answers.size());
+            IllegalStateException wrong = new IllegalStateException("a group of " + group.size()
+                    + " writes answered " + answers.size() + ": its statement ran, the writes may be stored");
             group.forEach(pending -> pending.outcome(State.FAILED, null, wrong));
             return;
         }
@@ -149,8 +166,8 @@ final class GroupCommit<T, R> {
 
     /**
      * Publishes each write's outcome under the lock, whatever the leader met; a write left without
-     * one (the leader's own failure alone, or an Error) is written again by its caller, alone (the
-     * leader's caller gets its failure instead). Then the next leader may go.
+     * one (in a group after an Error's, or the leader's own failed alone) is written again by its
+     * caller, alone (the leader's caller gets its failure instead). Then the next leader may go.
      */
     private void finish(List<Pending<T, R>> group) {
         lock.lock();

@@ -150,31 +150,75 @@ class GroupCommitTest {
         releaseFirst.countDown();
 
         assertThat(first.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo("first written");
-        assertLeaderAndFollowersFailedWith(waiting, "a group of 2 writes answered 1");
+        assertLeaderAndFollowersFailedWith(waiting, "a group of 2 writes answered 1: its statement ran, the writes may be stored");
         assertThat(aloneOnThread).containsOnlyKeys("first");
     }
 
+    /**
+     * Interrupted while they wait (a handler's timeout or cancel), the writes still get their
+     * answers and keep their interrupt; the one of them that leads writes the others' too, as one
+     * group (the write refuses an interrupted thread, as the pool refuses to lend it a connection).
+     */
     @Test
-    void aWaitingWriteInterruptedStillWaitsForItsAnswerAndKeepsTheInterrupt() throws Exception {
-        Future<String> first = holdFirst();
-        CountDownLatch interruptSeen = new CountDownLatch(1);
-        Thread[] waiter = new Thread[1];
-        Future<String> interrupted = callers.submit(() -> {
-            waiter[0] = Thread.currentThread();
-            String answer = commit.write("a");
+    void waitingWritesInterruptedAreWrittenTogetherAndKeepTheInterrupt() throws Exception {
+        GroupCommit<String, String> refusingInterrupted = new GroupCommit<>(this::alone, items -> {
             if (Thread.currentThread().isInterrupted()) {
-                interruptSeen.countDown();
+                throw new IllegalStateException("interrupted during connection acquisition");
             }
-            return answer;
-        });
-        awaitWaiting(1);
-        waiter[0].interrupt();
+            return together(items);
+        }, failure -> false);
+        Future<String> first = callers.submit(() -> refusingInterrupted.write("first"));
+        assertThat(firstEntered.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        Map<String, Future<String>> waiting = new ConcurrentHashMap<>();
+        Map<String, Thread> threads = new ConcurrentHashMap<>();
+        Map<String, Boolean> keptInterrupt = new ConcurrentHashMap<>();
+        for (String item : List.of("a", "b", "c")) {
+            waiting.put(item, callers.submit(() -> {
+                threads.put(item, Thread.currentThread());
+                String answer = refusingInterrupted.write(item);
+                keptInterrupt.put(item, Thread.currentThread().isInterrupted());
+                return answer;
+            }));
+        }
+        awaitWaiting(refusingInterrupted, 3);
+        threads.values().forEach(Thread::interrupt);
 
         releaseFirst.countDown();
 
         assertThat(first.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo("first written");
-        assertThat(interrupted.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo("a written");
-        assertThat(interruptSeen.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        for (String item : List.of("a", "b", "c")) {
+            assertThat(waiting.get(item).get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo(item + " written with 2 others");
+        }
+        assertThat(keptInterrupt).containsOnly(Map.entry("a", true), Map.entry("b", true), Map.entry("c", true));
+        assertThat(groups).hasSize(1);
+    }
+
+    @Test
+    void anErrorWhileAGroupIsWrittenLeavesItsWritesFailedAsUnknownNotWrittenAgain() throws Exception {
+        GroupCommit<String, String> failingHard = new GroupCommit<>(this::alone, items -> {
+            groups.add(List.copyOf(items));
+            throw new OutOfMemoryError("test: reading the answers");
+        }, failure -> true);
+        Future<String> first = callers.submit(() -> failingHard.write("first"));
+        assertThat(firstEntered.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        List<Future<String>> waiting = new ArrayList<>();
+        for (String item : List.of("a", "b", "c")) {
+            waiting.add(callers.submit(() -> failingHard.write(item)));
+        }
+        awaitWaiting(failingHard, 3);
+        releaseFirst.countDown();
+
+        assertThat(first.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo("first written");
+        List<Throwable> failures = new ArrayList<>();
+        for (Future<String> write : waiting) {
+            assertThatThrownBy(() -> write.get(BOUND.toSeconds(), TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class).satisfies(e -> failures.add(e.getCause()));
+        }
+        assertThat(failures).filteredOn(OutOfMemoryError.class::isInstance).as("the leader's").hasSize(1);
+        assertThat(failures).filteredOn(SkiplockException.class::isInstance).hasSize(2)
+                .allSatisfy(failure -> assertThat(failure).hasMessageContaining("whether it was stored is unknown"));
+        assertThat(aloneOnThread).containsOnlyKeys("first");
+        assertTimeoutPreemptively(BOUND, () -> assertThat(failingHard.write("next")).isEqualTo("next written"));
     }
 
     @Test
@@ -197,19 +241,23 @@ class GroupCommitTest {
     void aGroupOfMoreThanTheMostOneStatementCarriesIsWrittenInSeveral() throws Exception {
         Future<String> first = holdFirst();
         List<Future<String>> waiting = new ArrayList<>();
+        Map<Future<String>, String> waitingItems = new java.util.HashMap<>();
         int writes = GroupCommit.MAX_GROUP * 2 + 1;
         ExecutorService many = Executors.newVirtualThreadPerTaskExecutor();
         try {
             for (int i = 0; i < writes; i++) {
                 String item = "w" + i;
-                waiting.add(many.submit(() -> commit.write(item)));
+                Future<String> write = many.submit(() -> commit.write(item));
+                waiting.add(write);
+                waitingItems.put(write, item);
             }
             awaitWaiting(writes);
             releaseFirst.countDown();
 
             assertThat(first.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo("first written");
             for (Future<String> write : waiting) {
-                assertThat(write.get(BOUND.toSeconds(), TimeUnit.SECONDS)).startsWith("w").contains(" written");
+                String item = waitingItems.get(write);
+                assertThat(write.get(BOUND.toSeconds(), TimeUnit.SECONDS)).startsWith(item + " written");
             }
         } finally {
             many.shutdownNow();
