@@ -17,9 +17,8 @@ import java.util.function.Predicate;
  *
  * <p>No timer: a write that finds none in progress is written at once, alone, as before; one that
  * finds one in progress waits for it, then the first of the waiting writes all that waited (a
- * leader; the others are its followers), {@link #MAX_GROUP} to a statement. So a lone caller waits
- * for nothing it did not wait for before, and a group forms only where callers would have queued on
- * the lock anyway.
+ * leader; the others are its followers), {@link #MAX_GROUP} to a statement. So a caller waits only
+ * where it would have queued on the lock anyway, and a group forms only there.
  *
  * <p>A group is one statement: it fails or commits whole. When the database refuses the data it
  * carried (too large, not storable), each of its writes is written again alone, on its own caller's
