@@ -87,6 +87,29 @@ class SqliteGroupCommitTest {
     }
 
     /**
+     * A statement of gathered enqueues carries at most about a megabyte of their JSON documents
+     * (args and metadata): a job that would take it past that goes in the next statement, and one
+     * that large alone is written alone, on its caller's thread.
+     */
+    @Test
+    void gatheredEnqueuesCarryAtMostAMegabyteOfDocumentsAStatement() throws Exception {
+        Job large = job("large", 600_000);
+        Job alsoLarge = job("also-large", 600_000);
+        Map<Job, CompletableFuture<Job>> answers = enqueueBehindTheWriteLock(
+                List.of(job("first"), large, alsoLarge, job("c"), job("d")));
+
+        for (Map.Entry<Job, CompletableFuture<Job>> answer : answers.entrySet()) {
+            Job stored = answer.getValue().get(BOUND_SECONDS, TimeUnit.SECONDS);
+            assertThat(stored.id()).isEqualTo(answer.getKey().id());
+            assertThat(stored.args()).isEqualTo(answer.getKey().args());
+        }
+        // The first alone; "also-large", "c" and "d" in one statement; "large" then, alone (it
+        // left no room for the next); the order of the gathered ones is their arrival's.
+        assertThat(inserts).containsExactly("lone", "group", "lone");
+        assertThat(queuedJobs()).containsExactlyInAnyOrder("first", "large", "also-large", "c", "d");
+    }
+
+    /**
      * A group is one statement: data the database refuses in one job makes each of the others be
      * written again alone. The trigger refuses a job as SQLite refuses data it cannot store (a
      * malformed JSON document: {@code SqliteDialect.isDataError}).
@@ -143,7 +166,8 @@ class SqliteGroupCommitTest {
 
     /**
      * Holds the write lock on another connection; enqueues the first job (it waits for the lock
-     * inside its statement), then the others (they wait behind it); lets go of the lock once all do.
+     * inside its statement), then the others one by one (they wait behind it, in their order); lets
+     * go of the lock once all do.
      */
     private Map<Job, CompletableFuture<Job>> enqueueBehindTheWriteLock(List<Job> jobs) throws Exception {
         Map<Job, CompletableFuture<Job>> answers = new LinkedHashMap<>();
@@ -152,13 +176,14 @@ class SqliteGroupCommitTest {
             lock.execute("BEGIN IMMEDIATE");
             answers.put(jobs.getFirst(), enqueueOnItsOwnThread(jobs.getFirst(), new ArrayList<>()));
             assertThat(loneInsertStarted.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
             for (Job job : jobs.subList(1, jobs.size())) {
                 answers.put(job, enqueueOnItsOwnThread(job, behind));
-            }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
-            while (!behind.stream().allMatch(SqliteGroupCommitTest::waitsForAGroup)) {
-                assertThat(System.nanoTime()).as("the enqueues wait behind the first").isLessThan(deadline);
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                // One after the other, so that they wait in the order given
+                while (!behind.stream().allMatch(SqliteGroupCommitTest::waitsForAGroup)) {
+                    assertThat(System.nanoTime()).as("the enqueues wait behind the first").isLessThan(deadline);
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
             }
             assertThat(inserts).as("nothing written while the lock is held").containsExactly("lone");
             lock.execute("COMMIT");
@@ -204,8 +229,15 @@ class SqliteGroupCommitTest {
 
     /** A plain job as the client builds one from a request, in its own queue (the test's name for it). */
     private static Job job(String queue) {
+        return job(queue, 0);
+    }
+
+    /** As {@link #job(String)}, its args a text of {@code characters} characters. */
+    private static Job job(String queue, int characters) {
         return Job.builder().id(Uuid7.next()).tenant(Skiplock.DEFAULT_TENANT).queue(queue).kind("work")
-                .args(Json.MAPPER.createObjectNode()).metadata(Json.MAPPER.createObjectNode())
+                .args(characters == 0 ? Json.MAPPER.createObjectNode()
+                        : Json.MAPPER.createObjectNode().put("text", "x".repeat(characters)))
+                .metadata(Json.MAPPER.createObjectNode())
                 .status(JobStatus.QUEUED).maxAttempts(3).dependsOn(List.of()).build();
     }
 

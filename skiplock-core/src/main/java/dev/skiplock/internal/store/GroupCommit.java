@@ -7,6 +7,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 /**
  * Writes that arrive while another is being written, gathered to share one statement and one commit
@@ -17,14 +18,20 @@ import java.util.function.Predicate;
  *
  * <p>No timer: a write that finds none in progress is written at once, alone, as before; one that
  * finds one in progress waits for it, then the first of the waiting writes all that waited (a
- * leader; the others are its followers), {@link #MAX_GROUP} to a statement. So a caller waits only
- * where it would have queued on the lock anyway, and a group forms only there.
+ * leader; the others are its followers), at most {@link #MAX_GROUP} writes and {@code maxSize} of
+ * their size to a statement. So a caller waits only where it would have queued on the lock anyway,
+ * and a group forms only there.
  *
  * <p>A group is one statement: it fails or commits whole. When the database refuses the data it
  * carried (too large, not storable), each of its writes is written again alone, on its own caller's
  * thread, so that only the write the database refuses fails ("hostile data harms only that job").
  * Any other failure (a lock not obtained in time, a lost connection) fails each of its writes with
  * it: written again alone, each would wait for the same lock again.
+ *
+ * <p>The size bound keeps a statement's text, which holds each of its writes, no larger than the
+ * bound: without it, concurrent large writes (1-MiB HTTP submits under the launcher's 64-MiB heap)
+ * would be copied into one text many times the size of any. A write larger than the bound is written
+ * alone, on its caller's thread.
  *
  * @param <T> what is written
  * @param <R> what a write answers
@@ -37,6 +44,10 @@ final class GroupCommit<T, R> {
     /** Answers one per item, in order; throws if the group is not written, and then wrote none of it. */
     private final Function<List<T>, List<R>> writeTogether;
     private final Predicate<RuntimeException> refusedData;
+    /** A write's size, by the measure {@link #maxSize} bounds; asked by a leader, of the writes it gathered. */
+    private final ToLongFunction<T> size;
+    /** The most size one statement carries, unless it carries one write only. */
+    private final long maxSize;
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when a leader is done: its followers have their answers, and another may lead. */
     private final Condition leaderDone = lock.newCondition();
@@ -49,12 +60,19 @@ final class GroupCommit<T, R> {
      * @param writeAlone    writes one item in a transaction of its own
      * @param writeTogether writes several in one statement, answering in their order
      * @param refusedData   true for a failure caused by the data the statement carried
+     * @param size          a write's size (never negative; it must not throw)
+     * @param maxSize       the most size a statement of several writes carries
      */
     GroupCommit(Function<T, R> writeAlone, Function<List<T>, List<R>> writeTogether,
-            Predicate<RuntimeException> refusedData) {
+            Predicate<RuntimeException> refusedData, ToLongFunction<T> size, long maxSize) {
+        if (maxSize < 1) {
+            throw new IllegalArgumentException("maxSize must be at least 1, got " + maxSize);
+        }
         this.writeAlone = writeAlone;
         this.writeTogether = writeTogether;
         this.refusedData = refusedData;
+        this.size = size;
+        this.maxSize = maxSize;
     }
 
     /** Writes {@code item}, alone or in a group, and returns its answer once it is committed. */
@@ -109,7 +127,10 @@ final class GroupCommit<T, R> {
         }
     }
 
-    /** Writes the group, {@link #MAX_GROUP} to a statement, recording each write's outcome. */
+    /**
+     * Writes the group, in arrival order, each statement as many writes as fit {@link #MAX_GROUP}
+     * and {@link #maxSize}, recording each write's outcome.
+     */
     private void lead(List<Pending<T, R>> group) {
         if (group.size() == 1) {
             // The leader's own write, alone: a failure is its caller's and propagates from here.
@@ -122,8 +143,20 @@ final class GroupCommit<T, R> {
         // It is put back for the leader's caller once the group is written.
         boolean interrupted = Thread.interrupted();
         try {
-            for (int from = 0; from < group.size(); from += MAX_GROUP) {
-                writeGroup(group.subList(from, Math.min(group.size(), from + MAX_GROUP)));
+            long[] sizes = new long[group.size()];
+            for (int i = 0; i < sizes.length; i++) {
+                sizes[i] = size.applyAsLong(group.get(i).item);
+            }
+            int from = 0;
+            while (from < group.size()) {
+                int to = from + 1;
+                long carried = sizes[from];
+                while (to < group.size() && to - from < MAX_GROUP && sizes[to] <= maxSize - carried) {
+                    carried += sizes[to];
+                    to++;
+                }
+                writeGroup(group.subList(from, to));
+                from = to;
             }
         } finally {
             if (interrupted) {

@@ -27,6 +27,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Thread-safe, like {@link JobStore}.
  */
 final class JobInserter {
+    /**
+     * The most JSON document text (args and metadata, in characters) one statement of gathered
+     * enqueues carries: the HTTP API's default body limit (1 MiB). Small jobs meet
+     * {@link GroupCommit#MAX_GROUP} first; a job this large or larger is written alone.
+     */
+    static final long MAX_GROUP_DOCUMENTS = 1 << 20;
+
     private final SqlRunner sql;
     /** Null when the driver has no bulk writer. */
     private final BulkJobInserter bulk;
@@ -44,7 +51,8 @@ final class JobInserter {
         this.bulk = bulk;
         this.lonePlain = sql.dialect().writesOneAtATime() ? new GroupCommit<>(
                 job -> sql.withConnection(own -> insertPlain(own, job, false)),
-                jobs -> sql.withConnection(own -> insert(own, jobs, false)), sql::isDataError) : null;
+                jobs -> sql.withConnection(own -> insert(own, jobs, false)), sql::isDataError,
+                JobInserter::documentsLength, MAX_GROUP_DOCUMENTS) : null;
         // A driver whose insert_queued_job misses a request column would drop that field from every
         // single plain enqueue: it fails here, at start.
         List<String> missing = JobColumns.request().stream().map(JobColumns.Column::name)
@@ -52,6 +60,12 @@ final class JobInserter {
         if (!missing.isEmpty()) {
             throw new IllegalStateException("insert_queued_job must take the request columns " + missing);
         }
+    }
+
+    /** The length of a job's JSON documents as a statement carries them (what {@link #MAX_GROUP_DOCUMENTS} bounds). */
+    static long documentsLength(Job job) {
+        return (job.args() == null ? 0 : JobColumns.documentText(job.args()).length())
+                + (job.metadata() == null ? 0 : JobColumns.documentText(job.metadata()).length());
     }
 
     /**

@@ -68,7 +68,7 @@ class GroupCommitTest {
 
     /** IllegalArgumentException stands for a refusal of the data, any other failure for the database's. */
     private final GroupCommit<String, String> commit = new GroupCommit<>(this::alone, this::together,
-            failure -> failure instanceof IllegalArgumentException);
+            failure -> failure instanceof IllegalArgumentException, String::length, Long.MAX_VALUE);
 
     @Test
     void aWriteThatFindsNoneInProgressIsWrittenAloneAtOnce() {
@@ -139,7 +139,7 @@ class GroupCommitTest {
                 items -> {
                     groups.add(List.copyOf(items));
                     return List.of("one answer");
-                }, failure -> true);
+                }, failure -> true, String::length, Long.MAX_VALUE);
         Future<String> first = callers.submit(() -> shortAnswers.write("first"));
         assertThat(firstEntered.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
         List<Future<String>> waiting = new ArrayList<>();
@@ -166,7 +166,7 @@ class GroupCommitTest {
                 throw new IllegalStateException("interrupted during connection acquisition");
             }
             return together(items);
-        }, failure -> false);
+        }, failure -> false, String::length, Long.MAX_VALUE);
         Future<String> first = callers.submit(() -> refusingInterrupted.write("first"));
         assertThat(firstEntered.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
         Map<String, Future<String>> waiting = new ConcurrentHashMap<>();
@@ -198,7 +198,7 @@ class GroupCommitTest {
         GroupCommit<String, String> failingHard = new GroupCommit<>(this::alone, items -> {
             groups.add(List.copyOf(items));
             throw new OutOfMemoryError("test: reading the answers");
-        }, failure -> true);
+        }, failure -> true, String::length, Long.MAX_VALUE);
         Future<String> first = callers.submit(() -> failingHard.write("first"));
         assertThat(firstEntered.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
         List<Future<String>> waiting = new ArrayList<>();
@@ -264,6 +264,45 @@ class GroupCommitTest {
         }
         assertThat(groups).extracting(List::size).containsExactly(GroupCommit.MAX_GROUP, GroupCommit.MAX_GROUP);
         assertThat(aloneOnThread).hasSize(2).containsKey("first");
+    }
+
+    /**
+     * A statement carries as many writes, in arrival order, as fit the size bound; a write larger
+     * than it is written alone, on its caller's thread.
+     */
+    @Test
+    void aGroupLargerThanTheSizeBoundIsWrittenInStatementsWithinItAndALargerWriteAlone() throws Exception {
+        GroupCommit<String, String> sized = new GroupCommit<>(this::alone, this::together,
+                failure -> failure instanceof IllegalArgumentException, String::length, 10);
+        Future<String> first = callers.submit(() -> sized.write("first"));
+        assertThat(firstEntered.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        List<String> items = List.of("aaaa", "bbbb", "cccccccccccc", "dd", "eeee", "ffff");
+        Map<String, Future<String>> waiting = new ConcurrentHashMap<>();
+        Map<String, String> callerThreads = new ConcurrentHashMap<>();
+        for (int i = 0; i < items.size(); i++) {
+            String item = items.get(i);
+            waiting.put(item, callers.submit(() -> {
+                callerThreads.put(item, Thread.currentThread().getName());
+                return sized.write(item);
+            }));
+            awaitWaiting(sized, i + 1); // one after the other: a group keeps their order
+        }
+        releaseFirst.countDown();
+
+        assertThat(first.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo("first written");
+        for (String item : items) {
+            assertThat(waiting.get(item).get(BOUND.toSeconds(), TimeUnit.SECONDS)).startsWith(item + " written");
+        }
+        assertThat(groups).containsExactly(List.of("aaaa", "bbbb"), List.of("dd", "eeee", "ffff"));
+        assertThat(aloneOnThread).containsOnlyKeys("first", "cccccccccccc");
+        assertThat(aloneOnThread.get("cccccccccccc")).isEqualTo(callerThreads.get("cccccccccccc"));
+    }
+
+    @Test
+    void aSizeBoundBelowOneIsRefused() {
+        assertThatThrownBy(() -> new GroupCommit<String, String>(this::alone, this::together, failure -> false,
+                String::length, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxSize must be at least 1, got 0");
     }
 
     /**
