@@ -87,9 +87,9 @@ class SqliteGroupCommitTest {
     }
 
     /**
-     * A statement of gathered enqueues carries at most about a megabyte of their JSON documents
+     * A statement of gathered enqueues carries at most 1 Mi characters of their JSON documents
      * (args and metadata): a job that would take it past that goes in the next statement, and one
-     * that large alone is written alone, on its caller's thread.
+     * left alone in a statement is written alone, on its caller's thread.
      */
     @Test
     void gatheredEnqueuesCarryAtMostAMegabyteOfDocumentsAStatement() throws Exception {

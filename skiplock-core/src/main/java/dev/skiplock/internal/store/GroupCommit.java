@@ -28,10 +28,11 @@ import java.util.function.ToLongFunction;
  * Any other failure (a lock not obtained in time, a lost connection) fails each of its writes with
  * it: written again alone, each would wait for the same lock again.
  *
- * <p>The size bound keeps a statement's text, which holds each of its writes, no larger than the
- * bound: without it, concurrent large writes (1-MiB HTTP submits under the launcher's 64-MiB heap)
- * would be copied into one text many times the size of any. A write larger than the bound is written
- * alone, on its caller's thread.
+ * <p>The size bound limits what one statement carries of its writes by the caller's measure (for
+ * jobs: their JSON documents): without it, concurrent large writes (1-MiB HTTP submits under the
+ * launcher's 64-MiB heap) would be copied into one statement's parameter many times the size of
+ * any. A write larger than the bound, or one whose size cannot be measured, is written alone, on
+ * its caller's thread.
  *
  * @param <T> what is written
  * @param <R> what a write answers
@@ -60,7 +61,7 @@ final class GroupCommit<T, R> {
      * @param writeAlone    writes one item in a transaction of its own
      * @param writeTogether writes several in one statement, answering in their order
      * @param refusedData   true for a failure caused by the data the statement carried
-     * @param size          a write's size (never negative; it must not throw)
+     * @param size          a write's size (never negative), asked only of writes gathered into a group
      * @param maxSize       the most size a statement of several writes carries
      */
     GroupCommit(Function<T, R> writeAlone, Function<List<T>, List<R>> writeTogether,
@@ -145,7 +146,7 @@ final class GroupCommit<T, R> {
         try {
             long[] sizes = new long[group.size()];
             for (int i = 0; i < sizes.length; i++) {
-                sizes[i] = size.applyAsLong(group.get(i).item);
+                sizes[i] = sizeOf(group.get(i).item);
             }
             int from = 0;
             while (from < group.size()) {
@@ -162,6 +163,18 @@ final class GroupCommit<T, R> {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * A write's size; one that cannot be measured counts as too large to share a statement, so it
+     * is written alone and its own caller meets the failure, not the leader's caller.
+     */
+    private long sizeOf(T item) {
+        try {
+            return size.applyAsLong(item);
+        } catch (RuntimeException e) {
+            return Long.MAX_VALUE;
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.skiplock.internal.store;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.skiplock.Job;
 import dev.skiplock.JobStatus;
 import dev.skiplock.internal.Json;
@@ -29,8 +30,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class JobInserter {
     /**
      * The most JSON document text (args and metadata, in characters) one statement of gathered
-     * enqueues carries: the HTTP API's default body limit (1 MiB). Small jobs meet
-     * {@link GroupCommit#MAX_GROUP} first; a job this large or larger is written alone.
+     * enqueues carries: 1 Mi, as the HTTP API's default body limit is 1 MiB (the other columns add
+     * about 200 characters a job). Small jobs meet {@link GroupCommit#MAX_GROUP} first; a job larger
+     * than this is written alone.
      */
     static final long MAX_GROUP_DOCUMENTS = 1 << 20;
 
@@ -62,10 +64,52 @@ final class JobInserter {
         }
     }
 
-    /** The length of a job's JSON documents as a statement carries them (what {@link #MAX_GROUP_DOCUMENTS} bounds). */
+    /**
+     * The length in characters of a job's JSON documents as a statement carries them (what
+     * {@link #MAX_GROUP_DOCUMENTS} bounds), counted as they are written, not kept: the leader of a
+     * group measures each of its jobs while the others wait.
+     */
     static long documentsLength(Job job) {
-        return (job.args() == null ? 0 : JobColumns.documentText(job.args()).length())
-                + (job.metadata() == null ? 0 : JobColumns.documentText(job.metadata()).length());
+        return documentLength(job.args()) + documentLength(job.metadata());
+    }
+
+    private static long documentLength(JsonNode document) {
+        if (document == null) {
+            return 0;
+        }
+        if (document.isObject() && document.isEmpty()) {
+            return 2; // "{}", as JobColumns.documentText writes it
+        }
+        CharacterCount count = new CharacterCount();
+        try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(count)) {
+            Json.MAPPER.writeTree(json, document);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return count.characters;
+    }
+
+    /** Counts what is written to it, keeps nothing. */
+    private static final class CharacterCount extends java.io.Writer {
+        long characters;
+
+        @Override
+        public void write(char[] buffer, int offset, int length) {
+            characters += length;
+        }
+
+        @Override
+        public void write(String text, int offset, int length) {
+            characters += length;
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     /**

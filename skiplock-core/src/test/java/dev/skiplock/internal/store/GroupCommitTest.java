@@ -299,6 +299,43 @@ class GroupCommitTest {
     }
 
     @Test
+    void aWriteWhoseSizeCannotBeMeasuredIsWrittenAloneOnItsCallersThreadAndTheOthersTogether() throws Exception {
+        List<String> measured = new CopyOnWriteArrayList<>();
+        GroupCommit<String, String> sized = new GroupCommit<>(this::alone, this::together,
+                failure -> failure instanceof IllegalArgumentException, item -> {
+                    measured.add(item);
+                    if (item.equals("unmeasurable")) {
+                        throw new IllegalStateException("test: cannot measure " + item);
+                    }
+                    return item.length();
+                }, 100);
+        assertThat(sized.write("lone")).isEqualTo("lone written");
+        assertThat(measured).as("a write alone is not measured").isEmpty();
+
+        Future<String> first = callers.submit(() -> sized.write("first"));
+        assertThat(firstEntered.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        List<String> items = List.of("unmeasurable", "b", "c");
+        Map<String, Future<String>> waiting = new ConcurrentHashMap<>();
+        Map<String, String> callerThreads = new ConcurrentHashMap<>();
+        for (int i = 0; i < items.size(); i++) {
+            String item = items.get(i);
+            waiting.put(item, callers.submit(() -> {
+                callerThreads.put(item, Thread.currentThread().getName());
+                return sized.write(item);
+            }));
+            awaitWaiting(sized, i + 1);
+        }
+        releaseFirst.countDown();
+
+        assertThat(first.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo("first written");
+        assertThat(waiting.get("unmeasurable").get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo("unmeasurable written");
+        assertThat(waiting.get("b").get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo("b written with 1 others");
+        assertThat(waiting.get("c").get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo("c written with 1 others");
+        assertThat(groups).containsExactly(List.of("b", "c"));
+        assertThat(aloneOnThread.get("unmeasurable")).isEqualTo(callerThreads.get("unmeasurable"));
+    }
+
+    @Test
     void aSizeBoundBelowOneIsRefused() {
         assertThatThrownBy(() -> new GroupCommit<String, String>(this::alone, this::together, failure -> false,
                 String::length, 0)).isInstanceOf(IllegalArgumentException.class)
