@@ -274,19 +274,10 @@ class GroupCommitTest {
     void aGroupLargerThanTheSizeBoundIsWrittenInStatementsWithinItAndALargerWriteAlone() throws Exception {
         GroupCommit<String, String> sized = new GroupCommit<>(this::alone, this::together,
                 failure -> failure instanceof IllegalArgumentException, String::length, 10);
-        Future<String> first = callers.submit(() -> sized.write("first"));
-        assertThat(firstEntered.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        Future<String> first = holdFirst(sized);
         List<String> items = List.of("aaaa", "bbbb", "cccccccccccc", "dd", "eeee", "ffff");
-        Map<String, Future<String>> waiting = new ConcurrentHashMap<>();
         Map<String, String> callerThreads = new ConcurrentHashMap<>();
-        for (int i = 0; i < items.size(); i++) {
-            String item = items.get(i);
-            waiting.put(item, callers.submit(() -> {
-                callerThreads.put(item, Thread.currentThread().getName());
-                return sized.write(item);
-            }));
-            awaitWaiting(sized, i + 1); // one after the other: a group keeps their order
-        }
+        Map<String, Future<String>> waiting = waitInOrder(sized, items, callerThreads);
         releaseFirst.countDown();
 
         assertThat(first.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo("first written");
@@ -312,19 +303,9 @@ class GroupCommitTest {
         assertThat(sized.write("lone")).isEqualTo("lone written");
         assertThat(measured).as("a write alone is not measured").isEmpty();
 
-        Future<String> first = callers.submit(() -> sized.write("first"));
-        assertThat(firstEntered.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
-        List<String> items = List.of("unmeasurable", "b", "c");
-        Map<String, Future<String>> waiting = new ConcurrentHashMap<>();
+        Future<String> first = holdFirst(sized);
         Map<String, String> callerThreads = new ConcurrentHashMap<>();
-        for (int i = 0; i < items.size(); i++) {
-            String item = items.get(i);
-            waiting.put(item, callers.submit(() -> {
-                callerThreads.put(item, Thread.currentThread().getName());
-                return sized.write(item);
-            }));
-            awaitWaiting(sized, i + 1);
-        }
+        Map<String, Future<String>> waiting = waitInOrder(sized, List.of("unmeasurable", "b", "c"), callerThreads);
         releaseFirst.countDown();
 
         assertThat(first.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isEqualTo("first written");
@@ -369,9 +350,31 @@ class GroupCommitTest {
 
     /** Starts the write "first" and returns once it is inside its statement, held there. */
     private Future<String> holdFirst() throws InterruptedException {
-        Future<String> first = callers.submit(() -> commit.write("first"));
+        return holdFirst(commit);
+    }
+
+    private Future<String> holdFirst(GroupCommit<String, String> through) throws InterruptedException {
+        Future<String> first = callers.submit(() -> through.write("first"));
         assertThat(firstEntered.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
         return first;
+    }
+
+    /**
+     * Writes {@code items}, each on a caller thread of its own (recorded in {@code callerThreads}),
+     * one after the other, each waiting before the next starts: a group keeps their order.
+     */
+    private Map<String, Future<String>> waitInOrder(GroupCommit<String, String> through, List<String> items,
+            Map<String, String> callerThreads) {
+        Map<String, Future<String>> waiting = new ConcurrentHashMap<>();
+        for (int i = 0; i < items.size(); i++) {
+            String item = items.get(i);
+            waiting.put(item, callers.submit(() -> {
+                callerThreads.put(item, Thread.currentThread().getName());
+                return through.write(item);
+            }));
+            awaitWaiting(through, i + 1);
+        }
+        return waiting;
     }
 
     private void awaitWaiting(int writes) {
