@@ -334,6 +334,11 @@ public final class Skiplock implements SkiplockClient {
         }
 
         @Override
+        public void queueReadyOnListenerThread(String queue) {
+            worker.queueNotified(queue);
+        }
+
+        @Override
         public void orphansReaped(String queue) {
             worker.orphansAvailable(queue);
         }

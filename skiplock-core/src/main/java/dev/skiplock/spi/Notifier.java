@@ -12,6 +12,17 @@ public interface Notifier extends AutoCloseable {
         /** Jobs were enqueued (committed) on {@code queue}. */
         void queueReady(String queue);
 
+        /**
+         * As {@link #queueReady}, called on a thread of the notifier's own that only delivers
+         * notifications (PostgreSQL's listener), never on a caller's: a worker that serves the
+         * queue and waits idle claims its jobs on this thread (one borrow of a connection idle in
+         * its pool, one round trip), a thread hand-off less before each job starts. Notifications
+         * read meanwhile wait for it.
+         */
+        default void queueReadyOnListenerThread(String queue) {
+            queueReady(queue);
+        }
+
         /** A reaper (on any node) cleared expired leases of running jobs of {@code queue}: adopt them. */
         void orphansReaped(String queue);
 

@@ -266,7 +266,7 @@ final class PostgresNotifier implements Notifier {
         }
         String value = payload.substring(2);
         switch (payload.charAt(0)) {
-            case 'q' -> listener.queueReady(value);
+            case 'q' -> listener.queueReadyOnListenerThread(value); // dispatched on the listener's thread
             case 'o' -> listener.orphansReaped(value);
             case 'c' -> jobId(payload, value, listener::cancelRequested);
             case 'e' -> {

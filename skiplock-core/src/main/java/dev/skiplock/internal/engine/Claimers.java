@@ -16,7 +16,6 @@ final class Claimers implements Waker {
         claimers.forEach(claimer -> claimer.start(lookBehinds));
     }
 
-    /** Stops claiming; returns when every claimer's thread has ended. */
     /**
      * Stops every queue's claimer, waiting for them at most {@code limit} in all; true if the caller
      * was interrupted meanwhile (each is stopped all the same).
@@ -36,6 +35,15 @@ final class Claimers implements Waker {
         for (QueueClaimer claimer : claimers) {
             if (claimer.queue().equals(queue)) {
                 claimer.wake();
+            }
+        }
+    }
+
+    /** Another process enqueued on {@code queue}: its claimer claims on the caller's thread if it sleeps ({@link QueueClaimer#claimNotified}). */
+    void claimNotified(String queue) {
+        for (QueueClaimer claimer : claimers) {
+            if (claimer.queue().equals(queue)) {
+                claimer.claimNotified();
             }
         }
     }

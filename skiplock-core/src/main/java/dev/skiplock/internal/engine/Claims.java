@@ -61,6 +61,11 @@ final class Claims {
         return store.claimsFromFloor();
     }
 
+    /** Whether a claim would find a connection idle in the pool now ({@link JobStore#hasIdleConnection}). */
+    boolean hasIdleConnection() {
+        return store.hasIdleConnection();
+    }
+
     /** The first claimable job of {@code priority} in {@code queue}, in claim order (a claimer's look-behind). */
     Optional<ClaimFloor> firstClaimable(String queue, int priority) {
         return store.firstClaimable(queue, priority);

@@ -110,6 +110,11 @@ public final class Engine implements Worker {
     }
 
     @Override
+    public void queueNotified(String queue) {
+        claimers.claimNotified(queue);
+    }
+
+    @Override
     public void orphansAvailable(String queue) {
         claimers.orphansAvailable(queue);
     }

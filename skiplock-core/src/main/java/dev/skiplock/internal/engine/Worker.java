@@ -19,6 +19,10 @@ public interface Worker {
         }
 
         @Override
+        public void queueNotified(String queue) {
+        }
+
+        @Override
         public void orphansAvailable(String queue) {
         }
 
@@ -39,6 +43,12 @@ public interface Worker {
 
     /** New jobs may be claimable in {@code queue}. */
     void wake(String queue);
+
+    /**
+     * Jobs were enqueued on {@code queue} (a notification, on the notifier's own thread): as
+     * {@link #wake}, but the claim may run on the caller's thread, for about one round trip.
+     */
+    void queueNotified(String queue);
 
     /** Orphans wait in {@code queue} (this node's reaper, or another node's by notification). */
     void orphansAvailable(String queue);

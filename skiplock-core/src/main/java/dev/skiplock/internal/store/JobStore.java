@@ -344,6 +344,14 @@ public final class JobStore {
     }
 
     /**
+     * Whether a claim could borrow its connection now without waiting ({@link SqlRunner#hasIdleConnection}):
+     * a claim made on a thread that must not wait for one (the notifier's) asks first.
+     */
+    public boolean hasIdleConnection() {
+        return sql.hasIdleConnection();
+    }
+
+    /**
      * The first claimable job of {@code priority} in {@code queue}, in claim order, if there is one:
      * the claimer's look-behind (see {@link ClaimFloor}).
      */

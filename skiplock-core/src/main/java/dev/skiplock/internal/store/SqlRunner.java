@@ -31,23 +31,36 @@ final class SqlRunner {
     private final SqlFile file;
     private final Dialect dialect;
     private final String driverName;
-    /** A HikariCP pool: a connection it lent can be evicted from it (see {@link #inClaimTransaction}). */
-    private final boolean inHikariPool;
+    /**
+     * The HikariCP pool {@code dataSource} is or wraps, else null: a connection it lent can be
+     * evicted from it (see {@link #inClaimTransaction}), and its idle connections counted.
+     */
+    private final HikariDataSource hikariPool;
 
     SqlRunner(DataSource dataSource, SqlFile file, Dialect dialect, String driverName) {
         this.dataSource = dataSource;
         this.file = file;
         this.dialect = dialect;
         this.driverName = driverName;
-        this.inHikariPool = isHikariPool(dataSource);
+        this.hikariPool = hikariPool(dataSource);
     }
 
-    private static boolean isHikariPool(DataSource dataSource) {
+    private static HikariDataSource hikariPool(DataSource dataSource) {
         try {
-            return dataSource.isWrapperFor(HikariDataSource.class);
+            return dataSource.isWrapperFor(HikariDataSource.class) ? dataSource.unwrap(HikariDataSource.class) : null;
         } catch (SQLException e) {
-            return false;
+            return null;
         }
+    }
+
+    /**
+     * Whether the pool holds a connection idle now, so that a borrow need not wait for one: a
+     * HikariCP pool's count (another thread may still take it first); false for another data source,
+     * whose connections cannot be counted.
+     */
+    boolean hasIdleConnection() {
+        com.zaxxer.hikari.HikariPoolMXBean state = hikariPool == null ? null : hikariPool.getHikariPoolMXBean();
+        return state != null && state.getIdleConnections() > 0;
     }
 
     /** Loads {@code sql/<table>.sql} of the driver. */
@@ -163,7 +176,7 @@ final class SqlRunner {
     }
 
     private <T> T inClaimTransactionOn(Connection connection, java.util.function.Function<Connection, T> work) {
-        if (!(inHikariPool && connection instanceof ProxyConnection)) {
+        if (!(hikariPool != null && connection instanceof ProxyConnection)) {
             return inTransactionOn(connection, work);
         }
         Dialect.CommitSync sync;
@@ -214,8 +227,8 @@ final class SqlRunner {
     /** Has the pool close {@code connection} once it is given back; a failure to is added to {@code cause}, if any. */
     private void evict(Connection connection, Throwable cause) {
         try {
-            dataSource.unwrap(HikariDataSource.class).evictConnection(connection);
-        } catch (SQLException | RuntimeException evictFailed) {
+            hikariPool.evictConnection(connection);
+        } catch (RuntimeException evictFailed) {
             if (cause != null) {
                 cause.addSuppressed(evictFailed);
             }

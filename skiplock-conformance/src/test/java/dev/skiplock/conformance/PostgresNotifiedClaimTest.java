@@ -1,0 +1,156 @@
+package dev.skiplock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.skiplock.Job;
+import dev.skiplock.JobOutcome;
+import dev.skiplock.JobRequest;
+import dev.skiplock.JobStatus;
+import dev.skiplock.Skiplock;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An enqueue another process notifies while the worker's claimer sleeps is claimed on the
+ * listener's thread, which read the notification (issue #12: waking the claimer put a thread
+ * hand-off before each job's claim), unless a claim there would wait for a connection; and a
+ * close waits for such a claim as it waits for the claimer's own. PostgreSQL only: SQLite has no
+ * listener thread (its notifier wakes the claimer from the enqueuing caller's thread).
+ */
+class PostgresNotifiedClaimTest extends ContractBase {
+    private static final String LISTENER = "skiplock-listen";
+    private static final String CLAIMER = "skiplock-claim-default";
+
+    record Work(String label) {
+    }
+
+    @Override
+    protected TestDatabase newDatabase() {
+        return new PostgresTestDatabase();
+    }
+
+    @Test
+    void anEnqueueNotifiedWhileTheClaimerSleepsIsClaimedOnTheListenersThread() {
+        Skiplock producer = client();
+        List<String> claimedOn = new CopyOnWriteArrayList<>();
+        Skiplock worker = idleWorker(BeforeStatement.eachTime(producer.dataSource(), claimSql(producer),
+                () -> claimedOn.add(Thread.currentThread().getName())));
+        warmUp(producer);
+        claimedOn.clear();
+
+        Job job = producer.enqueue(JobRequest.of("work", new Work("x")));
+
+        awaitStatus(producer, job.id(), JobStatus.SUCCEEDED);
+        assertThat(claimedOn).containsExactly(LISTENER);
+        awaitCount(() -> worker.metrics().succeeded(), 2);
+    }
+
+    /**
+     * Forced: every connection of the worker's pool is lent when the notification comes. The
+     * listener wakes the claimer, whose claim waits in the pool, rather than wait there itself
+     * (the next notifications, a cancel say, would wait behind it).
+     */
+    @Test
+    void aNotifiedEnqueueIsLeftToTheClaimerWhenNoConnectionIsIdle() throws Exception {
+        Skiplock producer = client();
+        HikariDataSource pool = (HikariDataSource) producer.dataSource();
+        List<String> claimedOn = new CopyOnWriteArrayList<>();
+        idleWorker(BeforeStatement.eachTime(pool, claimSql(producer), () -> claimedOn.add(Thread.currentThread().getName())));
+        warmUp(producer);
+        claimedOn.clear();
+        Job job;
+        List<Connection> lent = new ArrayList<>();
+        try {
+            while (pool.getHikariPoolMXBean().getActiveConnections() < pool.getMaximumPoolSize()) {
+                lent.add(pool.getConnection());
+            }
+            job = client().enqueue(JobRequest.of("work", new Work("x"))); // another pool: the worker's has none to spare
+            await().atMost(WAIT).until(() -> inFrame(CLAIMER, "com.zaxxer.hikari.pool.HikariPool", "getConnection"));
+        } finally {
+            for (Connection connection : lent) {
+                connection.close();
+            }
+        }
+
+        awaitStatus(producer, job.id(), JobStatus.SUCCEEDED);
+        assertThat(claimedOn).containsExactly(CLAIMER);
+    }
+
+    /**
+     * Forced: a claim on the listener's thread waits before its statement while the worker closes.
+     * The close waits for it, as for a round of the claimer's own, so the job it claims runs and
+     * ends before the close returns; before, the close went on and the job was left running under a
+     * lease of a closed worker.
+     */
+    @Test
+    void aCloseWaitsForAClaimUnderWayOnTheListenersThread() throws Exception {
+        Skiplock producer = client();
+        AtomicBoolean armed = new AtomicBoolean();
+        CountDownLatch paused = new CountDownLatch(1);
+        CountDownLatch mayGoOn = new CountDownLatch(1);
+        Skiplock worker = idleWorker(BeforeStatement.eachTime(producer.dataSource(), claimSql(producer), () -> {
+            if (Thread.currentThread().getName().equals(LISTENER) && armed.compareAndSet(true, false)) {
+                paused.countDown();
+                awaitIgnoringInterrupts(mayGoOn);
+            }
+        }));
+        warmUp(producer);
+        armed.set(true);
+        Job job = producer.enqueue(JobRequest.of("work", new Work("x")));
+        assertThat(paused.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the listener's claim paused").isTrue();
+
+        Thread closer = Thread.ofPlatform().name("closer").start(worker::close);
+        try {
+            // until the close waits for that claim, or returned without it
+            await().atMost(WAIT).until(() -> !closer.isAlive()
+                    || inFrame("closer", "dev.skiplock.internal.engine.QueueClaimer", "awaitStopped")
+                    && inFrame("closer", "java.util.concurrent.locks.ReentrantLock", "tryLock"));
+        } finally {
+            mayGoOn.countDown();
+        }
+        closer.join(WAIT.toMillis());
+
+        assertThat(closer.isAlive()).as("the close returned").isFalse();
+        assertThat(producer.get(job.id()).orElseThrow().status()).isEqualTo(JobStatus.SUCCEEDED);
+    }
+
+    private static String claimSql(Skiplock instance) {
+        return BeforeStatement.sql(instance, "jobs", "claim_jobs");
+    }
+
+    /**
+     * A worker of queue default on {@code pool} that polls every ten minutes: only a notification
+     * wakes it in time. Two slots: a claim that takes one job leaves one, so the slot its job gives
+     * back does not wake the claimer once more.
+     */
+    private Skiplock idleWorker(DataSource pool) {
+        return started(Skiplock.builder().dataSource(pool)
+                .config(fastConfig().queue("default", 2).pollInterval(Duration.ofMinutes(10)).build())
+                .handler("work", Work.class, context -> JobOutcome.complete()));
+    }
+
+    /** A first job through the worker, then until its claimer sleeps at its doorbell. */
+    private static void warmUp(Skiplock producer) {
+        awaitStatus(producer, producer.enqueue(JobRequest.of("work", new Work("warm-up"))).id(), JobStatus.SUCCEEDED);
+        await().atMost(WAIT).until(() -> inFrame(CLAIMER, "dev.skiplock.internal.engine.Doorbell", "await"));
+    }
+
+    /** Whether the thread named {@code thread} is inside {@code method} of {@code className} now. */
+    private static boolean inFrame(String thread, String className, String method) {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(entry -> entry.getKey().getName().equals(thread))
+                .anyMatch(entry -> Arrays.stream(entry.getValue())
+                        .anyMatch(frame -> frame.getClassName().equals(className) && frame.getMethodName().equals(method)));
+    }
+}
