@@ -66,14 +66,24 @@ class PostgresNotifiedClaimTest extends ContractBase {
         Skiplock producer = client();
         HikariDataSource pool = (HikariDataSource) producer.dataSource();
         List<String> claimedOn = new CopyOnWriteArrayList<>();
-        idleWorker(BeforeStatement.eachTime(pool, claimSql(producer), () -> claimedOn.add(Thread.currentThread().getName())));
+        // no heartbeat or reaper while the test holds the pool's connections
+        idleWorker(BeforeStatement.eachTime(pool, claimSql(producer), () -> claimedOn.add(Thread.currentThread().getName())),
+                config -> config.leaseTtl(Duration.ofMinutes(10)).heartbeatInterval(Duration.ofMinutes(5))
+                        .reaperInterval(Duration.ofMinutes(5)));
         warmUp(producer);
         claimedOn.clear();
         Job job;
         List<Connection> lent = new ArrayList<>();
         try {
-            while (pool.getHikariPoolMXBean().getActiveConnections() < pool.getMaximumPoolSize()) {
-                lent.add(pool.getConnection());
+            // every connection, also one the worker's own work (its completer, its look-behind) held
+            // a moment ago: until none comes within a short wait
+            com.zaxxer.hikari.pool.HikariPool lender = (com.zaxxer.hikari.pool.HikariPool) pool.getHikariPoolMXBean();
+            try {
+                while (true) {
+                    lent.add(lender.getConnection(200));
+                }
+            } catch (java.sql.SQLTransientConnectionException allLent) {
+                assertThat(lender.getIdleConnections()).isZero();
             }
             job = client().enqueue(JobRequest.of("work", new Work("x"))); // another pool: the worker's has none to spare
             await().atMost(WAIT).until(() -> inFrame(CLAIMER, "com.zaxxer.hikari.pool.HikariPool", "getConnection"));
@@ -125,6 +135,46 @@ class PostgresNotifiedClaimTest extends ContractBase {
         assertThat(producer.get(job.id()).orElseThrow().status()).isEqualTo(JobStatus.SUCCEEDED);
     }
 
+    /**
+     * Forced: the listener's claim of queue default waits before its statement until another
+     * queue's enqueue has committed, so that enqueue's notification is read as soon as that claim
+     * ends, sooner than the claim took. The listener wakes that queue's claimer rather than claim
+     * again: it claims at most about half of its time, so notifications that come faster than it
+     * claims do not wait in line for a claim each (before, it claimed for each).
+     */
+    @Test
+    void aNotificationReadSoonerAfterTheListenersClaimThanItTookWakesTheClaimer() throws Exception {
+        Skiplock producer = client();
+        AtomicBoolean armed = new AtomicBoolean();
+        CountDownLatch paused = new CountDownLatch(1);
+        CountDownLatch mayGoOn = new CountDownLatch(1);
+        List<String> claimedOn = new CopyOnWriteArrayList<>();
+        Skiplock worker = idleWorker(BeforeStatement.eachTime(producer.dataSource(), claimSql(producer), () -> {
+            claimedOn.add(Thread.currentThread().getName());
+            if (Thread.currentThread().getName().equals(LISTENER) && armed.compareAndSet(true, false)) {
+                paused.countDown();
+                awaitIgnoringInterrupts(mayGoOn);
+            }
+        }), config -> config.queue("other", 2));
+        warmUp(producer);
+        await().atMost(WAIT).until(() -> inFrame("skiplock-claim-other", "dev.skiplock.internal.engine.Doorbell", "await"));
+        claimedOn.clear();
+        armed.set(true);
+        Job first = producer.enqueue(JobRequest.of("work", new Work("first")));
+        assertThat(paused.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the listener's claim paused").isTrue();
+        Job other;
+        try {
+            other = producer.enqueue(JobRequest.of("work", new Work("other")).withQueue("other"));
+        } finally {
+            mayGoOn.countDown();
+        }
+
+        awaitStatus(producer, first.id(), JobStatus.SUCCEEDED);
+        awaitStatus(producer, other.id(), JobStatus.SUCCEEDED);
+        assertThat(claimedOn).containsExactly(LISTENER, "skiplock-claim-other");
+        awaitCount(() -> worker.metrics().succeeded(), 3);
+    }
+
     private static String claimSql(Skiplock instance) {
         return BeforeStatement.sql(instance, "jobs", "claim_jobs");
     }
@@ -135,8 +185,13 @@ class PostgresNotifiedClaimTest extends ContractBase {
      * back does not wake the claimer once more.
      */
     private Skiplock idleWorker(DataSource pool) {
-        return started(Skiplock.builder().dataSource(pool)
-                .config(fastConfig().queue("default", 2).pollInterval(Duration.ofMinutes(10)).build())
+        return idleWorker(pool, config -> { });
+    }
+
+    private Skiplock idleWorker(DataSource pool, java.util.function.Consumer<dev.skiplock.SkiplockConfig.Builder> tweak) {
+        dev.skiplock.SkiplockConfig.Builder config = fastConfig().queue("default", 2).pollInterval(Duration.ofMinutes(10));
+        tweak.accept(config);
+        return started(Skiplock.builder().dataSource(pool).config(config.build())
                 .handler("work", Work.class, context -> JobOutcome.complete()));
     }
 

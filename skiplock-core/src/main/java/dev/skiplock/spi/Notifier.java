@@ -15,9 +15,10 @@ public interface Notifier extends AutoCloseable {
         /**
          * As {@link #queueReady}, called on a thread of the notifier's own that only delivers
          * notifications (PostgreSQL's listener), never on a caller's: a worker that serves the
-         * queue and waits idle claims its jobs on this thread (one borrow of a connection idle in
-         * its pool, one round trip), a thread hand-off less before each job starts. Notifications
-         * read meanwhile wait for it.
+         * queue and waits idle claims its jobs on this thread (a claim: one borrow of a connection
+         * idle in its pool, one round trip), a thread hand-off less before each job starts.
+         * Notifications read meanwhile wait for it; the worker claims here at most about half of
+         * this thread's time, and wakes its claimer for the rest.
          */
         default void queueReadyOnListenerThread(String queue) {
             queueReady(queue);

@@ -38,6 +38,8 @@ final class QueueClaimer {
     private final ReentrantLock rounds = new ReentrantLock();
     /** The claimer's thread waits for a wake-up: no round of its own is under way or about to start. */
     private volatile boolean sleeping;
+    /** When the last round, on either thread, ended (System.nanoTime): the poll interval counts from it. */
+    private volatile long lastRoundEnded = System.nanoTime();
     private volatile boolean running = true;
     private volatile boolean adoptionDue = true;
     /** Where the next claim starts (issue #12, held snapshots); lowered by the look-behind. */
@@ -122,23 +124,28 @@ final class QueueClaimer {
 
     /**
      * Jobs were enqueued on this queue (a notification, on the notifier's own thread): while the
-     * claimer's thread sleeps and a connection waits idle in the pool, the round runs
-     * here and now, else the claimer is woken. Issue #12: waking the sleeping claimer put a thread
-     * hand-off, about 0.2 ms at the harness's 50 jobs a second, before each job's claim. A round
-     * that may have left jobs, or fails, wakes the claimer, whose loop goes on (and backs off); the
-     * notifier's next notification (another queue's, a cancel) waits for this round, about one
-     * round trip.
+     * claimer's thread sleeps, no look for orphans is due and a connection waits idle in the pool,
+     * the round runs here and now, a claim alone (one borrow); else the claimer is woken. Issue #12:
+     * waking the sleeping claimer put a thread hand-off, about 0.2 ms at the harness's 50 jobs a
+     * second, before each job's claim. A round that may have left jobs, or fails, wakes the claimer,
+     * whose loop goes on (and backs off). Returns whether the round ran here. The idle count is a
+     * moment's: a connection another thread takes first leaves this one waiting in the pool as the
+     * claimer's thread would have (the pool's connection timeout at most), and the notifications
+     * behind it wait too; a claim that then fails gives its jobs back ({@link Claims#claim}) here.
      */
-    void claimNotified() {
+    boolean claimNotified() {
         if (!sleeping || !claims.hasIdleConnection() || !rounds.tryLock()) {
             wake();
-            return;
+            return false;
+        }
+        // stopped (the claimer's thread sees it), the claimer's own round next, or a look due (a
+        // second statement: the claimer's thread makes it)
+        if (!running || !sleeping || adoptionDue || lookDue()) {
+            rounds.unlock();
+            wake();
+            return false;
         }
         try {
-            if (!running || !sleeping) {
-                wake(); // stopped (the claimer's thread sees it), or the claimer's own round is next
-                return;
-            }
             counters.wokeUp(queue, true);
             if (claimOnce()) {
                 wake();
@@ -149,8 +156,15 @@ final class QueueClaimer {
                     Timers.reason(e));
             wake();
         } finally {
+            lastRoundEnded = System.nanoTime();
             rounds.unlock();
         }
+        return true;
+    }
+
+    /** Whether the look for orphans once per poll interval is due; under {@link #rounds}. */
+    private boolean lookDue() {
+        return clock.millis() - lastAdoptionMillis >= pollInterval.toMillis();
     }
 
     /** Orphans may exist (a reaper cleared leases): look for them on the next round. */
@@ -166,8 +180,12 @@ final class QueueClaimer {
                 boolean mayHaveMore;
                 rounds.lock();
                 try {
+                    if (!running) {
+                        break; // stopped while a round on the notifier's thread held the lock
+                    }
                     mayHaveMore = claimOnce();
                 } finally {
+                    lastRoundEnded = System.nanoTime();
                     rounds.unlock();
                 }
                 backoffMillis = 100;
@@ -211,7 +229,7 @@ final class QueueClaimer {
             // put 1 ms before every fiftieth job's start); a claim that left no slot makes it a told
             // look, the first thing of the next round.
             boolean told = adoptionDue;
-            boolean lookDue = !told && clock.millis() - lastAdoptionMillis >= pollInterval.toMillis();
+            boolean lookDue = !told && lookDue();
             if (told) {
                 adopt(round);
             }
@@ -340,15 +358,24 @@ final class QueueClaimer {
     }
 
     /**
-     * Sleeps until woken or {@code millis} pass; a poll interval that passed unwoken makes adoption
-     * due. True if it was woken.
+     * Sleeps until woken or {@code millis} pass since the last round; a poll interval that passed
+     * unwoken, with no round on the notifier's thread either, makes adoption due. True if it was
+     * woken. (Counted from the rounds the notifier's thread ran meanwhile, else a claimer whose
+     * queue's jobs that thread claimed timed out once each interval, and looked for orphans before
+     * it claimed.)
      */
     private boolean awaitWakeUp(long millis) throws InterruptedException {
         sleeping = true;
         try {
-            if (running && !doorbell.await(millis)) {
-                adoptionDue = true;
-                return false;
+            long pollNanos = TimeUnit.MILLISECONDS.toNanos(millis);
+            for (long end = lastRoundEnded + pollNanos; running; end = lastRoundEnded + pollNanos) {
+                if (end - System.nanoTime() <= 0) {
+                    adoptionDue = true;
+                    return false;
+                }
+                if (doorbell.await(millisUntil(end))) {
+                    return true;
+                }
             }
             return true;
         } finally {

@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * other priorities from their start, so a floor that followed every job of a mixed queue would
  * walk its busiest priority); a claim that took none of it moves the floor to its last job of the
  * highest priority it took. Lowered by the look-behind when a claimable job lies behind it. Claims
- * run on the claimer's thread, the look-behind on its own.
+ * run on the claimer's thread or, one round at a time with it, on the notifier's; the look-behind
+ * on its own.
  */
 final class QueueFloor {
     private final AtomicReference<ClaimFloor> floor = new AtomicReference<>();
