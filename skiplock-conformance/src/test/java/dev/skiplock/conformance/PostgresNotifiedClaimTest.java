@@ -106,19 +106,12 @@ class PostgresNotifiedClaimTest extends ContractBase {
     @Test
     void aCloseWaitsForAClaimUnderWayOnTheListenersThread() throws Exception {
         Skiplock producer = client();
-        AtomicBoolean armed = new AtomicBoolean();
-        CountDownLatch paused = new CountDownLatch(1);
-        CountDownLatch mayGoOn = new CountDownLatch(1);
-        Skiplock worker = idleWorker(BeforeStatement.eachTime(producer.dataSource(), claimSql(producer), () -> {
-            if (Thread.currentThread().getName().equals(LISTENER) && armed.compareAndSet(true, false)) {
-                paused.countDown();
-                awaitIgnoringInterrupts(mayGoOn);
-            }
-        }));
+        ListenerPause pause = new ListenerPause();
+        Skiplock worker = idleWorker(pause.around(producer));
         warmUp(producer);
-        armed.set(true);
+        pause.armed.set(true);
         Job job = producer.enqueue(JobRequest.of("work", new Work("x")));
-        assertThat(paused.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the listener's claim paused").isTrue();
+        pause.awaitPaused();
 
         Thread closer = Thread.ofPlatform().name("closer").start(worker::close);
         try {
@@ -127,7 +120,7 @@ class PostgresNotifiedClaimTest extends ContractBase {
                     || inFrame("closer", "dev.skiplock.internal.engine.QueueClaimer", "awaitStopped")
                     && inFrame("closer", "java.util.concurrent.locks.ReentrantLock", "tryLock"));
         } finally {
-            mayGoOn.countDown();
+            pause.mayGoOn.countDown();
         }
         closer.join(WAIT.toMillis());
 
@@ -145,34 +138,51 @@ class PostgresNotifiedClaimTest extends ContractBase {
     @Test
     void aNotificationReadSoonerAfterTheListenersClaimThanItTookWakesTheClaimer() throws Exception {
         Skiplock producer = client();
-        AtomicBoolean armed = new AtomicBoolean();
-        CountDownLatch paused = new CountDownLatch(1);
-        CountDownLatch mayGoOn = new CountDownLatch(1);
-        List<String> claimedOn = new CopyOnWriteArrayList<>();
-        Skiplock worker = idleWorker(BeforeStatement.eachTime(producer.dataSource(), claimSql(producer), () -> {
-            claimedOn.add(Thread.currentThread().getName());
-            if (Thread.currentThread().getName().equals(LISTENER) && armed.compareAndSet(true, false)) {
-                paused.countDown();
-                awaitIgnoringInterrupts(mayGoOn);
-            }
-        }), config -> config.queue("other", 2));
+        ListenerPause pause = new ListenerPause();
+        Skiplock worker = idleWorker(pause.around(producer), config -> config.queue("other", 2));
         warmUp(producer);
         await().atMost(WAIT).until(() -> inFrame("skiplock-claim-other", "dev.skiplock.internal.engine.Doorbell", "await"));
-        claimedOn.clear();
-        armed.set(true);
+        pause.claimedOn.clear();
+        pause.armed.set(true);
         Job first = producer.enqueue(JobRequest.of("work", new Work("first")));
-        assertThat(paused.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the listener's claim paused").isTrue();
+        pause.awaitPaused();
         Job other;
         try {
             other = producer.enqueue(JobRequest.of("work", new Work("other")).withQueue("other"));
         } finally {
-            mayGoOn.countDown();
+            pause.mayGoOn.countDown();
         }
 
         awaitStatus(producer, first.id(), JobStatus.SUCCEEDED);
         awaitStatus(producer, other.id(), JobStatus.SUCCEEDED);
-        assertThat(claimedOn).containsExactly(LISTENER, "skiplock-claim-other");
+        assertThat(pause.claimedOn).containsExactly(LISTENER, "skiplock-claim-other");
         awaitCount(() -> worker.metrics().succeeded(), 3);
+    }
+
+    /**
+     * Records the thread of each claim of a worker built on {@link #around}; once {@link #armed},
+     * holds the listener's next claim before its statement until {@link #mayGoOn}.
+     */
+    private static final class ListenerPause {
+        final AtomicBoolean armed = new AtomicBoolean();
+        final CountDownLatch paused = new CountDownLatch(1);
+        final CountDownLatch mayGoOn = new CountDownLatch(1);
+        final List<String> claimedOn = new CopyOnWriteArrayList<>();
+
+        /** The pool of {@code producer}, whose claims pass by this pause. */
+        DataSource around(Skiplock producer) {
+            return BeforeStatement.eachTime(producer.dataSource(), claimSql(producer), () -> {
+                claimedOn.add(Thread.currentThread().getName());
+                if (Thread.currentThread().getName().equals(LISTENER) && armed.compareAndSet(true, false)) {
+                    paused.countDown();
+                    awaitIgnoringInterrupts(mayGoOn);
+                }
+            });
+        }
+
+        void awaitPaused() throws InterruptedException {
+            assertThat(paused.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the listener's claim paused").isTrue();
+        }
     }
 
     private static String claimSql(Skiplock instance) {
