@@ -2,7 +2,6 @@ package dev.skiplock.internal.engine;
 
 import dev.skiplock.internal.store.ClaimFloor;
 import dev.skiplock.internal.store.Claimed;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,7 +27,6 @@ final class QueueClaimer {
     /** The most jobs one statement claims ({@code SkiplockConfig.claimBatchSize}). */
     private final int claimBatchSize;
     private final Duration pollInterval;
-    private final Clock clock;
     private final Claims claims;
     private final Counters counters;
     private final Doorbell doorbell = new Doorbell();
@@ -46,23 +44,25 @@ final class QueueClaimer {
     private final QueueFloor floor = new QueueFloor();
     /** Finds jobs left behind the floor (a job whose enqueue committed long after it began); null where claims ignore the floor. */
     private final LookBehind lookBehind;
-    private long lastAdoptionMillis;
+    /**
+     * When orphans were last looked for (System.nanoTime: the look once per poll interval is a
+     * backstop in real time, as the poll itself is, whatever clock the worker was given).
+     */
+    private long lastAdoptionNanos = System.nanoTime();
     /** How a claimed job and an adopted orphan start (made once: nothing is made between taking a slot and its start). */
     private final BiConsumer<Claimed, Slots> starting;
     private final BiConsumer<Claimed, Slots> adopting;
 
-    QueueClaimer(String queue, int concurrency, int claimBatchSize, Duration pollInterval, Clock clock, Claims claims,
+    QueueClaimer(String queue, int concurrency, int claimBatchSize, Duration pollInterval, Claims claims,
             JobRunner runner, Counters counters) {
         this.queue = queue;
         this.counters = counters;
         this.claimBatchSize = claimBatchSize;
         this.slots = new Slots(concurrency, claimBatchSize, doorbell);
         this.pollInterval = pollInterval;
-        this.clock = clock;
         this.claims = claims;
         this.starting = runner::start;
         this.adopting = runner::adopt;
-        this.lastAdoptionMillis = clock.millis();
         this.thread = Thread.ofPlatform().name("skiplock-claim-" + queue).daemon().unstarted(this::loop);
         this.lookBehind = claims.fromFloor() ? new LookBehind(queue, pollInterval, floor,
                 priority -> claims.firstClaimable(queue, priority), this::wake) : null;
@@ -147,8 +147,8 @@ final class QueueClaimer {
         }
         try {
             counters.wokeUp(queue, true);
-            if (claimOnce()) {
-                wake();
+            if (claimOnce(true) || adoptionDue) {
+                wake(); // more may wait, or a reaper asked for a look meanwhile: the claimer's round
             }
         } catch (RuntimeException | Error e) {
             // debug only: the claimer's round, woken now, meets a failure that lasts and warns of it
@@ -164,7 +164,7 @@ final class QueueClaimer {
 
     /** Whether the look for orphans once per poll interval is due; under {@link #rounds}. */
     private boolean lookDue() {
-        return clock.millis() - lastAdoptionMillis >= pollInterval.toMillis();
+        return System.nanoTime() - lastAdoptionNanos >= pollInterval.toNanos();
     }
 
     /** Orphans may exist (a reaper cleared leases): look for them on the next round. */
@@ -183,7 +183,7 @@ final class QueueClaimer {
                     if (!running) {
                         break; // stopped while a round on the notifier's thread held the lock
                     }
-                    mayHaveMore = claimOnce();
+                    mayHaveMore = claimOnce(false);
                 } finally {
                     lastRoundEnded = System.nanoTime();
                     rounds.unlock();
@@ -210,8 +210,12 @@ final class QueueClaimer {
         }
     }
 
-    /** One round; true if it used every slot it took, so more jobs are probably waiting. */
-    private boolean claimOnce() {
+    /**
+     * One round; true if it used every slot it took, so more jobs are probably waiting.
+     * {@code claimOnly}: no look for orphans, however due (a round on the notifier's thread: one
+     * statement; the claimer's own round makes the look).
+     */
+    private boolean claimOnce(boolean claimOnly) {
         Round round = new Round(slots.take(claimBatchSize));
         if (round.taken == 0) {
             return false;
@@ -228,8 +232,8 @@ final class QueueClaimer {
             // whose enqueue woke the claimer does not wait for it (issue #12: at 50 jobs a second it
             // put 1 ms before every fiftieth job's start); a claim that left no slot makes it a told
             // look, the first thing of the next round.
-            boolean told = adoptionDue;
-            boolean lookDue = !told && lookDue();
+            boolean told = !claimOnly && adoptionDue;
+            boolean lookDue = !claimOnly && !told && lookDue();
             if (told) {
                 adopt(round);
             }
@@ -303,7 +307,7 @@ final class QueueClaimer {
             adoptionDue = true;
             throw e;
         }
-        lastAdoptionMillis = clock.millis();
+        lastAdoptionNanos = System.nanoTime();
         if (orphans.size() == free) {
             adoptionDue = true; // every free slot took an orphan: more may wait
         }
