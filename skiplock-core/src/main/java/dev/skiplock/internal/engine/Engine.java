@@ -84,7 +84,7 @@ public final class Engine implements Worker {
         this.claims = new Claims(config, stores.jobs(), counters, lostClaims, handlers.resumableKindsJson());
         List<QueueClaimer> perQueue = new ArrayList<>();
         config.queues().forEach((queue, concurrency) -> perQueue.add(
-                new QueueClaimer(queue, concurrency, config.claimBatchSize(), config.pollInterval(), claims,
+                new QueueClaimer(queue, concurrency, config.claimBatchSize(), config.pollInterval(), clock, claims,
                         runner, counters)));
         this.claimers = new Claimers(perQueue);
         this.leaseKeeper = new LeaseKeeper(config, stores.jobs(), stores.workers(),

@@ -2,6 +2,7 @@ package dev.skiplock.internal.engine;
 
 import dev.skiplock.internal.store.ClaimFloor;
 import dev.skiplock.internal.store.Claimed;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,6 +28,7 @@ final class QueueClaimer {
     /** The most jobs one statement claims ({@code SkiplockConfig.claimBatchSize}). */
     private final int claimBatchSize;
     private final Duration pollInterval;
+    private final Clock clock;
     private final Claims claims;
     private final Counters counters;
     private final Doorbell doorbell = new Doorbell();
@@ -44,22 +46,20 @@ final class QueueClaimer {
     private final QueueFloor floor = new QueueFloor();
     /** Finds jobs left behind the floor (a job whose enqueue committed long after it began); null where claims ignore the floor. */
     private final LookBehind lookBehind;
-    /**
-     * When orphans were last looked for (System.nanoTime: the look once per poll interval is a
-     * backstop in real time, as the poll itself is, whatever clock the worker was given).
-     */
-    private long lastAdoptionNanos = System.nanoTime();
+    private long lastAdoptionMillis;
     /** How a claimed job and an adopted orphan start (made once: nothing is made between taking a slot and its start). */
     private final BiConsumer<Claimed, Slots> starting;
     private final BiConsumer<Claimed, Slots> adopting;
 
-    QueueClaimer(String queue, int concurrency, int claimBatchSize, Duration pollInterval, Claims claims,
+    QueueClaimer(String queue, int concurrency, int claimBatchSize, Duration pollInterval, Clock clock, Claims claims,
             JobRunner runner, Counters counters) {
         this.queue = queue;
         this.counters = counters;
         this.claimBatchSize = claimBatchSize;
         this.slots = new Slots(concurrency, claimBatchSize, doorbell);
         this.pollInterval = pollInterval;
+        this.clock = clock;
+        this.lastAdoptionMillis = clock.millis();
         this.claims = claims;
         this.starting = runner::start;
         this.adopting = runner::adopt;
@@ -164,7 +164,7 @@ final class QueueClaimer {
 
     /** Whether the look for orphans once per poll interval is due; under {@link #rounds}. */
     private boolean lookDue() {
-        return System.nanoTime() - lastAdoptionNanos >= pollInterval.toNanos();
+        return clock.millis() - lastAdoptionMillis >= pollInterval.toMillis();
     }
 
     /** Orphans may exist (a reaper cleared leases): look for them on the next round. */
@@ -307,7 +307,7 @@ final class QueueClaimer {
             adoptionDue = true;
             throw e;
         }
-        lastAdoptionNanos = System.nanoTime();
+        lastAdoptionMillis = clock.millis();
         if (orphans.size() == free) {
             adoptionDue = true; // every free slot took an orphan: more may wait
         }
