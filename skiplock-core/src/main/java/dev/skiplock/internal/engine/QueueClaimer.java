@@ -124,11 +124,14 @@ final class QueueClaimer {
 
     /**
      * Jobs were enqueued on this queue (a notification, on the notifier's own thread): while the
-     * claimer's thread sleeps, no look for orphans is due and a connection waits idle in the pool,
-     * the round runs here and now, a claim alone (one borrow); else the claimer is woken. Issue #12:
-     * waking the sleeping claimer put a thread hand-off, about 0.2 ms at the harness's 50 jobs a
-     * second, before each job's claim. A round that may have left jobs, or fails, wakes the claimer,
-     * whose loop goes on (and backs off). Returns whether the round ran here. The idle count is a
+     * claimer's thread sleeps, no claimer was told to look for orphans and a connection waits idle in
+     * the pool, the round runs here and now, a claim alone (one borrow); else the claimer is woken.
+     * Issue #12: waking the sleeping claimer put a thread hand-off, about 0.2 ms at the harness's 50
+     * jobs a second, before each job's claim. A round that may have left jobs, or fails, wakes the
+     * claimer, whose loop goes on (and backs off); so does one after which the look once per poll
+     * interval is due: the claimer's round makes it, after its own claim, with the slots left (before,
+     * the notification that found the look due went to the claimer, and at 50 jobs a second every
+     * fiftieth job waited for that hand-off). Returns whether the round ran here. The idle count is a
      * moment's: a connection another thread takes first leaves this one waiting in the pool as the
      * claimer's thread would have (the pool's connection timeout at most), and the notifications
      * behind it wait too; a claim that then fails gives its jobs back ({@link Claims#claim}) here.
@@ -138,17 +141,17 @@ final class QueueClaimer {
             wake();
             return false;
         }
-        // stopped (the claimer's thread sees it), the claimer's own round next, or a look due (a
-        // second statement: the claimer's thread makes it)
-        if (!running || !sleeping || adoptionDue || lookDue()) {
+        // stopped (the claimer's thread sees it), the claimer's own round next, or told to look
+        // (orphans go first, DESIGN §2: the claimer's thread looks before it claims)
+        if (!running || !sleeping || adoptionDue) {
             rounds.unlock();
             wake();
             return false;
         }
         try {
             counters.wokeUp(queue, true);
-            if (claimOnce(true) || adoptionDue) {
-                wake(); // more may wait, or a reaper asked for a look meanwhile: the claimer's round
+            if (claimOnce(true) || adoptionDue || lookDue()) {
+                wake(); // more may wait, a reaper asked for a look meanwhile, or the periodic look is due: the claimer's round
             }
         } catch (RuntimeException | Error e) {
             // debug only: the claimer's round, woken now, meets a failure that lasts and warns of it
