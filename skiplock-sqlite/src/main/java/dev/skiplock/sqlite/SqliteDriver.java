@@ -141,7 +141,7 @@ public final class SqliteDriver implements Driver {
                 "0023_job_counts_all_tenants", "0024_jobs_listed_by_queue_and_kind", "0025_jobs_listed_by_tenant",
                 "0026_maintenance_turns", "0027_dependents_keep_their_run_at",
                 "0028_finished_token", "0029_event_turn_key", "0030_dependency_outcomes_outlive_their_jobs",
-                "0031_workers_keep_their_lease", "0032_snoozes_counted_apart", "0033_cron_slots_pruned_through");
+                "0031_workers_keep_their_lease", "0032_snoozes_counted_apart", "0033_cron_slots_pruned_through", "0034_claim_counts_its_jobs");
     }
 
     @Override

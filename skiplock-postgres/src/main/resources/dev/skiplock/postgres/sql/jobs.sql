@@ -349,9 +349,9 @@ LIMIT :limit
 
 -- name: claim_jobs
 -- Claims up to :limit jobs of one queue in claim order from the claimer's floor, under the fresh
--- :token: skiplock_claim_jobs (migrations 0016 and 0019, where the statement and why it is so are
--- written), a function so that its plan is made once per connection (again after an ANALYZE, to
--- the same shape) and does not follow the statistics.
+-- :token: skiplock_claim_jobs (migrations 0016, 0019 and 0034, where the statement and why it is so
+-- are written), a function so that its plan is made once per connection (again after an ANALYZE, to
+-- the same shape) and does not follow the statistics; it counts its jobs itself (0034).
 SELECT * FROM skiplock_claim_jobs(:queue, CAST(:floor_priority AS bigint), CAST(:floor_recent_at AS timestamptz),
                                   CAST(:floor_at AS timestamptz), CAST(:floor_id AS uuid), :limit, :worker,
                                   :lease_ms, :token, CAST(:resumable_kinds AS jsonb), :host)
