@@ -66,9 +66,12 @@ class PostgresNotifiedClaimTest extends ContractBase {
 
     @AfterEach
     void closeWorkerPool() {
-        closeInstances(); // before the pool they borrow from
-        if (workerPool != null) {
-            workerPool.close();
+        try {
+            closeInstances(); // before the pool they borrow from
+        } finally {
+            if (workerPool != null) {
+                workerPool.close();
+            }
         }
     }
 
@@ -201,26 +204,95 @@ class PostgresNotifiedClaimTest extends ContractBase {
     void aNotifiedEnqueueIsClaimedOnTheListenersThreadWhenTheLookForOrphansIsDue() {
         Skiplock producer = client();
         TestClock clock = new TestClock();
-        List<String> claimedOn = new CopyOnWriteArrayList<>();
-        List<String> lookedOn = new CopyOnWriteArrayList<>();
-        DataSource pool = BeforeStatement.eachTime(
-                BeforeStatement.eachTime(workerPool(), claimSql(producer),
-                        () -> claimedOn.add(Thread.currentThread().getName())),
-                BeforeStatement.sql(producer, "jobs", "adopt_orphans"),
-                () -> lookedOn.add(Thread.currentThread().getName()));
-        Skiplock worker = idleWorker(pool, config -> config.clock(clock));
-        warmUp(producer, claimedOn);
-        lookedOn.clear(); // the claimer's first round's look, and the one the listener's connection asked for
+        StatementsByThread statements = new StatementsByThread(producer);
+        Skiplock worker = idleWorker(statements.pool, config -> config.clock(clock));
+        warmUp(producer, statements.claimedOn);
+        statements.clear(); // the claimer's first round's look, and the one the listener's connection asked for
         long warmUps = worker.metrics().succeeded();
         clock.advance(Duration.ofMinutes(20)); // two poll intervals
 
         Job job = producer.enqueue(JobRequest.of("work", new Work("x")));
 
         awaitStatus(producer, job.id(), JobStatus.SUCCEEDED);
-        await().atMost(WAIT).until(() -> !lookedOn.isEmpty());
-        assertThat(claimedOn).containsExactly(LISTENER, CLAIMER);
-        assertThat(lookedOn).containsExactly(CLAIMER);
+        await().atMost(WAIT).until(() -> statements.inOrder.size() >= 3);
+        assertThat(statements.inOrder).containsExactly("claim on " + LISTENER, "claim on " + CLAIMER, "look on " + CLAIMER);
         awaitCount(() -> worker.metrics().succeeded(), warmUps + 1);
+    }
+
+    /**
+     * Forced: with the look for orphans once per poll interval due, the listener's claim takes
+     * both of the worker's slots (two jobs of one enqueue, held by their handlers). That makes the
+     * look a told one: the claimer's round after a slot frees looks, then claims. (Found by a
+     * second reader of the change above: left due, the claimer's round claimed first, and each
+     * slot freed could go to the listener's claim again, the look waiting as long as it won them.
+     * With that fix taken out this test fails: [claim, look].)
+     */
+    @Test
+    void aListenersClaimThatTakesEverySlotWhileTheLookIsDueHasTheClaimerLookFirst() throws Exception {
+        Skiplock producer = client();
+        TestClock clock = new TestClock();
+        StatementsByThread statements = new StatementsByThread(producer);
+        CountDownLatch started = new CountDownLatch(2);
+        CountDownLatch firstMayFinish = new CountDownLatch(1);
+        CountDownLatch secondMayFinish = new CountDownLatch(1);
+        idleWorker(statements.pool, config -> config.clock(clock), context -> {
+            switch (context.args().label()) {
+                case "first" -> {
+                    started.countDown();
+                    awaitIgnoringInterrupts(firstMayFinish);
+                }
+                case "second" -> {
+                    started.countDown();
+                    awaitIgnoringInterrupts(secondMayFinish);
+                }
+                default -> {
+                }
+            }
+            return JobOutcome.complete();
+        });
+        warmUp(producer, statements.claimedOn);
+        try {
+            statements.clear();
+            clock.advance(Duration.ofMinutes(20)); // two poll intervals
+            producer.enqueueMany(List.of(JobRequest.of("work", new Work("first")), JobRequest.of("work", new Work("second"))));
+            assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("both jobs started").isTrue();
+            assertThat(statements.inOrder).containsExactly("claim on " + LISTENER);
+            // the claimer's round that the listener woke found no slot, and sleeps again
+            await().atMost(WAIT).until(() -> inFrame(CLAIMER, "dev.skiplock.internal.engine.Doorbell", "await"));
+            statements.clear();
+
+            firstMayFinish.countDown(); // its slot, given back, rings the claimer
+
+            await().atMost(WAIT).until(() -> statements.inOrder.size() >= 2);
+            // (the hold given back when the first job's outcome is written may ring for another round)
+            assertThat(statements.inOrder).startsWith("look on " + CLAIMER, "claim on " + CLAIMER);
+        } finally {
+            firstMayFinish.countDown();
+            secondMayFinish.countDown();
+        }
+    }
+
+    /** The claims and looks for orphans of a worker on {@link #pool}, with the threads that made them, in order. */
+    private final class StatementsByThread {
+        final List<String> inOrder = new CopyOnWriteArrayList<>();
+        /** The threads of the claims alone, for {@link #warmUp}. */
+        final List<String> claimedOn = new CopyOnWriteArrayList<>();
+        final DataSource pool;
+
+        StatementsByThread(Skiplock producer) {
+            pool = BeforeStatement.eachTime(
+                    BeforeStatement.eachTime(workerPool(), claimSql(producer), () -> {
+                        claimedOn.add(Thread.currentThread().getName());
+                        inOrder.add("claim on " + Thread.currentThread().getName());
+                    }),
+                    BeforeStatement.sql(producer, "jobs", "adopt_orphans"),
+                    () -> inOrder.add("look on " + Thread.currentThread().getName()));
+        }
+
+        void clear() {
+            inOrder.clear();
+            claimedOn.clear();
+        }
     }
 
     /**
@@ -263,10 +335,14 @@ class PostgresNotifiedClaimTest extends ContractBase {
     }
 
     private Skiplock idleWorker(DataSource pool, java.util.function.Consumer<dev.skiplock.SkiplockConfig.Builder> tweak) {
+        return idleWorker(pool, tweak, context -> JobOutcome.complete());
+    }
+
+    private Skiplock idleWorker(DataSource pool, java.util.function.Consumer<dev.skiplock.SkiplockConfig.Builder> tweak,
+            dev.skiplock.JobHandler<Work> handler) {
         dev.skiplock.SkiplockConfig.Builder config = fastConfig().queue("default", 2).pollInterval(Duration.ofMinutes(10));
         tweak.accept(config);
-        return started(Skiplock.builder().dataSource(pool).config(config.build())
-                .handler("work", Work.class, context -> JobOutcome.complete()));
+        return started(Skiplock.builder().dataSource(pool).config(config.build()).handler("work", Work.class, handler));
     }
 
     /**

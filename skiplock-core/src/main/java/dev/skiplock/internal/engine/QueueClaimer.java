@@ -221,6 +221,7 @@ final class QueueClaimer {
     private boolean claimOnce(boolean claimOnly) {
         Round round = new Round(slots.take(claimBatchSize));
         if (round.taken == 0) {
+            lookWhenASlotFrees(claimOnly);
             return false;
         }
         try {
@@ -259,6 +260,8 @@ final class QueueClaimer {
                 } else {
                     adoptionDue = true;
                 }
+            } else if (round.used == round.taken) {
+                lookWhenASlotFrees(claimOnly);
             }
             boolean backlog = round.used == round.taken;
             slots.backlog(backlog);
@@ -292,6 +295,18 @@ final class QueueClaimer {
         }
         if (failure instanceof Error e) {
             throw e;
+        }
+    }
+
+    /**
+     * A round on the notifier's thread that leaves no slot free while the look once per poll
+     * interval is due makes it a told look: the claimer's thread then makes the next round, which
+     * looks first. Else the next slot freed could go to the notifier's thread again, and again,
+     * and the look waited for as long as it won them.
+     */
+    private void lookWhenASlotFrees(boolean claimOnly) {
+        if (claimOnly && lookDue()) {
+            adoptionDue = true;
         }
     }
 
