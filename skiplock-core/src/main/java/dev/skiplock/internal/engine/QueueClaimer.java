@@ -221,7 +221,6 @@ final class QueueClaimer {
     private boolean claimOnce(boolean claimOnly) {
         Round round = new Round(slots.take(claimBatchSize));
         if (round.taken == 0) {
-            lookWhenASlotFrees(claimOnly);
             return false;
         }
         try {
@@ -299,10 +298,13 @@ final class QueueClaimer {
     }
 
     /**
-     * A round on the notifier's thread that leaves no slot free while the look once per poll
-     * interval is due makes it a told look: the claimer's thread then makes the next round, which
-     * looks first. Else the next slot freed could go to the notifier's thread again, and again,
-     * and the look waited for as long as it won them.
+     * A round on the notifier's thread that takes every free slot while the look once per poll
+     * interval is due makes it a told look, as the claimer's own round does: the claimer's thread
+     * then makes the next round, which looks first. Else the next slot freed could go to the
+     * notifier's thread again, and again, and the look waited for as long as it won them. (A round
+     * that found no slot free leaves the look as it is: the claimer's round that a freed slot rings
+     * claims a waiting job first, then looks, ProtocolRaceContract's
+     * aWaitingJobStartsBeforeTheLookForOrphansThatCameDue.)
      */
     private void lookWhenASlotFrees(boolean claimOnly) {
         if (claimOnly && lookDue()) {
