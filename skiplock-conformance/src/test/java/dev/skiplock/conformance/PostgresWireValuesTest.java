@@ -149,6 +149,42 @@ class PostgresWireValuesTest {
     }
 
     /**
+     * The dialect finds a column's wire format once per result set and thread (issue #12): one
+     * thread reads the same statement's results as text, then in binary once pgjdbc prepared it, each
+     * beside another result set read while the first is open; every value reads right.
+     */
+    @Test
+    void eachResultSetIsReadInItsOwnFormat() throws SQLException {
+        Dialect dialect = postgresDialect();
+        String url = PostgresTestDatabase.server();
+        UUID id = UUID.fromString(UUIDS.get(4));
+        List<Integer> formats = new ArrayList<>();
+        try (Connection connection = DriverManager.getConnection(url + (url.contains("?") ? "&" : "?")
+                + "prepareThreshold=3");
+                PreparedStatement uuids = connection.prepareStatement("SELECT CAST(? AS uuid), CAST(? AS timestamptz)");
+                PreparedStatement other = connection.prepareStatement("SELECT CAST(? AS timestamptz), CAST(? AS uuid)")) {
+            for (int run = 0; run < 6; run++) {
+                uuids.setString(1, id.toString());
+                uuids.setString(2, VALUES.get(0));
+                other.setString(1, VALUES.get(3));
+                other.setString(2, UUIDS.get(2));
+                try (ResultSet row = uuids.executeQuery(); ResultSet otherRow = other.executeQuery()) {
+                    assertThat(row.next()).isTrue();
+                    assertThat(otherRow.next()).isTrue();
+                    formats.add(row.getMetaData().unwrap(PGResultSetMetaData.class).getFormat(1));
+                    assertThat(dialect.getUuid(row, 1)).as("run %d", run).isEqualTo(id);
+                    assertThat(dialect.getInstant(otherRow, 1)).as("run %d", run)
+                            .isEqualTo(Instant.parse("1970-01-01T00:00:00.000001Z"));
+                    assertThat(dialect.getInstant(row, 2)).as("run %d", run)
+                            .isEqualTo(Instant.parse("2026-11-27T13:29:02.170602Z"));
+                    assertThat(dialect.getUuid(otherRow, 2)).as("run %d", run).isEqualTo(UUID.fromString(UUIDS.get(2)));
+                }
+            }
+        }
+        assertThat(formats).as("the wire format of each run").contains(0, 1);
+    }
+
+    /**
      * The dialect binds an instant as pgjdbc binds its {@code OffsetDateTime} (its own text where it
      * can, pgjdbc's elsewhere): the same {@code timestamptz}, rounded to the microsecond alike
      * (into the next second, day and year), before 1970, in the first and the last four-digit year,

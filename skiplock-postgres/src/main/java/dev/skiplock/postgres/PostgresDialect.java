@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
@@ -13,18 +12,13 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.UUID;
-import org.postgresql.PGResultSetMetaData;
 import org.postgresql.util.PGobject;
 
 /** Native {@code uuid} and {@code timestamptz} columns (binary timestamps: {@link BinaryTimestamps}; binary uuids: {@link #getUuid}). */
 final class PostgresDialect implements Dialect {
     private static final String UNIQUE_VIOLATION = "23505";
-    /** {@link PGResultSetMetaData#getFormat}: the column came in the binary wire format. */
-    private static final int BINARY_FORMAT = 1;
     /** A binary {@code uuid}: its sixteen bytes, most significant first. */
     private static final int UUID_BYTES = 16;
-    /** {@link #binaryType}: the column came as text. */
-    private static final int NOT_BINARY = Integer.MIN_VALUE;
 
     @Override
     public void setUuid(PreparedStatement statement, int index, UUID value) throws SQLException {
@@ -82,7 +76,7 @@ final class PostgresDialect implements Dialect {
      */
     @Override
     public UUID getUuid(ResultSet row, int column) throws SQLException {
-        if (binaryType(row, column) == Types.OTHER) {
+        if (BinaryColumns.typeOf(row, column) == Types.OTHER) {
             byte[] value = row.getBytes(column);
             if (value == null) {
                 return null;
@@ -119,7 +113,7 @@ final class PostgresDialect implements Dialect {
      */
     @Override
     public Instant getInstant(ResultSet row, int column) throws SQLException {
-        int type = binaryType(row, column);
+        int type = BinaryColumns.typeOf(row, column);
         if (type == Types.TIMESTAMP || type == Types.TIMESTAMP_WITH_TIMEZONE) {
             byte[] value = row.getBytes(column);
             if (value == null) {
@@ -131,25 +125,6 @@ final class PostgresDialect implements Dialect {
         }
         OffsetDateTime value = row.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
-    }
-
-    /**
-     * The JDBC type of a column that came in binary, or {@link #NOT_BINARY}. A binary
-     * {@code timestamptz} and {@code timestamp} are the same eight bytes, and pgjdbc reads a
-     * {@code timestamp} as an instant at UTC too; pgjdbc 42.7 reports both as {@code TIMESTAMP}
-     * ({@code TIMESTAMP_WITH_TIMEZONE} in case a later one does not), and a {@code uuid} as
-     * {@code OTHER} (so do other types; the dialect asks of the columns it reads as uuids only). Asked
-     * by JDBC type, never by type name: pgjdbc's {@code getColumnTypeName} looks a table column up in
-     * the catalog (a query per connection and table, which the first claims on every new connection
-     * paid for).
-     */
-    private static int binaryType(ResultSet row, int column) throws SQLException {
-        ResultSetMetaData metadata = row.getMetaData();
-        if (!metadata.isWrapperFor(PGResultSetMetaData.class)
-                || metadata.unwrap(PGResultSetMetaData.class).getFormat(column) != BINARY_FORMAT) {
-            return NOT_BINARY;
-        }
-        return metadata.getColumnType(column);
     }
 
     @Override
