@@ -29,7 +29,9 @@ import java.util.regex.Pattern;
  * find the answer to each {@code claim_jobs}: it holds that answer back until the server said the
  * claim's transaction is over (ReadyForQuery, idle: committed), notes the ids of the jobs it took,
  * and for every n-th claim that took jobs closes the connection instead of passing the answer on:
- * the claim committed, and its worker never learns what it holds.
+ * the claim committed, and its worker never learns what it holds. A claim in a transaction block
+ * (a worker's warm-up rehearses the claim in one it rolls back) commits nothing: its answer is
+ * never recorded, cut or not.
  */
 final class FaultProxy implements AutoCloseable {
     /**
@@ -54,6 +56,10 @@ final class FaultProxy implements AutoCloseable {
     private final List<Claim> claims = new CopyOnWriteArrayList<>();
     private final AtomicInteger claimsWithJobs = new AtomicInteger();
     private volatile boolean open = true;
+    /** Runs before a held claim's answer is passed on (a test's pause between the answer and its write). */
+    private volatile Runnable beforeAnswerPassedOn = () -> { };
+    /** Connections whose answers stopped passing (each link's server-to-client side, once it recorded what it held). */
+    private final AtomicInteger answersEnded = new AtomicInteger();
 
     /** Listens on a free loopback port; forwards to {@code host:port}; cuts every {@code cutClaimEvery}-th claim answer (0: none). */
     FaultProxy(String host, int port, int cutClaimEvery) throws IOException {
@@ -90,6 +96,16 @@ final class FaultProxy implements AutoCloseable {
 
     List<Claim> claims() {
         return List.copyOf(claims);
+    }
+
+    /** {@code hook} runs on the proxy's thread after a claim's answer ended, before it is passed on. */
+    void beforeAnswerPassedOn(Runnable hook) {
+        this.beforeAnswerPassedOn = hook;
+    }
+
+    /** How many connections' answers stopped passing, each after {@link #claims} took what it held. */
+    int answersEnded() {
+        return answersEnded.get();
     }
 
     /**
@@ -148,6 +164,10 @@ final class FaultProxy implements AutoCloseable {
         private final AtomicInteger claimsAwaited = new AtomicInteger();
         /** When the last claim was sent (a connection runs one statement at a time). */
         private volatile long claimSentAtMillis;
+        /** Whether the last claim was sent in a transaction block, which it cannot commit. */
+        private volatile boolean claimInBlock;
+        /** Whether the client opened a transaction block the server has not yet said is over. */
+        private volatile boolean blockOpen;
         /** Whether the client sent a LISTEN on this connection. */
         volatile boolean listening;
         /** Whether nothing more passes either way ({@link #stallListeners}). */
@@ -198,8 +218,10 @@ final class FaultProxy implements AutoCloseable {
                         holdUntilClosed();
                         return;
                     }
-                    if (type == 'Q' && isListen(cString(body, 0))) {
-                        listening = true;
+                    if (type == 'Q') {
+                        String query = cString(body, 0);
+                        listening |= isListen(query);
+                        blockOpen |= isBegin(query);
                     }
                     if (type == 'P') {
                         String name = cString(body, 0);
@@ -209,8 +231,11 @@ final class FaultProxy implements AutoCloseable {
                     } else if (type == 'B') {
                         String portal = cString(body, 0);
                         String query = statements.get(cString(body, portal.getBytes(StandardCharsets.UTF_8).length + 1));
+                        // pgjdbc opens a block with BEGIN sent in the same batch as its first statement
+                        blockOpen |= query != null && isBegin(query);
                         if (query != null && CLAIM.matcher(query).find()) {
                             claimSentAtMillis = System.currentTimeMillis();
+                            claimInBlock = blockOpen;
                             claimsAwaited.incrementAndGet(); // before the server can answer it
                         }
                     }
@@ -243,7 +268,10 @@ final class FaultProxy implements AutoCloseable {
                         return;
                     }
                     if (held == null && claimsAwaited.get() > 0) {
-                        held = new Held(claimSentAtMillis);
+                        held = new Held(claimSentAtMillis, claimInBlock);
+                    }
+                    if (type == 'Z' && body[0] == 'I') {
+                        blockOpen = false; // the server is idle: the next statement starts outside a block
                     }
                     if (held == null) {
                         write(out, type, length, body);
@@ -257,7 +285,8 @@ final class FaultProxy implements AutoCloseable {
                         continue;
                     }
                     claimsAwaited.decrementAndGet();
-                    boolean committed = body[0] == 'I' && !held.failed; // idle after the claim
+                    held.ended(body[0]);
+                    boolean committed = held.committed();
                     if (committed && !held.jobIds.isEmpty() && cutClaimEvery > 0
                             && claimsWithJobs.incrementAndGet() % cutClaimEvery == 0) {
                         claims.add(new Claim(held.sentAtMillis, System.currentTimeMillis(), List.copyOf(held.jobIds), true));
@@ -267,6 +296,7 @@ final class FaultProxy implements AutoCloseable {
                     // stamped before it is passed on (the worker may run a job before this thread goes on),
                     // recorded once written: a write that fails (the worker gone) records it as cut, below
                     long answeredAt = System.currentTimeMillis();
+                    beforeAnswerPassedOn.run();
                     out.write(held.bytes.toByteArray());
                     out.flush();
                     if (committed) {
@@ -275,12 +305,16 @@ final class FaultProxy implements AutoCloseable {
                     held = null;
                 }
             } catch (IOException e) {
-                if (held != null && !held.jobIds.isEmpty()) {
+                if (held != null && !held.jobIds.isEmpty() && held.mayHaveCommitted()) {
                     // The connection went (cut, or the database restarted) while a claim's answer was
-                    // held: the claim may have committed, and its worker will not see its rows.
+                    // held: the claim may have committed, and its worker will not see its rows. One
+                    // whose answer ended in a block or in an error, or that ran in a block, did not: the
+                    // server rolled it back (the warm-up's claims, a worker stopped during its start).
                     claims.add(new Claim(held.sentAtMillis, System.currentTimeMillis(), List.copyOf(held.jobIds), true));
                 }
                 close();
+            } finally {
+                answersEnded.incrementAndGet();
             }
         }
     }
@@ -288,12 +322,31 @@ final class FaultProxy implements AutoCloseable {
     /** A claim's answer being held back. */
     private static final class Held {
         final long sentAtMillis;
+        /** Sent in a transaction block: the claim commits only if that block does, which the proxy does not follow. */
+        final boolean inBlock;
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final List<String> jobIds = new ArrayList<>();
         boolean failed;
+        /** The transaction status the answer ended with (ReadyForQuery), or 0 while it has not ended. */
+        byte endedWith;
 
-        Held(long sentAtMillis) {
+        Held(long sentAtMillis, boolean inBlock) {
             this.sentAtMillis = sentAtMillis;
+            this.inBlock = inBlock;
+        }
+
+        void ended(byte transactionStatus) {
+            endedWith = transactionStatus;
+        }
+
+        /** The answer ended with the server idle (no block left open) and no error: the claim committed. */
+        boolean committed() {
+            return endedWith == 'I' && !failed;
+        }
+
+        /** Committed, or cut before the answer ended while the claim ran on its own (autocommit). */
+        boolean mayHaveCommitted() {
+            return endedWith == 0 ? !inBlock && !failed : committed();
         }
 
         void add(int type, int length, byte[] body) throws IOException {
@@ -335,6 +388,11 @@ final class FaultProxy implements AutoCloseable {
         out.write(type);
         out.write(ByteBuffer.allocate(4).putInt(length).array());
         out.write(body);
+    }
+
+    private static boolean isBegin(String query) {
+        String statement = query.strip().toUpperCase(java.util.Locale.ROOT);
+        return statement.startsWith("BEGIN") || statement.startsWith("START TRANSACTION");
     }
 
     private static boolean isListen(String query) {
