@@ -31,7 +31,10 @@ import java.util.regex.Pattern;
  * and for every n-th claim that took jobs closes the connection instead of passing the answer on:
  * the claim committed, and its worker never learns what it holds. A claim in a transaction block
  * (a worker's warm-up rehearses the claim in one it rolls back) commits nothing: its answer is
- * never recorded, cut or not.
+ * never recorded, cut or not. The proxy does not follow a block to its end: a claim in a block that
+ * then commits would go unrecorded too, and its cuts unseen. No PostgreSQL path claims so (the
+ * claims run in autocommit, the warm-up's in blocks rolled back); one that did would need the
+ * block's end followed here first (helper-120).
  */
 final class FaultProxy implements AutoCloseable {
     /**

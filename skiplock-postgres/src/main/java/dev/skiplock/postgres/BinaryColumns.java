@@ -1,5 +1,6 @@
 package dev.skiplock.postgres;
 
+import java.lang.ref.WeakReference;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
@@ -19,7 +20,9 @@ import org.postgresql.PGResultSetMetaData;
  * <p>Kept per thread for the result set it read last (a claimer, the completer and a handler each
  * read their own): asked of pgjdbc at every value, the answer cost a synchronized lookup and a boxed
  * {@code Integer} each time, seven times a claimed job (issue #12: about 3 % of a drain's
- * allocations, on the claim's thread).
+ * allocations, on the claim's thread). pgjdbc makes one metadata object per result set, and HikariCP
+ * passes it on as it is. It is held weakly: it holds its connection, which a thread that reads
+ * nothing more would otherwise keep after the pool retired it (helper-120).
  */
 final class BinaryColumns {
     /** The column came as text, or through a driver or pool that does not expose pgjdbc's metadata. */
@@ -30,37 +33,37 @@ final class BinaryColumns {
     private static final int UNKNOWN = Integer.MIN_VALUE + 1;
     private static final ThreadLocal<BinaryColumns> LAST_READ = new ThreadLocal<>();
 
-    private final ResultSetMetaData metadata;
-    /** pgjdbc's view of {@link #metadata}, or null when it has none. */
-    private final PGResultSetMetaData formats;
+    private final WeakReference<ResultSetMetaData> readFrom;
     /** By column (1-based, as JDBC counts): its binary type, {@link #NOT_BINARY} or {@link #UNKNOWN}. */
     private int[] types = new int[0];
 
-    private BinaryColumns(ResultSetMetaData metadata) throws SQLException {
-        this.metadata = metadata;
-        this.formats = metadata.isWrapperFor(PGResultSetMetaData.class) ? metadata.unwrap(PGResultSetMetaData.class)
-                : null;
+    private BinaryColumns(ResultSetMetaData metadata) {
+        this.readFrom = new WeakReference<>(metadata);
     }
 
     /** The JDBC type of {@code row}'s {@code column} if it came in binary, else {@link #NOT_BINARY}. */
     static int typeOf(ResultSet row, int column) throws SQLException {
+        if (column < 1) {
+            throw new SQLException("column index " + column + " is out of range: the first column is 1");
+        }
         ResultSetMetaData metadata = row.getMetaData(); // pgjdbc keeps one per result set
         BinaryColumns columns = LAST_READ.get();
-        if (columns == null || columns.metadata != metadata) {
+        if (columns == null || columns.readFrom.get() != metadata) {
             columns = new BinaryColumns(metadata);
             LAST_READ.set(columns);
         }
-        return columns.type(column);
+        return columns.type(metadata, column);
     }
 
-    private int type(int column) throws SQLException {
+    private int type(ResultSetMetaData metadata, int column) throws SQLException {
         if (column >= types.length) {
             int known = types.length;
             types = Arrays.copyOf(types, column + 1);
             Arrays.fill(types, known, types.length, UNKNOWN);
         }
         if (types[column] == UNKNOWN) {
-            types[column] = formats == null || formats.getFormat(column) != BINARY_FORMAT ? NOT_BINARY
+            types[column] = !metadata.isWrapperFor(PGResultSetMetaData.class)
+                    || metadata.unwrap(PGResultSetMetaData.class).getFormat(column) != BINARY_FORMAT ? NOT_BINARY
                     : metadata.getColumnType(column);
         }
         return types[column];
