@@ -160,4 +160,17 @@ final class PostgresTestDatabase implements TestDatabase {
             throw new IllegalStateException(sql + ": " + e.getMessage(), e);
         }
     }
+
+    /**
+     * Fails the transaction open on {@code connection}: from here every statement sent on it fails,
+     * so a test can show that what it does next asks the database nothing.
+     */
+    static void abort(Connection connection) {
+        try (Statement failing = connection.createStatement()) {
+            failing.execute("SELECT 1 / 0");
+            throw new IllegalStateException("SELECT 1 / 0 did not fail");
+        } catch (SQLException expected) {
+            // the transaction is aborted
+        }
+    }
 }

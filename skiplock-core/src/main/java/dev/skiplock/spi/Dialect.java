@@ -57,13 +57,24 @@ public interface Dialect {
 
     /**
      * True if a statement takes a list as one array parameter ({@code CAST(:ids AS uuid[])}, bound
-     * through {@link java.sql.Connection#createArrayOf} with the element types {@code uuid},
-     * {@code text}, {@code int8} and {@code int4}): {@code complete_jobs} then takes its outcomes as
+     * by {@link #setArray} with the element types {@code uuid}, {@code text}, {@code int8} and
+     * {@code int4}): {@code complete_jobs} then takes its outcomes as
      * one array per field, which the database reads without parsing. Default: false (it takes them
      * as a JSON array of objects, {@code :completions}).
      */
     default boolean takesArrays() {
         return false;
+    }
+
+    /**
+     * Binds {@code elements} (typed by their Java class: {@code UUID[]}, {@code String[]},
+     * {@code Long[]}, {@code Integer[]}; elements may be null) as one array of {@code elementType},
+     * the database's name of the element type, where the dialect {@link #takesArrays}. Default:
+     * {@link Connection#createArrayOf}, encoded as the JDBC driver encodes those elements.
+     */
+    default void setArray(PreparedStatement statement, int index, String elementType, Object[] elements)
+            throws SQLException {
+        statement.setArray(index, statement.getConnection().createArrayOf(elementType, elements));
     }
 
     /**

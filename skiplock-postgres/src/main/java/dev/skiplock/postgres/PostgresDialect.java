@@ -35,6 +35,22 @@ final class PostgresDialect implements Dialect {
         return true;
     }
 
+    /**
+     * A {@code uuid} array is written as its text by {@link UuidArrayParameter}: pgjdbc has no binary
+     * form for it, and builds its text from each element's {@code toString()}, quoted, in a buffer
+     * it grows. Other arrays as pgjdbc encodes them (a {@code String[]}, {@code Long[]} or
+     * {@code Integer[]} in binary).
+     */
+    @Override
+    public void setArray(PreparedStatement statement, int index, String elementType, Object[] elements)
+            throws SQLException {
+        if (elements instanceof UUID[] ids && "uuid".equals(elementType)) {
+            statement.setObject(index, UuidArrayParameter.of(ids));
+        } else {
+            Dialect.super.setArray(statement, index, elementType, elements);
+        }
+    }
+
     /** {@code pg_notify} in a statement reaches every listening connection when it commits. */
     @Override
     public boolean statementsNotify() {

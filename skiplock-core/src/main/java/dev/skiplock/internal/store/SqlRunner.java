@@ -357,8 +357,7 @@ final class SqlRunner {
             case Integer number -> prepared.setInt(index, number);
             case Long number -> prepared.setLong(index, number);
             case Boolean flag -> prepared.setBoolean(index, flag);
-            case SqlArray array -> prepared.setArray(index,
-                    prepared.getConnection().createArrayOf(array.elementType(), array.elements()));
+            case SqlArray array -> dialect.setArray(prepared, index, array.elementType(), array.elements());
             default -> throw new IllegalArgumentException("cannot bind " + value.getClass());
         }
     }
