@@ -144,4 +144,42 @@ abstract class TracingContract extends ContractBase {
                 .containsExactlyInAnyOrder(durable.id().toString(), inMemory.id().toString());
         assertThat(jobSpans(2)).allSatisfy(span -> assertThat(span.getParentSpanContext().isValid()).isFalse());
     }
+
+    /**
+     * Without a tracer (OpenTelemetry's no-op), a job enqueued under a trace context still runs with
+     * it current, so the handler's own calls carry it on; a job enqueued under none runs with none,
+     * and its handler sees the invalid span. (The no-op tracer's executions skip the span's work, issue
+     * #12: this holds what they must still do.)
+     */
+    @Test
+    void withoutATracerTheEnqueuingContextIsStillCurrentInTheHandler() throws Exception {
+        java.util.Map<java.util.UUID, SpanContext> seen = new java.util.concurrent.ConcurrentHashMap<>();
+        Skiplock skiplock = started(builder(config -> config.queue("default", 1))
+                .openTelemetry(io.opentelemetry.api.OpenTelemetry.noop())
+                .handler("traced", Object.class, context -> {
+                    seen.put(context.job().id(), Span.current().getSpanContext());
+                    return JobOutcome.complete();
+                }));
+        SpanContext request = SpanContext.create("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331",
+                io.opentelemetry.api.trace.TraceFlags.getSampled(), io.opentelemetry.api.trace.TraceState.getDefault());
+        Job traced;
+        try (Scope scope = Span.wrap(request).makeCurrent()) {
+            traced = skiplock.enqueue(JobRequest.of("traced", null));
+        }
+        Job untraced = skiplock.enqueue(JobRequest.of("traced", null));
+        Job inMemory;
+        try (Scope scope = Span.wrap(request).makeCurrent()) {
+            inMemory = skiplock.enqueue(JobRequest.of("traced", null).withDurable(false));
+        }
+        for (Job job : List.of(traced, untraced, inMemory)) {
+            assertThat(skiplock.awaitTerminal(job.id(), WAIT).status()).isEqualTo(JobStatus.SUCCEEDED);
+        }
+
+        assertThat(traced.traceparent()).isEqualTo("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+        assertThat(seen.get(traced.id()).getTraceId()).isEqualTo(request.getTraceId());
+        assertThat(seen.get(traced.id()).getSpanId()).isEqualTo(request.getSpanId());
+        assertThat(seen.get(inMemory.id()).getTraceId()).isEqualTo(request.getTraceId());
+        assertThat(untraced.traceparent()).isNull();
+        assertThat(seen.get(untraced.id()).isValid()).isFalse();
+    }
 }

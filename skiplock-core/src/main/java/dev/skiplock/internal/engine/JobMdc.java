@@ -3,6 +3,7 @@ package dev.skiplock.internal.engine;
 import dev.skiplock.Job;
 import java.util.List;
 import org.slf4j.MDC;
+import org.slf4j.helpers.NOPMDCAdapter;
 
 /**
  * The job a handler runs, in SLF4J's MDC for the handler's thread while it runs, so every line the
@@ -20,6 +21,15 @@ final class JobMdc {
     static final List<String> KEYS = List.of(JOB_ID, KIND, QUEUE, ATTEMPT, TENANT);
 
     private JobMdc() {
+    }
+
+    /**
+     * Whether the logging backend keeps an MDC at all: SLF4J without a provider (or with one
+     * that has none) discards it, and then the job's values are not made (issue #12: the id's and
+     * attempt's strings, per job, for no reader).
+     */
+    static boolean kept() {
+        return !(MDC.getMDCAdapter() instanceof NOPMDCAdapter);
     }
 
     static void put(Job job) {

@@ -24,27 +24,40 @@ final class JobThreadContext implements AutoCloseable {
 
     private final Job job;
     private final Scope scope;
+    /** The MDC was given the job ({@link JobMdc#kept}), so it is cleared. */
+    private final boolean mdcPut;
 
-    private JobThreadContext(Job job, Scope scope) {
+    private JobThreadContext(Job job, Scope scope, boolean mdcPut) {
         this.job = job;
         this.scope = scope;
+        this.mdcPut = mdcPut;
     }
 
-    /** Puts {@code job} in the MDC and makes {@code span} current on this thread, as far as each can be. */
+    /**
+     * Puts {@code job} in the MDC and makes {@code span} current on this thread, as far as each can
+     * be. An invalid span (no tracer set up and no trace context to pass on: {@link JobTracing#startOrNone})
+     * is not made current: the handler's thread is new, and {@code Span.current()} reads as the
+     * invalid span there already.
+     */
     static JobThreadContext enter(Job job, Span span) {
+        boolean mdcPut = false;
         try {
-            JobMdc.put(job);
+            if (JobMdc.kept()) {
+                mdcPut = true;
+                JobMdc.put(job);
+            }
         } catch (Throwable e) { // any throwable: see the class comment
             warn(MDC_PUT, "job {}: could not put it in the logging MDC; it runs without: {}{}", job, e);
         }
-        Scope scope;
+        Scope scope = Scope.noop();
         try {
-            scope = span.makeCurrent();
+            if (span.getSpanContext().isValid()) {
+                scope = span.makeCurrent();
+            }
         } catch (Throwable e) {
             warn(SPAN_ENTERED, "job {}: could not make its span current; it runs without: {}{}", job, e);
-            scope = Scope.noop();
         }
-        return new JobThreadContext(job, scope);
+        return new JobThreadContext(job, scope, mdcPut);
     }
 
     /** Leaves the span's context and clears the MDC; never throws. */
@@ -54,6 +67,9 @@ final class JobThreadContext implements AutoCloseable {
             scope.close();
         } catch (Throwable e) {
             warn(SPAN_LEFT, "job {}: could not leave its span's context: {}{}", job, e);
+        }
+        if (!mdcPut) {
+            return;
         }
         Throwable clearFailure = null;
         for (String key : JobMdc.KEYS) {

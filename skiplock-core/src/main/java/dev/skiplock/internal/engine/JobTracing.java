@@ -33,6 +33,9 @@ public final class JobTracing {
     private static final WarningPace START_FAILED = new WarningPace();
     private static final WarningPace END_FAILED = new WarningPace();
 
+    /** What OpenTelemetry's no-op instance, and {@code GlobalOpenTelemetry} until one is set up, hand out. */
+    private static final io.opentelemetry.api.trace.Tracer NO_OP_TRACER = OpenTelemetry.noop().getTracer(SCOPE);
+
     /** The given instance's tracer, or null: {@code GlobalOpenTelemetry}'s, looked up when a span starts. */
     private final io.opentelemetry.api.trace.Tracer tracer;
 
@@ -67,9 +70,19 @@ public final class JobTracing {
         span.end();
     }
 
-    /** Starts the span of one execution of {@code job} (not yet current). */
+    /**
+     * Starts the span of one execution of {@code job} (not yet current). With OpenTelemetry's no-op
+     * tracer (no SDK or agent set up) and no trace context of its enqueue to pass on, that span is
+     * the invalid span whatever is set on it: it is returned as such, and no attribute is made for
+     * it (issue #12: the id's text and the span's name, per job, and their code, for nobody).
+     */
     private Span start(Job job) {
-        return start(tracer != null ? tracer : io.opentelemetry.api.GlobalOpenTelemetry.getTracer(SCOPE), job);
+        io.opentelemetry.api.trace.Tracer spans = tracer != null ? tracer
+                : io.opentelemetry.api.GlobalOpenTelemetry.getTracer(SCOPE);
+        if (spans == NO_OP_TRACER && job.traceparent() == null) {
+            return Span.getInvalid();
+        }
+        return start(spans, job);
     }
 
     private static Span start(io.opentelemetry.api.trace.Tracer spans, Job job) {
@@ -88,10 +101,15 @@ public final class JobTracing {
         return span.startSpan();
     }
 
-    /** As {@link #end}; a tracer that throws is logged, and the outcome is written all the same. */
+    /**
+     * As {@link #end}; a tracer that throws is logged, and the outcome is written all the same. An
+     * invalid span records nothing: there is nothing to end.
+     */
     static void endOrWarn(Span span, Execution execution, Completion completion, boolean decidedByHandler) {
         try {
-            end(span, execution, completion, decidedByHandler);
+            if (span.getSpanContext().isValid()) {
+                end(span, execution, completion, decidedByHandler);
+            }
         } catch (Throwable e) {
             END_FAILED.warn(LOG, "job {}: the tracer failed to end its span: {}{}", execution.job().id(),
                     Outcomes.describe(e));
