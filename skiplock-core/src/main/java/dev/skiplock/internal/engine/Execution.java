@@ -71,8 +71,11 @@ final class Execution {
     private volatile ScheduledFuture<?> timeout;
     private volatile Suspension suspension;
     private volatile boolean completedInTransaction;
-    /** What of its log may wait in the completer's queue. */
-    private final LogBudget logBudget = new LogBudget();
+    /**
+     * What of its log may wait in the completer's queue: made at its first line, since most
+     * executions log none (issue #12: a semaphore per job was a hundredth of a drain's allocations).
+     */
+    private volatile LogBudget logBudget;
     /** When this worker took the attempt, and when its outcome was handed over (run-time meter). */
     private final long takenNanos = System.nanoTime();
     private volatile long outcomeNanos;
@@ -130,7 +133,17 @@ final class Execution {
     }
 
     LogBudget logBudget() {
-        return logBudget;
+        LogBudget budget = logBudget;
+        if (budget == null) {
+            synchronized (this) { // the handler's threads may log at once: one budget for all of them
+                budget = logBudget;
+                if (budget == null) {
+                    budget = new LogBudget();
+                    logBudget = budget;
+                }
+            }
+        }
+        return budget;
     }
 
     /** The lease this execution's writes are fenced on. */

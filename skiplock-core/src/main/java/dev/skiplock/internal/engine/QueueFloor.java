@@ -1,5 +1,6 @@
 package dev.skiplock.internal.engine;
 
+import dev.skiplock.Job;
 import dev.skiplock.internal.store.ClaimFloor;
 import dev.skiplock.internal.store.Claimed;
 import java.util.List;
@@ -35,14 +36,15 @@ final class QueueFloor {
                 && jobs.stream().anyMatch(job -> job.job().priority() == used.priority());
         int priority = tookTheFloorsPriority ? used.priority()
                 : jobs.stream().mapToInt(job -> job.job().priority()).max().orElseThrow();
-        ClaimFloor last = tookTheFloorsPriority ? used : null;
-        for (Claimed job : jobs) {
-            if (job.job().priority() == priority) {
-                ClaimFloor position = ClaimFloor.of(job.job());
-                last = last == null ? position : last.later(position);
+        Job latest = null; // of the jobs of that priority; a floor is made for it alone (issue #12: one per job was)
+        for (Claimed claimed : jobs) {
+            Job job = claimed.job();
+            if (job.priority() == priority) {
+                latest = latest == null ? job : ClaimFloor.later(latest, job);
             }
         }
-        floor.compareAndSet(used, last);
+        ClaimFloor position = ClaimFloor.of(latest); // some job has that priority: the floor's, or the highest
+        floor.compareAndSet(used, tookTheFloorsPriority ? used.later(position) : position);
     }
 
     /**

@@ -32,14 +32,23 @@ public record ClaimFloor(int priority, Instant availableAt, UUID id) {
 
     /** Whichever of the two comes later in claim order: a lower priority, a later time, a greater id. */
     public ClaimFloor later(ClaimFloor other) {
-        if (priority != other.priority) {
-            return priority < other.priority ? this : other;
+        return order(priority, availableAt, id, other.priority, other.availableAt, other.id) < 0 ? other : this;
+    }
+
+    /** Whichever of two jobs comes later in claim order, as {@link #later}; no floor is made for either. */
+    public static Job later(Job job, Job other) {
+        return order(job.priority(), job.availableAt(), job.id(), other.priority(), other.availableAt(), other.id()) < 0
+                ? other : job;
+    }
+
+    /** Negative if the first position comes before the second in claim order, positive if after, 0 if the same. */
+    private static int order(int priority, Instant availableAt, UUID id, int otherPriority, Instant otherAvailableAt,
+            UUID otherId) {
+        if (priority != otherPriority) {
+            return priority > otherPriority ? -1 : 1;
         }
-        int byTime = availableAt.compareTo(other.availableAt);
-        if (byTime != 0) {
-            return byTime < 0 ? other : this;
-        }
-        return compareIds(id, other.id) < 0 ? other : this;
+        int byTime = availableAt.compareTo(otherAvailableAt);
+        return byTime != 0 ? byTime : compareIds(id, otherId);
     }
 
     /** The earliest {@code available_at} of this priority the claim looks at. */
